@@ -1,0 +1,34 @@
+# Helpers that give every first-party target the same flags.
+
+# Warnings as errors on our own code only; generated code (protobuf, gRPC)
+# is built in its own target without them.
+function(bk_warnings target)
+  target_compile_options(${target} PRIVATE -Wall -Wextra -Werror
+    -Wno-missing-field-initializers)
+endfunction()
+
+# bk_library(NAME SOURCES ... [DEPS ...] [PUBLIC_INCLUDE dir])
+function(bk_library name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
+  add_library(${name} STATIC ${ARG_SOURCES})
+  target_include_directories(${name} PUBLIC ${CMAKE_SOURCE_DIR})
+  target_link_libraries(${name} PUBLIC ${ARG_DEPS})
+  bk_warnings(${name})
+endfunction()
+
+# bk_test(NAME SOURCES ... DEPS ... [LABELS ...])
+# One Catch2 executable, its test cases discovered by CTest.
+function(bk_test name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;LABELS" ${ARGN})
+  add_executable(${name} ${ARG_SOURCES})
+  target_link_libraries(${name} PRIVATE ${ARG_DEPS} Catch2::Catch2WithMain)
+  target_include_directories(${name} PRIVATE ${CMAKE_SOURCE_DIR})
+  bk_warnings(${name})
+  set(labels ${ARG_LABELS})
+  if(NOT labels)
+    set(labels unit)
+  endif()
+  catch_discover_tests(${name}
+    PROPERTIES LABELS "${labels}"
+    WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
+endfunction()

@@ -1,0 +1,191 @@
+// Env: the one door to files, directories, durability and time.
+//
+// Every byte the bookie puts on disk and every clock reading it acts on goes
+// through an Env, so that tests can substitute a fault-injecting Env (see
+// fault_env.h) that drops unsynced data, fails the Nth write or sync, tears a
+// write, or slows every sync.
+//
+// Ownership: Env::Default() returns a process-wide singleton that is never
+// destroyed. Files returned by an Env are owned by the caller and must not
+// outlive the Env that made them.
+//
+// Threads: an Env is safe for concurrent use. A single WritableFile or
+// RandomAccessFile is not, unless its comment says so (RandomAccessFile::Read
+// is safe to call concurrently).
+//
+// Durability words, used the same way everywhere in this project:
+//   appended - handed to the file (may sit in the page cache);
+//   synced   - Sync() returned OK after it was appended: it survives a power
+//              cut.
+// A failed Append or Sync makes the file "broken": every later call on it
+// returns the same error. A failed sync is never retried (see STYLE.md 5).
+
+#ifndef BK_COMMON_ENV_H_
+#define BK_COMMON_ENV_H_
+
+#include <sys/uio.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+
+namespace bk {
+
+// A file opened for appending. Not thread-safe.
+class WritableFile {
+ public:
+  virtual ~WritableFile() = default;
+
+  // Appends `data` at the current end. On error the file is broken.
+  virtual absl::Status Append(absl::string_view data) = 0;
+  // Appends all of `iov[0..iovcnt)` as one write (writev) at the current end.
+  virtual absl::Status AppendV(const struct iovec* iov, int iovcnt) = 0;
+  // Makes everything appended so far durable (fdatasync, or fsync when
+  // `metadata` is true). On error the file is broken and nothing appended
+  // since the last successful Sync may be assumed durable.
+  virtual absl::Status Sync(bool metadata = false) = 0;
+  // Reserves `bytes` of space from the current end without changing the
+  // logical size (fallocate KEEP_SIZE); a no-op where unsupported.
+  virtual absl::Status Preallocate(uint64_t bytes) = 0;
+  // Closes the descriptor. Does not sync.
+  virtual absl::Status Close() = 0;
+  // Logical size: bytes appended, including unsynced ones.
+  virtual uint64_t Size() const = 0;
+  virtual const std::string& path() const = 0;
+};
+
+// A file opened for positional reads. Read is thread-safe.
+class RandomAccessFile {
+ public:
+  virtual ~RandomAccessFile() = default;
+
+  // Reads up to `n` bytes at `offset` into `scratch`; returns the bytes read
+  // (fewer than `n` only at end of file).
+  virtual absl::StatusOr<size_t> Read(uint64_t offset, size_t n,
+                                      char* scratch) const = 0;
+  virtual absl::StatusOr<uint64_t> Size() const = 0;
+  virtual const std::string& path() const = 0;
+};
+
+// Filesystem figures for the filesystem holding a path.
+struct FsStats {
+  uint64_t total_bytes = 0;
+  uint64_t free_bytes = 0;  // available to an unprivileged writer
+};
+
+class Env {
+ public:
+  virtual ~Env() = default;
+
+  // The POSIX Env. Never destroyed.
+  static Env* Default();
+
+  // Creates or truncates `path` for appending.
+  virtual absl::StatusOr<std::unique_ptr<WritableFile>> NewWritableFile(
+      const std::string& path) = 0;
+  // Opens an existing file for appending at its end (creates it if missing).
+  virtual absl::StatusOr<std::unique_ptr<WritableFile>> NewAppendableFile(
+      const std::string& path) = 0;
+  virtual absl::StatusOr<std::unique_ptr<RandomAccessFile>>
+  NewRandomAccessFile(const std::string& path) = 0;
+
+  virtual bool FileExists(const std::string& path) = 0;
+  virtual absl::StatusOr<uint64_t> GetFileSize(const std::string& path) = 0;
+  // Names (not paths) of the entries of `dir`, without "." and "..".
+  virtual absl::StatusOr<std::vector<std::string>> GetChildren(
+      const std::string& dir) = 0;
+  virtual absl::Status CreateDir(const std::string& dir) = 0;  // ok if exists
+  virtual absl::Status CreateDirRecursive(const std::string& dir) = 0;
+  virtual absl::Status RemoveFile(const std::string& path) = 0;
+  virtual absl::Status RemoveDirRecursive(const std::string& dir) = 0;
+  virtual absl::Status RenameFile(const std::string& from,
+                                  const std::string& to) = 0;
+  // Shrinks (or extends with zeros) a file that is not open for writing.
+  virtual absl::Status Truncate(const std::string& path, uint64_t size) = 0;
+  // fsyncs a directory so that creations, renames and removals in it are
+  // durable.
+  virtual absl::Status SyncDir(const std::string& dir) = 0;
+  virtual absl::StatusOr<FsStats> GetFsStats(const std::string& path) = 0;
+
+  // Writes `data` to `path` durably and atomically: temp file, sync, rename,
+  // sync of the directory. A reader sees the old or the new content, never a
+  // mix.
+  absl::Status WriteFileAtomic(const std::string& path,
+                               absl::string_view data);
+  // Reads a whole (small) file.
+  absl::StatusOr<std::string> ReadFileToString(const std::string& path);
+
+  // Time. NowMonotonic is for intervals; Now is wall time for reports.
+  virtual absl::Time Now() = 0;
+  virtual int64_t NowMonotonicNanos() = 0;
+};
+
+// Forwards every call to a target Env; subclass it to override a few.
+class EnvWrapper : public Env {
+ public:
+  explicit EnvWrapper(Env* target) : target_(target) {}
+  Env* target() const { return target_; }
+
+  absl::StatusOr<std::unique_ptr<WritableFile>> NewWritableFile(
+      const std::string& path) override {
+    return target_->NewWritableFile(path);
+  }
+  absl::StatusOr<std::unique_ptr<WritableFile>> NewAppendableFile(
+      const std::string& path) override {
+    return target_->NewAppendableFile(path);
+  }
+  absl::StatusOr<std::unique_ptr<RandomAccessFile>> NewRandomAccessFile(
+      const std::string& path) override {
+    return target_->NewRandomAccessFile(path);
+  }
+  bool FileExists(const std::string& path) override {
+    return target_->FileExists(path);
+  }
+  absl::StatusOr<uint64_t> GetFileSize(const std::string& path) override {
+    return target_->GetFileSize(path);
+  }
+  absl::StatusOr<std::vector<std::string>> GetChildren(
+      const std::string& dir) override {
+    return target_->GetChildren(dir);
+  }
+  absl::Status CreateDir(const std::string& dir) override {
+    return target_->CreateDir(dir);
+  }
+  absl::Status CreateDirRecursive(const std::string& dir) override {
+    return target_->CreateDirRecursive(dir);
+  }
+  absl::Status RemoveFile(const std::string& path) override {
+    return target_->RemoveFile(path);
+  }
+  absl::Status RemoveDirRecursive(const std::string& dir) override {
+    return target_->RemoveDirRecursive(dir);
+  }
+  absl::Status RenameFile(const std::string& from,
+                          const std::string& to) override {
+    return target_->RenameFile(from, to);
+  }
+  absl::Status Truncate(const std::string& path, uint64_t size) override {
+    return target_->Truncate(path, size);
+  }
+  absl::Status SyncDir(const std::string& dir) override {
+    return target_->SyncDir(dir);
+  }
+  absl::StatusOr<FsStats> GetFsStats(const std::string& path) override {
+    return target_->GetFsStats(path);
+  }
+  absl::Time Now() override { return target_->Now(); }
+  int64_t NowMonotonicNanos() override { return target_->NowMonotonicNanos(); }
+
+ private:
+  Env* const target_;
+};
+
+}  // namespace bk
+
+#endif  // BK_COMMON_ENV_H_
