@@ -126,6 +126,13 @@ class Env {
   virtual int64_t NowMonotonicNanos() = 0;
 };
 
+// The Status for a failed system call on `path`: ENOENT -> NotFound,
+// EEXIST -> AlreadyExists, EACCES/EPERM -> PermissionDenied,
+// ENOSPC/EDQUOT -> ResourceExhausted, anything else -> Internal. The message
+// names the operation, the path and the errno text.
+absl::Status PosixError(absl::string_view op, absl::string_view path,
+                        int error_number);
+
 // Forwards every call to a target Env; subclass it to override a few.
 class EnvWrapper : public Env {
  public:

@@ -1,0 +1,272 @@
+// The POSIX Env: plain file descriptors, pwrite/writev, fdatasync.
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <filesystem>
+
+#include "absl/strings/str_cat.h"
+#include "common/env.h"
+
+namespace bk {
+namespace {
+
+class PosixWritableFile final : public WritableFile {
+ public:
+  PosixWritableFile(std::string path, int fd, uint64_t size)
+      : path_(std::move(path)), fd_(fd), size_(size) {}
+  ~PosixWritableFile() override {
+    if (fd_ >= 0) ::close(fd_);
+  }
+
+  absl::Status Append(absl::string_view data) override {
+    struct iovec iov{const_cast<char*>(data.data()), data.size()};
+    return AppendV(&iov, 1);
+  }
+
+  absl::Status AppendV(const struct iovec* iov, int iovcnt) override {
+    if (!broken_.ok()) return broken_;
+    // writev may write less than asked; finish the rest without reordering.
+    std::vector<struct iovec> rest(iov, iov + iovcnt);
+    size_t first = 0;
+    while (first < rest.size()) {
+      const int n = static_cast<int>(std::min<size_t>(rest.size() - first,
+                                                      IOV_MAX));
+      ssize_t w = ::pwritev(fd_, rest.data() + first, n,
+                            static_cast<off_t>(size_));
+      if (w < 0) {
+        if (errno == EINTR) continue;
+        return Break(PosixError("write", path_, errno));
+      }
+      size_ += static_cast<uint64_t>(w);
+      size_t left = static_cast<size_t>(w);
+      while (first < rest.size() && left >= rest[first].iov_len) {
+        left -= rest[first].iov_len;
+        ++first;
+      }
+      if (left > 0) {
+        rest[first].iov_base = static_cast<char*>(rest[first].iov_base) + left;
+        rest[first].iov_len -= left;
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status Sync(bool metadata) override {
+    if (!broken_.ok()) return broken_;
+    int rc = metadata ? ::fsync(fd_) : ::fdatasync(fd_);
+    // Never retried: after a failed fsync the kernel may have dropped the
+    // dirty pages, so a later success would prove nothing.
+    if (rc != 0) return Break(PosixError("sync", path_, errno));
+    return absl::OkStatus();
+  }
+
+  absl::Status Preallocate(uint64_t bytes) override {
+    if (!broken_.ok()) return broken_;
+    int rc = ::fallocate(fd_, FALLOC_FL_KEEP_SIZE, static_cast<off_t>(size_),
+                         static_cast<off_t>(bytes));
+    if (rc != 0 && errno != EOPNOTSUPP && errno != ENOSYS) {
+      return PosixError("fallocate", path_, errno);
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status Close() override {
+    if (fd_ < 0) return absl::OkStatus();
+    int rc = ::close(fd_);
+    fd_ = -1;
+    if (rc != 0) return PosixError("close", path_, errno);
+    return broken_;
+  }
+
+  uint64_t Size() const override { return size_; }
+  const std::string& path() const override { return path_; }
+
+ private:
+  absl::Status Break(absl::Status s) {
+    broken_ = s;
+    return s;
+  }
+
+  const std::string path_;
+  int fd_;
+  uint64_t size_;
+  absl::Status broken_;  // sticky first failure
+};
+
+class PosixRandomAccessFile final : public RandomAccessFile {
+ public:
+  PosixRandomAccessFile(std::string path, int fd)
+      : path_(std::move(path)), fd_(fd) {}
+  ~PosixRandomAccessFile() override { ::close(fd_); }
+
+  absl::StatusOr<size_t> Read(uint64_t offset, size_t n,
+                              char* scratch) const override {
+    size_t done = 0;
+    while (done < n) {
+      ssize_t r = ::pread(fd_, scratch + done, n - done,
+                          static_cast<off_t>(offset + done));
+      if (r < 0) {
+        if (errno == EINTR) continue;
+        return PosixError("read", path_, errno);
+      }
+      if (r == 0) break;
+      done += static_cast<size_t>(r);
+    }
+    return done;
+  }
+
+  absl::StatusOr<uint64_t> Size() const override {
+    struct stat st;
+    if (::fstat(fd_, &st) != 0) return PosixError("stat", path_, errno);
+    return static_cast<uint64_t>(st.st_size);
+  }
+
+  const std::string& path() const override { return path_; }
+
+ private:
+  const std::string path_;
+  const int fd_;
+};
+
+class PosixEnv final : public Env {
+ public:
+  absl::StatusOr<std::unique_ptr<WritableFile>> NewWritableFile(
+      const std::string& path) override {
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+                    0644);
+    if (fd < 0) return PosixError("open", path, errno);
+    return std::make_unique<PosixWritableFile>(path, fd, 0);
+  }
+
+  absl::StatusOr<std::unique_ptr<WritableFile>> NewAppendableFile(
+      const std::string& path) override {
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) return PosixError("open", path, errno);
+    struct stat st;
+    if (::fstat(fd, &st) != 0) {
+      int err = errno;
+      ::close(fd);
+      return PosixError("stat", path, err);
+    }
+    return std::make_unique<PosixWritableFile>(path, fd,
+                                               static_cast<uint64_t>(st.st_size));
+  }
+
+  absl::StatusOr<std::unique_ptr<RandomAccessFile>> NewRandomAccessFile(
+      const std::string& path) override {
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return PosixError("open", path, errno);
+    return std::make_unique<PosixRandomAccessFile>(path, fd);
+  }
+
+  bool FileExists(const std::string& path) override {
+    return ::access(path.c_str(), F_OK) == 0;
+  }
+
+  absl::StatusOr<uint64_t> GetFileSize(const std::string& path) override {
+    struct stat st;
+    if (::stat(path.c_str(), &st) != 0) return PosixError("stat", path, errno);
+    return static_cast<uint64_t>(st.st_size);
+  }
+
+  absl::StatusOr<std::vector<std::string>> GetChildren(
+      const std::string& dir) override {
+    DIR* d = ::opendir(dir.c_str());
+    if (d == nullptr) return PosixError("opendir", dir, errno);
+    std::vector<std::string> out;
+    while (struct dirent* e = ::readdir(d)) {
+      if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0)
+        continue;
+      out.emplace_back(e->d_name);
+    }
+    ::closedir(d);
+    return out;
+  }
+
+  absl::Status CreateDir(const std::string& dir) override {
+    if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
+      return PosixError("mkdir", dir, errno);
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status CreateDirRecursive(const std::string& dir) override {
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec) return PosixError("mkdir -p", dir, ec.value());
+    return absl::OkStatus();
+  }
+
+  absl::Status RemoveFile(const std::string& path) override {
+    if (::unlink(path.c_str()) != 0) return PosixError("unlink", path, errno);
+    return absl::OkStatus();
+  }
+
+  absl::Status RemoveDirRecursive(const std::string& dir) override {
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+    if (ec) return PosixError("rm -r", dir, ec.value());
+    return absl::OkStatus();
+  }
+
+  absl::Status RenameFile(const std::string& from,
+                          const std::string& to) override {
+    if (::rename(from.c_str(), to.c_str()) != 0) {
+      return PosixError(absl::StrCat("rename to ", to), from, errno);
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status Truncate(const std::string& path, uint64_t size) override {
+    if (::truncate(path.c_str(), static_cast<off_t>(size)) != 0) {
+      return PosixError("truncate", path, errno);
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status SyncDir(const std::string& dir) override {
+    int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return PosixError("open dir", dir, errno);
+    int rc = ::fsync(fd);
+    int err = errno;
+    ::close(fd);
+    if (rc != 0) return PosixError("fsync dir", dir, err);
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<FsStats> GetFsStats(const std::string& path) override {
+    struct statvfs vfs;
+    if (::statvfs(path.c_str(), &vfs) != 0) {
+      return PosixError("statvfs", path, errno);
+    }
+    FsStats s;
+    s.total_bytes = static_cast<uint64_t>(vfs.f_blocks) * vfs.f_frsize;
+    s.free_bytes = static_cast<uint64_t>(vfs.f_bavail) * vfs.f_frsize;
+    return s;
+  }
+
+  absl::Time Now() override { return absl::Now(); }
+
+  int64_t NowMonotonicNanos() override {
+    struct timespec ts;
+    ::clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+  }
+};
+
+}  // namespace
+
+Env* Env::Default() {
+  static Env* const env = new PosixEnv();  // never destroyed
+  return env;
+}
+
+}  // namespace bk
