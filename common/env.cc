@@ -1,10 +1,10 @@
 #include "common/env.h"
 
+#include <cerrno>
 #include <cstring>
 #include <memory>
 
 #include "absl/strings/str_cat.h"
-#include <cerrno>
 
 namespace bk {
 

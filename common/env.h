@@ -92,8 +92,8 @@ class Env {
   // Opens an existing file for appending at its end (creates it if missing).
   virtual absl::StatusOr<std::unique_ptr<WritableFile>> NewAppendableFile(
       const std::string& path) = 0;
-  virtual absl::StatusOr<std::unique_ptr<RandomAccessFile>>
-  NewRandomAccessFile(const std::string& path) = 0;
+  virtual absl::StatusOr<std::unique_ptr<RandomAccessFile>> NewRandomAccessFile(
+      const std::string& path) = 0;
 
   virtual bool FileExists(const std::string& path) = 0;
   virtual absl::StatusOr<uint64_t> GetFileSize(const std::string& path) = 0;
@@ -116,8 +116,7 @@ class Env {
   // Writes `data` to `path` durably and atomically: temp file, sync, rename,
   // sync of the directory. A reader sees the old or the new content, never a
   // mix.
-  absl::Status WriteFileAtomic(const std::string& path,
-                               absl::string_view data);
+  absl::Status WriteFileAtomic(const std::string& path, absl::string_view data);
   // Reads a whole (small) file.
   absl::StatusOr<std::string> ReadFileToString(const std::string& path);
 

@@ -27,7 +27,9 @@ class FaultWritableFile final : public WritableFile {
       : env_(env), base_(std::move(base)), generation_(generation) {}
 
   absl::Status Append(absl::string_view data) override {
-    struct iovec iov{const_cast<char*>(data.data()), data.size()};
+    struct iovec iov {
+      const_cast<char*>(data.data()), data.size()
+    };
     return AppendV(&iov, 1);
   }
 
@@ -48,7 +50,8 @@ class FaultWritableFile final : public WritableFile {
         left -= n;
       }
       if (!part.empty()) {
-        absl::Status s = base_->AppendV(part.data(), static_cast<int>(part.size()));
+        absl::Status s =
+            base_->AppendV(part.data(), static_cast<int>(part.size()));
         if (s.ok()) env_->RecordWrite(path(), v.keep_bytes - left);
       }
       return Break(PosixError("write (torn)", path(), EIO));

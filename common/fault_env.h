@@ -92,8 +92,8 @@ class FaultInjectionEnv : public EnvWrapper {
 
   // What a file must do with one write or sync, decided under mu_.
   struct Verdict {
-    int error_number = 0;   // non-zero: fail with this errno
-    bool tear = false;      // write keep_bytes then fail
+    int error_number = 0;  // non-zero: fail with this errno
+    bool tear = false;     // write keep_bytes then fail
     size_t keep_bytes = 0;
   };
 

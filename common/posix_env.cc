@@ -27,7 +27,9 @@ class PosixWritableFile final : public WritableFile {
   }
 
   absl::Status Append(absl::string_view data) override {
-    struct iovec iov{const_cast<char*>(data.data()), data.size()};
+    struct iovec iov {
+      const_cast<char*>(data.data()), data.size()
+    };
     return AppendV(&iov, 1);
   }
 
@@ -37,10 +39,10 @@ class PosixWritableFile final : public WritableFile {
     std::vector<struct iovec> rest(iov, iov + iovcnt);
     size_t first = 0;
     while (first < rest.size()) {
-      const int n = static_cast<int>(std::min<size_t>(rest.size() - first,
-                                                      IOV_MAX));
-      ssize_t w = ::pwritev(fd_, rest.data() + first, n,
-                            static_cast<off_t>(size_));
+      const int n =
+          static_cast<int>(std::min<size_t>(rest.size() - first, IOV_MAX));
+      ssize_t w =
+          ::pwritev(fd_, rest.data() + first, n, static_cast<off_t>(size_));
       if (w < 0) {
         if (errno == EINTR) continue;
         return Break(PosixError("write", path_, errno));
@@ -140,8 +142,8 @@ class PosixEnv final : public Env {
  public:
   absl::StatusOr<std::unique_ptr<WritableFile>> NewWritableFile(
       const std::string& path) override {
-    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-                    0644);
+    int fd =
+        ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) return PosixError("open", path, errno);
     return std::make_unique<PosixWritableFile>(path, fd, 0);
   }
@@ -156,8 +158,8 @@ class PosixEnv final : public Env {
       ::close(fd);
       return PosixError("stat", path, err);
     }
-    return std::make_unique<PosixWritableFile>(path, fd,
-                                               static_cast<uint64_t>(st.st_size));
+    return std::make_unique<PosixWritableFile>(
+        path, fd, static_cast<uint64_t>(st.st_size));
   }
 
   absl::StatusOr<std::unique_ptr<RandomAccessFile>> NewRandomAccessFile(

@@ -51,8 +51,8 @@ uint32_t ExtendPortable(uint32_t crc, const uint8_t* p, size_t n) {
 
 #if defined(__x86_64__)
 __attribute__((target("sse4.2"))) uint32_t ExtendSse42(uint32_t crc,
-                                                        const uint8_t* p,
-                                                        size_t n) {
+                                                       const uint8_t* p,
+                                                       size_t n) {
   uint64_t c = ~crc;
   while (n >= 8) {
     uint64_t v;

@@ -40,15 +40,14 @@ std::string Package(const EntryHeader& header, absl::string_view payload,
 
 absl::StatusOr<EntryHeader> ParseHeader(absl::string_view body) {
   if (body.size() < kHeaderSize) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("packaged entry of ", body.size(),
-                     " bytes is shorter than its ", kHeaderSize,
-                     "-byte header"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "packaged entry of ", body.size(), " bytes is shorter than its ",
+        kHeaderSize, "-byte header"));
   }
   EntryHeader h;
   h.ledger_id = coding::GetFixed64BE(body.data() + kLedgerIdOffset);
-  h.entry_id = static_cast<int64_t>(
-      coding::GetFixed64BE(body.data() + kEntryIdOffset));
+  h.entry_id =
+      static_cast<int64_t>(coding::GetFixed64BE(body.data() + kEntryIdOffset));
   h.last_add_confirmed =
       static_cast<int64_t>(coding::GetFixed64BE(body.data() + kLacOffset));
   h.ledger_length = coding::GetFixed64BE(body.data() + kLengthOffset);
@@ -74,9 +73,9 @@ absl::StatusOr<DecodedEntry> Decode(absl::string_view body, DigestType type,
         "and digest (", kHeaderSize + d, " bytes)"));
   }
   if (body.size() - kHeaderSize - d > kMaxPayloadSize) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("packaged entry payload of ", body.size() - kHeaderSize - d,
-                     " bytes exceeds the limit of ", kMaxPayloadSize));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "packaged entry payload of ", body.size() - kHeaderSize - d,
+        " bytes exceeds the limit of ", kMaxPayloadSize));
   }
   auto header = ParseHeader(body);
   if (!header.ok()) return header.status();
@@ -92,10 +91,10 @@ absl::StatusOr<DecodedEntry> Decode(absl::string_view body, DigestType type,
   }
   if (header->ledger_id != expected_ledger_id ||
       (expected_entry_id >= 0 && header->entry_id != expected_entry_id)) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "entry is ledger ", header->ledger_id, " entry ", header->entry_id,
-        ", expected ledger ", expected_ledger_id, " entry ",
-        expected_entry_id));
+    return absl::FailedPreconditionError(
+        absl::StrCat("entry is ledger ", header->ledger_id, " entry ",
+                     header->entry_id, ", expected ledger ", expected_ledger_id,
+                     " entry ", expected_entry_id));
   }
   DecodedEntry out;
   out.header = *header;

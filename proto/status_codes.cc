@@ -41,18 +41,30 @@ absl::StatusCode AbslCodeFor(proto::StatusCode code) {
 
 const char* WireCodeName(proto::StatusCode code) {
   switch (code) {
-    case proto::BK_EOK: return "EOK";
-    case proto::BK_ENOLEDGER: return "ENOLEDGER";
-    case proto::BK_ENOENTRY: return "ENOENTRY";
-    case proto::BK_EBADREQ: return "EBADREQ";
-    case proto::BK_EIO: return "EIO";
-    case proto::BK_EUA: return "EUA";
-    case proto::BK_EBADVERSION: return "EBADVERSION";
-    case proto::BK_EFENCED: return "EFENCED";
-    case proto::BK_EREADONLY: return "EREADONLY";
-    case proto::BK_ETOOMANYREQUESTS: return "ETOOMANYREQUESTS";
-    case proto::BK_EUNKNOWNLEDGERSTATE: return "EUNKNOWNLEDGERSTATE";
-    default: return "EUNKNOWN";
+    case proto::BK_EOK:
+      return "EOK";
+    case proto::BK_ENOLEDGER:
+      return "ENOLEDGER";
+    case proto::BK_ENOENTRY:
+      return "ENOENTRY";
+    case proto::BK_EBADREQ:
+      return "EBADREQ";
+    case proto::BK_EIO:
+      return "EIO";
+    case proto::BK_EUA:
+      return "EUA";
+    case proto::BK_EBADVERSION:
+      return "EBADVERSION";
+    case proto::BK_EFENCED:
+      return "EFENCED";
+    case proto::BK_EREADONLY:
+      return "EREADONLY";
+    case proto::BK_ETOOMANYREQUESTS:
+      return "ETOOMANYREQUESTS";
+    case proto::BK_EUNKNOWNLEDGERSTATE:
+      return "EUNKNOWNLEDGERSTATE";
+    default:
+      return "EUNKNOWN";
   }
 }
 

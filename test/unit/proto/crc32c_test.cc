@@ -47,9 +47,9 @@ TEST_CASE("hardware and portable crc32c agree on random buffers",
     std::string buf(rng() % 5000, '\0');
     for (char& c : buf) c = static_cast<char>(rng());
     size_t off = buf.empty() ? 0 : rng() % buf.size();
-    CHECK(Value(buf.data() + off, buf.size() - off) ==
-          internal::ExtendPortableForTest(0, buf.data() + off,
-                                          buf.size() - off));
+    CHECK(
+        Value(buf.data() + off, buf.size() - off) ==
+        internal::ExtendPortableForTest(0, buf.data() + off, buf.size() - off));
   }
 }
 

@@ -83,10 +83,12 @@ TEST_CASE("decode refuses an entry of another ledger or entry id",
   CHECK(Decode(body, DigestType::kCrc32c, Header(3, 2).ledger_id, -1).ok());
 }
 
-TEST_CASE("parse header rejects negative entry ids and a LAC not below the "
-          "entry",
-          "[proto][entry]") {
-  CHECK_FALSE(ParseHeader(Package(Header(-2, -3), "", DigestType::kDummy)).ok());
+TEST_CASE(
+    "parse header rejects negative entry ids and a LAC not below the "
+    "entry",
+    "[proto][entry]") {
+  CHECK_FALSE(
+      ParseHeader(Package(Header(-2, -3), "", DigestType::kDummy)).ok());
   CHECK_FALSE(ParseHeader(Package(Header(4, 4), "", DigestType::kDummy)).ok());
   CHECK_FALSE(ParseHeader(Package(Header(4, -2), "", DigestType::kDummy)).ok());
   CHECK(ParseHeader(Package(Header(4, 3), "", DigestType::kDummy)).ok());

@@ -23,11 +23,13 @@ TEST_CASE("wire codes map to absl codes by the retry guide",
           "[proto][status]") {
   CHECK(ToAbsl(proto::BK_EFENCED, "").code() ==
         absl::StatusCode::kFailedPrecondition);
-  CHECK(ToAbsl(proto::BK_EUA, "").code() == absl::StatusCode::kPermissionDenied);
+  CHECK(ToAbsl(proto::BK_EUA, "").code() ==
+        absl::StatusCode::kPermissionDenied);
   CHECK(ToAbsl(proto::BK_ENOENTRY, "").code() == absl::StatusCode::kNotFound);
   CHECK(ToAbsl(proto::BK_ETOOMANYREQUESTS, "").code() ==
         absl::StatusCode::kResourceExhausted);
-  CHECK(ToAbsl(proto::BK_EREADONLY, "").code() == absl::StatusCode::kUnavailable);
+  CHECK(ToAbsl(proto::BK_EREADONLY, "").code() ==
+        absl::StatusCode::kUnavailable);
 }
 
 TEST_CASE("plain absl statuses pick a wire code by their absl code",
@@ -37,7 +39,8 @@ TEST_CASE("plain absl statuses pick a wire code by their absl code",
   CHECK(ToWire(absl::InternalError("io")) == proto::BK_EIO);
   CHECK(ToWire(absl::InvalidArgumentError("x")) == proto::BK_EBADREQ);
   CHECK(ToWire(absl::FailedPreconditionError("fenced")) == proto::BK_EFENCED);
-  CHECK(ToWire(absl::ResourceExhaustedError("x")) == proto::BK_ETOOMANYREQUESTS);
+  CHECK(ToWire(absl::ResourceExhaustedError("x")) ==
+        proto::BK_ETOOMANYREQUESTS);
 }
 
 TEST_CASE("grpc and absl statuses convert both ways keeping code and text",

@@ -1,0 +1,92 @@
+#include "common/env.h"
+
+#include <catch2/catch.hpp>
+
+#include "test/support/temp_dir.h"
+
+namespace bk {
+namespace {
+
+TEST_CASE("posix env appends, syncs and reads back a file", "[common][env]") {
+  testing::TempDir dir;
+  Env* env = Env::Default();
+  const std::string path = dir.Sub("f");
+  auto w = env->NewWritableFile(path);
+  REQUIRE(w.ok());
+  REQUIRE((*w)->Append("hello ").ok());
+  struct iovec iov[2] = {{const_cast<char*>("wor"), 3},
+                         {const_cast<char*>("ld"), 2}};
+  REQUIRE((*w)->AppendV(iov, 2).ok());
+  REQUIRE((*w)->Sync().ok());
+  CHECK((*w)->Size() == 11);
+  REQUIRE((*w)->Close().ok());
+  auto content = env->ReadFileToString(path);
+  REQUIRE(content.ok());
+  CHECK(*content == "hello world");
+}
+
+TEST_CASE("appendable file continues at the end of an existing file",
+          "[common][env]") {
+  testing::TempDir dir;
+  Env* env = Env::Default();
+  const std::string path = dir.Sub("f");
+  REQUIRE(env->WriteFileAtomic(path, "abc").ok());
+  auto w = env->NewAppendableFile(path);
+  REQUIRE(w.ok());
+  CHECK((*w)->Size() == 3);
+  REQUIRE((*w)->Append("def").ok());
+  REQUIRE((*w)->Close().ok());
+  CHECK(*env->ReadFileToString(path) == "abcdef");
+}
+
+TEST_CASE("atomic write replaces the whole file and leaves no temp file",
+          "[common][env]") {
+  testing::TempDir dir;
+  Env* env = Env::Default();
+  const std::string path = dir.Sub("cookie");
+  REQUIRE(env->WriteFileAtomic(path, "first version").ok());
+  REQUIRE(env->WriteFileAtomic(path, "v2").ok());
+  CHECK(*env->ReadFileToString(path) == "v2");
+  auto children = env->GetChildren(dir.path());
+  REQUIRE(children.ok());
+  CHECK(children->size() == 1);
+}
+
+TEST_CASE("missing files give NotFound naming the path", "[common][env]") {
+  Env* env = Env::Default();
+  auto r = env->NewRandomAccessFile("/nonexistent/dir/file");
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.status().code() == absl::StatusCode::kNotFound);
+  CHECK(std::string(r.status().message()).find("/nonexistent/dir/file") !=
+        std::string::npos);
+}
+
+TEST_CASE("directory helpers create, list, rename, truncate and remove",
+          "[common][env]") {
+  testing::TempDir dir;
+  Env* env = Env::Default();
+  REQUIRE(env->CreateDirRecursive(dir.Sub("a/b/c")).ok());
+  REQUIRE(env->CreateDir(dir.Sub("a")).ok());  // exists: fine
+  REQUIRE(env->WriteFileAtomic(dir.Sub("a/b/c/x"), "123456").ok());
+  REQUIRE(env->RenameFile(dir.Sub("a/b/c/x"), dir.Sub("a/y")).ok());
+  CHECK_FALSE(env->FileExists(dir.Sub("a/b/c/x")));
+  REQUIRE(env->Truncate(dir.Sub("a/y"), 2).ok());
+  CHECK(*env->GetFileSize(dir.Sub("a/y")) == 2);
+  REQUIRE(env->SyncDir(dir.Sub("a")).ok());
+  auto fs = env->GetFsStats(dir.path());
+  REQUIRE(fs.ok());
+  CHECK(fs->total_bytes >= fs->free_bytes);
+  CHECK(fs->total_bytes > 0);
+  REQUIRE(env->RemoveDirRecursive(dir.Sub("a")).ok());
+  CHECK_FALSE(env->FileExists(dir.Sub("a")));
+}
+
+TEST_CASE("monotonic clock never goes backwards", "[common][env]") {
+  Env* env = Env::Default();
+  int64_t a = env->NowMonotonicNanos();
+  int64_t b = env->NowMonotonicNanos();
+  CHECK(b >= a);
+}
+
+}  // namespace
+}  // namespace bk
