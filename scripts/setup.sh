@@ -15,7 +15,7 @@ PACKAGES=(
   # servers the tests and the local cluster start themselves
   zookeeper default-jre-headless prometheus
   # tests generate TLS certificates; reports are drawn with gnuplot
-  openssl gnuplot-nox
+  libcivetweb-dev openssl gnuplot-nox
 )
 
 missing=()

@@ -1,0 +1,176 @@
+// The AddEntries stream: batches in, answers out as journal groups sync.
+
+#include <grpcpp/grpcpp.h>
+
+#include <chrono>
+#include <utility>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "bookie/service/bookie_service.h"
+#include "proto/entry_format.h"
+#include "proto/status_codes.h"
+
+namespace bk::bookie {
+namespace {
+
+double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+// Lifecycle: created by gRPC per stream; reads one batch at a time and hands
+// each entry to the store; answers accumulate in `outgoing_` and go out one
+// write at a time. Finish is called once the client has half-closed (or the
+// stream is cancelled), every add handed to the store has called back, and
+// the answers are written (or writing failed). gRPC then calls OnDone, which
+// deletes the reactor: no store callback can still refer to it.
+class AddStreamReactor final
+    : public grpc::ServerBidiReactor<proto::AddRequest, proto::AddResponse> {
+ public:
+  explicit AddStreamReactor(BookieServiceImpl* service) : service_(service) {
+    StartRead(&request_);
+  }
+
+  void OnReadDone(bool ok) override {
+    if (!ok) {
+      {
+        absl::MutexLock l(&mu_);
+        reads_done_ = true;
+      }
+      MaybeFinish();
+      return;
+    }
+    HandleBatch();
+    request_.Clear();
+    StartRead(&request_);
+  }
+
+  void OnWriteDone(bool ok) override {
+    bool start = false;
+    {
+      absl::MutexLock l(&mu_);
+      write_in_flight_ = false;
+      if (!ok) write_failed_ = true;
+      start = TakeOutgoingLocked();
+    }
+    if (start) StartWrite(&writing_);
+    MaybeFinish();
+  }
+
+  void OnCancel() override {
+    absl::MutexLock l(&mu_);
+    reads_done_ = true;
+  }
+
+  void OnDone() override { delete this; }
+
+ private:
+  void HandleBatch() {
+    const size_t entries = request_.entries_size();
+    size_t bytes = 0;
+    for (const auto& e : request_.entries()) bytes += e.body().size();
+    if (auto* p = service_->probe()) p->AddBatchReceived(entries, bytes);
+    if (request_.ByteSizeLong() > service_->options().max_message_bytes) {
+      for (const auto& e : request_.entries()) {
+        Reject(e.ledger_id(), e.entry_id(), proto::BK_EBADREQ);
+      }
+      return;
+    }
+    for (auto& e : *request_.mutable_entries()) {
+      if (!service_->add_permits().TryAcquire()) {
+        Reject(e.ledger_id(), e.entry_id(), proto::BK_ETOOMANYREQUESTS);
+        continue;
+      }
+      {
+        absl::MutexLock l(&mu_);
+        ++pending_;
+      }
+      AddArgs args;
+      args.ledger_id = e.ledger_id();
+      args.entry_id = e.entry_id();
+      args.master_key = std::move(*e.mutable_master_key());
+      args.recovery = (e.flags() & proto::RECOVERY_ADD) != 0;
+      // The body moves from the request into a shared buffer: no copy.
+      EntryBuffer body = MakeEntryBuffer(std::move(*e.mutable_body()));
+      const auto start = std::chrono::steady_clock::now();
+      const uint64_t ledger = args.ledger_id;
+      const int64_t entry = args.entry_id;
+      service_->store()->AddEntry(
+          args, std::move(body), [this, ledger, entry, start](absl::Status s) {
+            service_->add_permits().Release();
+            const proto::StatusCode code = ToWire(s);
+            if (auto* p = service_->probe()) {
+              p->AddDone(SecondsSince(start), code);
+            }
+            Answer(ledger, entry, code, /*completes_pending=*/true);
+          });
+    }
+  }
+
+  void Reject(uint64_t ledger, int64_t entry, proto::StatusCode code) {
+    if (auto* p = service_->probe()) p->Rejected(code);
+    Answer(ledger, entry, code, /*completes_pending=*/false);
+  }
+
+  void Answer(uint64_t ledger, int64_t entry, proto::StatusCode code,
+              bool completes_pending) {
+    bool start = false;
+    {
+      absl::MutexLock l(&mu_);
+      if (!write_failed_) {
+        auto* r = outgoing_.add_results();
+        r->set_ledger_id(ledger);
+        r->set_entry_id(entry);
+        r->set_status(code);
+      }
+      if (completes_pending) --pending_;
+      start = TakeOutgoingLocked();
+    }
+    if (start) StartWrite(&writing_);
+    if (completes_pending) MaybeFinish();
+  }
+
+  // Moves accumulated answers into `writing_` if no write is in flight.
+  // Returns true when the caller must StartWrite (outside the lock).
+  bool TakeOutgoingLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    if (write_in_flight_ || write_failed_ || outgoing_.results_size() == 0) {
+      return false;
+    }
+    writing_.Clear();
+    writing_.Swap(&outgoing_);
+    write_in_flight_ = true;
+    return true;
+  }
+
+  void MaybeFinish() {
+    {
+      absl::MutexLock l(&mu_);
+      if (finished_ || !reads_done_ || pending_ > 0 || write_in_flight_) return;
+      if (!write_failed_ && outgoing_.results_size() > 0) return;
+      finished_ = true;
+    }
+    Finish(grpc::Status::OK);
+  }
+
+  BookieServiceImpl* const service_;
+  proto::AddRequest request_;   // owned by the read in flight
+  proto::AddResponse writing_;  // owned by the write in flight
+
+  absl::Mutex mu_;
+  proto::AddResponse outgoing_ ABSL_GUARDED_BY(mu_);
+  int64_t pending_ ABSL_GUARDED_BY(mu_) = 0;
+  bool reads_done_ ABSL_GUARDED_BY(mu_) = false;
+  bool write_in_flight_ ABSL_GUARDED_BY(mu_) = false;
+  bool write_failed_ ABSL_GUARDED_BY(mu_) = false;
+  bool finished_ ABSL_GUARDED_BY(mu_) = false;
+};
+
+}  // namespace
+
+grpc::ServerBidiReactor<proto::AddRequest, proto::AddResponse>*
+BookieServiceImpl::AddEntries(grpc::CallbackServerContext* /*ctx*/) {
+  return new AddStreamReactor(this);
+}
+
+}  // namespace bk::bookie

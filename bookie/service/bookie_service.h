@@ -1,0 +1,124 @@
+// BookieServiceImpl: the `Bookie` gRPC service (proto/bookie.proto) on top of
+// a BookieStore, with gRPC's callback API so no thread waits per stream.
+//
+// Adds arrive as batches on a bidirectional stream; every entry of a batch
+// is handed to the store at once and answered when its journal group is
+// synced, so one stream keeps many batches in flight and answers may come
+// out of order. Admission control is two atomic permit counters (adds and
+// reads in flight), no lock: past the limit a request gets ETOOMANYREQUESTS.
+// A message larger than max_message_bytes is answered EBADREQ entry by entry
+// and the stream goes on; gRPC's own hard limit sits well above it.
+//
+// Thread-safety: every handler runs on gRPC's threads; the object must
+// outlive the grpc::Server it is registered with.
+
+#ifndef BK_BOOKIE_SERVICE_BOOKIE_SERVICE_H_
+#define BK_BOOKIE_SERVICE_BOOKIE_SERVICE_H_
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+
+#include "bookie/bookie_store.h"
+#include "bookie/service/service_probe.h"
+#include "proto/bookie.grpc.pb.h"
+
+namespace bk::bookie {
+
+struct ServiceOptions {
+  // maxPendingAddRequestsPerThread: adds in flight before ETOOMANYREQUESTS.
+  int64_t max_pending_adds = 10000;
+  // maxPendingReadRequestsPerThread: reads in flight before ETOOMANYREQUESTS.
+  int64_t max_pending_reads = 10000;
+  // nettyMaxFrameSizeBytes: largest add message served; larger get EBADREQ.
+  size_t max_message_bytes = 5u << 20;
+  // Most bytes one ReadEntries response stream carries (0: 16 MiB).
+  size_t max_range_read_bytes = 16u << 20;
+  // Longest long-poll wait a client may ask for.
+  absl::Duration max_long_poll = absl::Seconds(30);
+};
+
+// Fills a GetBookieInfo answer for the requested bits (the daemon combines
+// the load monitor, disk figures and store stats).
+using InfoProvider =
+    std::function<proto::GetBookieInfoResponse(uint64_t requested)>;
+
+// Atomic counting permits; no lock.
+class Permits {
+ public:
+  explicit Permits(int64_t limit) : limit_(limit) {}
+  bool TryAcquire() {
+    if (in_use_.fetch_add(1, std::memory_order_acq_rel) >= limit_) {
+      in_use_.fetch_sub(1, std::memory_order_acq_rel);
+      return false;
+    }
+    return true;
+  }
+  void Release() { in_use_.fetch_sub(1, std::memory_order_acq_rel); }
+  int64_t in_use() const { return in_use_.load(std::memory_order_relaxed); }
+
+ private:
+  const int64_t limit_;
+  std::atomic<int64_t> in_use_{0};
+};
+
+class BookieServiceImpl final : public proto::Bookie::CallbackService {
+ public:
+  // `store` and `probe` (may be null) must outlive the service.
+  BookieServiceImpl(BookieStore* store, ServiceOptions options,
+                    InfoProvider info, ServiceProbe* probe);
+
+  grpc::ServerBidiReactor<proto::AddRequest, proto::AddResponse>* AddEntries(
+      grpc::CallbackServerContext* ctx) override;
+  grpc::ServerUnaryReactor* ReadEntry(grpc::CallbackServerContext* ctx,
+                                      const proto::ReadEntryRequest* req,
+                                      proto::ReadEntryResponse* resp) override;
+  grpc::ServerWriteReactor<proto::ReadEntryResponse>* ReadEntries(
+      grpc::CallbackServerContext* ctx,
+      const proto::ReadEntriesRequest* req) override;
+  grpc::ServerUnaryReactor* ReadLac(grpc::CallbackServerContext* ctx,
+                                    const proto::ReadLacRequest* req,
+                                    proto::ReadLacResponse* resp) override;
+  grpc::ServerUnaryReactor* WriteLac(grpc::CallbackServerContext* ctx,
+                                     const proto::WriteLacRequest* req,
+                                     proto::WriteLacResponse* resp) override;
+  grpc::ServerUnaryReactor* ForceLedger(
+      grpc::CallbackServerContext* ctx, const proto::ForceLedgerRequest* req,
+      proto::ForceLedgerResponse* resp) override;
+  grpc::ServerUnaryReactor* GetListOfEntriesOfLedger(
+      grpc::CallbackServerContext* ctx,
+      const proto::GetListOfEntriesRequest* req,
+      proto::GetListOfEntriesResponse* resp) override;
+  grpc::ServerUnaryReactor* GetBookieInfo(
+      grpc::CallbackServerContext* ctx, const proto::GetBookieInfoRequest* req,
+      proto::GetBookieInfoResponse* resp) override;
+
+  int64_t adds_in_flight() const { return add_permits_.in_use(); }
+  int64_t reads_in_flight() const { return read_permits_.in_use(); }
+
+  // Internal to the service's reactors.
+  BookieStore* store() const { return store_; }
+  const ServiceOptions& options() const { return options_; }
+  ServiceProbe* probe() const { return probe_; }
+  Permits& add_permits() { return add_permits_; }
+  Permits& read_permits() { return read_permits_; }
+
+ private:
+  // Fills `resp` with the entry (or the error) for a plain read.
+  void FillRead(uint64_t ledger_id, int64_t entry_id,
+                proto::ReadEntryResponse* resp);
+
+  // Constant after construction.
+  BookieStore* const store_;
+  const ServiceOptions options_;
+  const InfoProvider info_;
+  ServiceProbe* const probe_;
+
+  // Own synchronisation.
+  Permits add_permits_;
+  Permits read_permits_;
+};
+
+}  // namespace bk::bookie
+
+#endif  // BK_BOOKIE_SERVICE_BOOKIE_SERVICE_H_

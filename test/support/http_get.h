@@ -1,0 +1,69 @@
+// A minimal blocking HTTP/1.1 client for tests: GET a path on 127.0.0.1,
+// or send raw bytes to a port, with a bounded timeout.
+
+#ifndef BK_TEST_SUPPORT_HTTP_GET_H_
+#define BK_TEST_SUPPORT_HTTP_GET_H_
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <string>
+
+namespace bk::testing {
+
+struct HttpReply {
+  int status = 0;  // 0: no HTTP answer
+  std::string body;
+};
+
+// Sends `bytes` to 127.0.0.1:port and returns all bytes answered until the
+// peer closes or `timeout_ms` passes.
+inline std::string SendRaw(int port, const std::string& bytes,
+                           int timeout_ms = 5000) {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return "";
+  struct timeval tv {
+    timeout_ms / 1000, (timeout_ms % 1000) * 1000
+  };
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+  setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  std::string out;
+  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0) {
+    size_t sent = 0;
+    while (sent < bytes.size()) {
+      ssize_t n =
+          send(fd, bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL);
+      if (n <= 0) break;
+      sent += static_cast<size_t>(n);
+    }
+    shutdown(fd, SHUT_WR);
+    char buf[4096];
+    ssize_t n;
+    while ((n = recv(fd, buf, sizeof(buf), 0)) > 0) out.append(buf, n);
+  }
+  close(fd);
+  return out;
+}
+
+inline HttpReply HttpGet(int port, const std::string& path) {
+  std::string raw = SendRaw(port, "GET " + path +
+                                      " HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                                      "Connection: close\r\n\r\n");
+  HttpReply r;
+  if (raw.rfind("HTTP/1.", 0) != 0 || raw.size() < 12) return r;
+  r.status = std::stoi(raw.substr(9, 3));
+  size_t body = raw.find("\r\n\r\n");
+  if (body != std::string::npos) r.body = raw.substr(body + 4);
+  return r;
+}
+
+}  // namespace bk::testing
+
+#endif  // BK_TEST_SUPPORT_HTTP_GET_H_
