@@ -31,9 +31,8 @@ ConfigSchema* Build() {
   // TLS on the gRPC port (PEM files).
   add("tlsCertificatePath", T::kString, "",
       "server certificate chain (PEM); empty: plaintext gRPC");
-  add("tlsKeyStore", T::kString, "", "server private key (PEM)");
-  add("tlsKeyStorePasswordPath", T::kString, "",
-      "file holding the private key's password, if encrypted");
+  add("tlsKeyStore", T::kString, "",
+      "server private key (PEM, unencrypted; keep it mode 0600)");
   add("tlsTrustStore", T::kString, "",
       "CA certificates (PEM) that client certificates must chain to");
   add("tlsClientAuthentication", T::kBool, "false",
