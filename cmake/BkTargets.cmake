@@ -29,6 +29,14 @@ function(bk_test name)
     set(labels unit)
   endif()
   catch_discover_tests(${name}
-    PROPERTIES LABELS "${labels}"
     WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
+  # Catch2's discovery script splits a list given as PROPERTIES into loose
+  # words, so labels are set by a script CTest runs after discovery, when
+  # ${name}_TESTS holds the discovered test names.
+  set(script ${CMAKE_CURRENT_BINARY_DIR}/${name}_labels.cmake)
+  file(WRITE ${script}
+    "if(DEFINED ${name}_TESTS)\n"
+    "  set_tests_properties(\${${name}_TESTS} PROPERTIES LABELS \"${labels}\")\n"
+    "endif()\n")
+  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES ${script})
 endfunction()
