@@ -25,7 +25,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "bookie/entry_buffer.h"
+#include "bookie/storage/entry_buffer.h"
 
 namespace bk::bookie {
 

@@ -1,0 +1,81 @@
+// EntryLogWriter: appends records to one entry log file.
+//
+// Lifecycle: Create() makes the file, writes its header, syncs it and syncs
+// the directory, so a log that the index may later point into can never
+// vanish in a power cut. Records are then appended in batches with one
+// writev per up to kMaxIovecs/2 records, straight from the callers' buffers
+// (no copy of the data). Sync() makes everything appended durable.
+//
+// "appended" and "synced" are used as in common/env.h. A failed append or
+// sync breaks the writer for good (sticky): every later call returns the
+// first error, and nothing appended since the last good Sync may be trusted.
+//
+// Not thread-safe: the owner serialises all calls.
+
+#ifndef BK_BOOKIE_STORAGE_ENTRY_LOG_WRITER_H_
+#define BK_BOOKIE_STORAGE_ENTRY_LOG_WRITER_H_
+
+#include <sys/uio.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "common/env.h"
+
+namespace bk::bookie {
+
+// One record to append: ids and the bytes to store. `data` is borrowed for
+// the duration of the Append call only.
+struct EntryLogItem {
+  uint64_t ledger_id = 0;
+  int64_t entry_id = 0;
+  const std::string* data = nullptr;
+};
+
+class EntryLogWriter {
+ public:
+  // Creates `dir`/LogFileName(log_id) (truncating a leftover file of that
+  // name), writes and syncs the file header and syncs `dir`.
+  static absl::StatusOr<std::unique_ptr<EntryLogWriter>> Create(
+      Env* env, const std::string& dir, uint64_t log_id);
+
+  EntryLogWriter(const EntryLogWriter&) = delete;
+  EntryLogWriter& operator=(const EntryLogWriter&) = delete;
+
+  // Appends one record per item, in order; offsets[i] receives the offset of
+  // item i's record. REQUIRES: offsets.size() == items.size().
+  absl::Status Append(absl::Span<const EntryLogItem> items,
+                      absl::Span<uint64_t> offsets);
+  absl::Status Sync();
+  // Closes the file without syncing.
+  absl::Status Close();
+
+  uint64_t log_id() const { return log_id_; }
+  // Bytes appended so far, header included.
+  uint64_t size() const { return size_; }
+  const absl::Status& status() const { return status_; }
+
+ private:
+  static constexpr int kMaxIovecs = 1024;
+
+  EntryLogWriter(std::unique_ptr<WritableFile> file, uint64_t log_id,
+                 uint64_t size)
+      : file_(std::move(file)), log_id_(log_id), size_(size) {}
+
+  std::unique_ptr<WritableFile> file_;
+  const uint64_t log_id_;
+  uint64_t size_;
+  absl::Status status_;  // first error; sticky
+  // Scratch reused across appends so that a flush does not allocate.
+  std::vector<char> headers_;
+  std::vector<struct iovec> iov_;
+};
+
+}  // namespace bk::bookie
+
+#endif  // BK_BOOKIE_STORAGE_ENTRY_LOG_WRITER_H_

@@ -1,0 +1,243 @@
+#include "bookie/storage/ledger_dir.h"
+
+#include <algorithm>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "bookie/storage/entry_log_format.h"
+
+namespace bk::bookie {
+
+LedgerDir::LedgerDir(Env* env, const Options& options,
+                     std::function<void()> request_flush)
+    : env_(env), options_(options), request_flush_(std::move(request_flush)) {}
+
+LedgerDir::~LedgerDir() = default;
+
+absl::StatusOr<std::unique_ptr<LedgerDir>> LedgerDir::Open(
+    Env* env, const Options& options, std::function<void()> request_flush) {
+  if (absl::Status s = env->CreateDirRecursive(options.dir); !s.ok()) return s;
+  std::unique_ptr<LedgerDir> d(
+      new LedgerDir(env, options, std::move(request_flush)));
+  auto index = LedgerIndex::Open(absl::StrCat(options.dir, "/index"));
+  if (!index.ok()) return index.status();
+  d->index_ = std::move(*index);
+  d->states_ = std::make_unique<LedgerStateTable>(d->index_.get(),
+                                                  options.shards);
+  if (absl::Status s = d->states_->Load(); !s.ok()) return s;
+
+  absl::MutexLock w(&d->write_mu_);
+  uint64_t max_meta_id = 0;
+  absl::Status s = d->index_->ForEachLogMetadata(
+      [&](uint64_t id, absl::string_view bytes) -> absl::Status {
+        auto meta = logmeta::Decode(bytes);
+        if (!meta.ok()) {
+          return absl::DataLossError(
+              absl::StrCat("entry log ", id, ": ", meta.status().message()));
+        }
+        d->log_meta_[id] = std::move(*meta);
+        max_meta_id = std::max(max_meta_id, id);
+        return absl::OkStatus();
+      });
+  if (!s.ok()) return s;
+  auto logger = EntryLogger::Open(env, options.dir,
+                                  options.entry_log_size_limit,
+                                  max_meta_id + 1);
+  if (!logger.ok()) return logger.status();
+  d->logger_ = std::move(*logger);
+  auto ids = d->logger_->ListLogs();
+  if (!ids.ok()) return ids.status();
+  const std::set<uint64_t> on_disk(ids->begin(), ids->end());
+  for (const auto& [id, meta] : d->log_meta_) {
+    if (!on_disk.contains(id)) {
+      return absl::DataLossError(absl::StrCat(
+          "ledger dir ", options.dir, ": the index refers to entry log ",
+          entrylog::LogFileName(id),
+          " which is missing; its entries are lost. Restore the file or "
+          "re-replicate the ledgers of this bookie and reformat the dir."));
+    }
+  }
+  // A log without metadata was never referred to by a committed batch.
+  for (uint64_t id : on_disk) {
+    if (!d->log_meta_.contains(id)) {
+      if (absl::Status r = d->logger_->Remove(id); !r.ok()) return r;
+    }
+  }
+  d->write_cache_ =
+      std::make_unique<WriteCache>(options.write_cache_bytes, options.shards);
+  d->read_cache_ =
+      std::make_unique<ReadCache>(options.read_cache_bytes, options.shards);
+  return d;
+}
+
+absl::Status LedgerDir::Break(const absl::Status& cause) {
+  absl::MutexLock l(&broken_mu_);
+  if (broken_.ok()) {
+    broken_ = absl::Status(
+        cause.code(),
+        absl::StrCat("ledger dir ", options_.dir,
+                     " is not writable after an I/O error (restart to "
+                     "recover from the journal): ",
+                     cause.message()));
+    is_broken_.store(true);
+  }
+  {
+    absl::MutexLock t(&throttle_mu_);  // wake throttled adds
+    ++swap_gen_;
+  }
+  return broken_;
+}
+
+absl::Status LedgerDir::writable() const {
+  if (!is_broken_.load()) return absl::OkStatus();
+  absl::MutexLock l(&broken_mu_);
+  return broken_;
+}
+
+absl::Status LedgerDir::AddEntry(uint64_t ledger_id, int64_t entry_id,
+                                 const EntryBuffer& data) {
+  if (absl::Status s = writable(); !s.ok()) return s;
+  if (entry_id < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("bad entry id ", entry_id, " for ledger ", ledger_id));
+  }
+  if (absl::Status s = states_->Ensure(ledger_id); !s.ok()) return s;
+  uint64_t gen;
+  {
+    absl::MutexLock t(&throttle_mu_);
+    gen = swap_gen_;
+  }
+  if (!write_cache_->Put(ledger_id, entry_id, data)) {
+    counters_.throttled_adds.fetch_add(1);
+    const absl::Time deadline = absl::Now() + options_.max_throttle_time;
+    while (true) {
+      request_flush_();
+      {
+        absl::MutexLock t(&throttle_mu_);
+        auto moved = [this, gen]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(
+                         throttle_mu_) { return swap_gen_ != gen; };
+        throttle_mu_.AwaitWithDeadline(absl::Condition(&moved), deadline);
+        gen = swap_gen_;
+      }
+      if (absl::Status s = writable(); !s.ok()) return s;
+      if (write_cache_->Put(ledger_id, entry_id, data)) break;
+      if (absl::Now() >= deadline) {
+        counters_.rejected_adds.fetch_add(1);
+        return absl::ResourceExhaustedError(absl::StrCat(
+            "write cache of ", options_.dir, " full for ",
+            absl::FormatDuration(options_.max_throttle_time),
+            " (flush not keeping up)"));
+      }
+    }
+  }
+  counters_.added_entries.fetch_add(1);
+  counters_.added_bytes.fetch_add(data->size());
+  return absl::OkStatus();
+}
+
+absl::Status LedgerDir::Flush() {
+  absl::MutexLock f(&flush_mu_);
+  if (absl::Status s = writable(); !s.ok()) return s;
+  write_cache_->Swap();
+  {
+    absl::MutexLock t(&throttle_mu_);
+    ++swap_gen_;
+  }
+  write_cache_->SnapshotFlushing(&flush_items_);
+  if (!flush_items_.empty()) {
+    absl::MutexLock w(&write_mu_);
+    std::vector<EntryLogItem> items;
+    items.reserve(flush_items_.size());
+    uint64_t bytes = 0;
+    for (const WriteCache::Item& it : flush_items_) {
+      if (states_->IsDeleted(it.ledger_id)) continue;  // deleted meanwhile
+      items.push_back({it.ledger_id, it.entry_id, it.data.get()});
+      bytes += it.data->size();
+    }
+    std::vector<EntryLocation> locations(items.size());
+    absl::Status s = logger_->Append(items, absl::MakeSpan(locations));
+    // The log must be durable before any index record points into it.
+    if (s.ok()) s = logger_->Sync();
+    if (!s.ok()) return Break(s);
+    auto batch = index_->NewBatch();
+    std::set<uint64_t> touched;
+    for (size_t i = 0; i < items.size(); ++i) {
+      const uint64_t rec = entrylog::kRecordHeaderSize + items[i].data->size();
+      batch->PutLocation(items[i].ledger_id, items[i].entry_id, locations[i]);
+      log_meta_[locations[i].log_id].Add(items[i].ledger_id, rec,
+                                         locations[i].offset + rec);
+      touched.insert(locations[i].log_id);
+    }
+    for (uint64_t id : touched) {
+      batch->PutLogMetadata(id, logmeta::Encode(log_meta_[id]));
+    }
+    s = index_->Commit(batch.get(), /*sync=*/true);
+    if (!s.ok()) return Break(s);
+    counters_.flushed_entries.fetch_add(items.size());
+    counters_.flushed_bytes.fetch_add(bytes);
+  }
+  write_cache_->ClearFlushing();
+  flush_items_.clear();
+  counters_.flushes.fetch_add(1);
+  return absl::OkStatus();
+}
+
+absl::Status LedgerDir::DeleteLedger(uint64_t ledger_id) {
+  absl::MutexLock w(&write_mu_);
+  if (!states_->Get(ledger_id).has_value()) return absl::OkStatus();
+  // Locations first: a failure in between leaves a live ledger without
+  // entries, never a deleted one that the index still points into.
+  if (absl::Status s = index_->DeleteLocations(ledger_id); !s.ok()) return s;
+  absl::Status s = states_->Update(
+      ledger_id, /*sync=*/true, [](LedgerState* st) -> absl::StatusOr<bool> {
+        if (st->deleted) return false;
+        st->deleted = true;
+        st->master_key.clear();
+        st->explicit_lac.clear();
+        st->has_master_key = st->has_explicit_lac = false;
+        return true;
+      });
+  if (!s.ok()) return s;
+  read_cache_->DropLedger(ledger_id);
+  counters_.deleted_ledgers.fetch_add(1);
+  return absl::OkStatus();
+}
+
+uint64_t LedgerDir::write_cache_active_bytes() const {
+  return write_cache_->active_bytes();
+}
+
+uint64_t LedgerDir::write_cache_half_bytes() const {
+  return write_cache_->half_capacity();
+}
+
+StorageStats LedgerDir::stats() const {
+  StorageStats s;
+  const Counters& c = counters_;
+  s.added_entries = c.added_entries.load();
+  s.added_bytes = c.added_bytes.load();
+  s.throttled_adds = c.throttled_adds.load();
+  s.rejected_adds = c.rejected_adds.load();
+  s.write_cache_bytes =
+      write_cache_->active_bytes() + write_cache_->flushing_bytes();
+  s.write_cache_entries = write_cache_->entry_count();
+  s.read_cache_bytes = read_cache_->bytes();
+  s.write_cache_hits = c.write_cache_hits.load();
+  s.read_cache_hits = c.read_cache_hits.load();
+  s.read_cache_misses = c.read_cache_misses.load();
+  s.read_ahead_entries = c.read_ahead_entries.load();
+  s.corrupt_reads = c.corrupt_reads.load();
+  s.flushes = c.flushes.load();
+  s.flushed_entries = c.flushed_entries.load();
+  s.flushed_bytes = c.flushed_bytes.load();
+  s.entry_log_bytes = logger_->total_bytes();
+  s.deleted_ledgers = c.deleted_ledgers.load();
+  s.compacted_logs = c.compacted_logs.load();
+  s.removed_logs = c.removed_logs.load();
+  s.compaction_moved_entries = c.moved_entries.load();
+  s.compaction_moved_bytes = c.moved_bytes.load();
+  s.compaction_reclaimed_bytes = c.reclaimed_bytes.load();
+  return s;
+}
+
+}  // namespace bk::bookie

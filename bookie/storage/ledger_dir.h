@@ -1,0 +1,177 @@
+// LedgerDir: the storage of one ledger directory (one disk): its write
+// cache, read cache, entry logs, RocksDB index and ledger states. The
+// LedgerStorage facade spreads ledgers over several of these.
+//
+// Add path: AddEntry puts the handle into the write cache (sharded; no lock
+// shared by all adds). When the active half is full it asks the owner for a
+// flush (request_flush) and waits up to max_throttle_time for the halves to
+// swap, then fails with ResourceExhausted.
+//
+// Flush (one at a time): swap the halves, append the flushing half sorted by
+// (ledger, entry) to the current entry log, sync the log, then commit all
+// locations and the entry-log metadata in one synced WriteBatch, then clear
+// the half. So the index never points at unsynced data, and an entry is
+// readable (from the cache, then from the log) at every moment.
+//
+// Sticky failure: a failed entry-log write or sync, or a failed index
+// commit, breaks the directory: adds and flushes fail from then on with a
+// status saying why; reads still work. Only a restart (with journal replay)
+// recovers.
+//
+// Threads: every public method is thread-safe. Lock order:
+// flush_mu_ -> write_mu_ -> (index, state shards) ; throttle_mu_ and
+// broken_mu_ are leaves.
+
+#ifndef BK_BOOKIE_STORAGE_LEDGER_DIR_H_
+#define BK_BOOKIE_STORAGE_LEDGER_DIR_H_
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "bookie/storage/entry_buffer.h"
+#include "bookie/storage/entry_log_metadata.h"
+#include "bookie/storage/entry_logger.h"
+#include "bookie/storage/ledger_index.h"
+#include "bookie/storage/ledger_state_table.h"
+#include "bookie/storage/read_cache.h"
+#include "bookie/storage/storage_stats.h"
+#include "bookie/storage/write_cache.h"
+#include "common/env.h"
+
+namespace bk::bookie {
+
+// Says whether a ledger has been deleted in the metadata store.
+using LedgerDeletedFn = std::function<bool(uint64_t ledger_id)>;
+
+struct GcResult {
+  uint64_t deleted_ledgers = 0;
+  uint64_t compacted_logs = 0;
+  uint64_t removed_logs = 0;
+  uint64_t moved_entries = 0;
+  uint64_t moved_bytes = 0;
+  uint64_t reclaimed_bytes = 0;
+  GcResult& operator+=(const GcResult& o);
+};
+
+class LedgerDir {
+ public:
+  struct Options {
+    std::string dir;
+    uint64_t write_cache_bytes = 0;
+    uint64_t read_cache_bytes = 0;
+    int read_ahead_batch_size = 1;
+    uint64_t entry_log_size_limit = 1ull << 30;
+    absl::Duration max_throttle_time = absl::Seconds(10);
+    uint64_t compaction_rate_bytes_per_second = 0;
+    int shards = 16;
+  };
+
+  // Opens or creates the directory. Removes entry logs that no committed
+  // index record refers to (left by a crash mid-flush); refuses (DataLoss)
+  // when the index refers to a log that is missing. `request_flush` is
+  // called (from adding threads) when the active write-cache half is full.
+  static absl::StatusOr<std::unique_ptr<LedgerDir>> Open(
+      Env* env, const Options& options, std::function<void()> request_flush);
+  ~LedgerDir();
+
+  // Adds (or replaces) an entry. NotFound if the ledger was deleted,
+  // ResourceExhausted after max_throttle_time without room, the sticky
+  // error once broken.
+  absl::Status AddEntry(uint64_t ledger_id, int64_t entry_id,
+                        const EntryBuffer& data);
+  // entry_id -1 means the last entry. NotFound if absent, DataLoss if the
+  // stored copy fails its checks (never served).
+  absl::StatusOr<EntryBuffer> GetEntry(uint64_t ledger_id, int64_t entry_id);
+  // -1 when the ledger has no entries; NotFound if it was deleted.
+  absl::StatusOr<int64_t> GetLastEntryId(uint64_t ledger_id);
+  absl::StatusOr<std::vector<int64_t>> ListEntries(uint64_t ledger_id);
+
+  LedgerStateTable& states() { return *states_; }
+
+  // Removes the ledger's locations, marks it deleted (durably) and drops it
+  // from the read cache. A no-op for an unknown ledger.
+  absl::Status DeleteLedger(uint64_t ledger_id);
+
+  absl::Status Flush();
+  // Deletes ledgers that `deleted` reports (if given), then removes entry
+  // logs with no live data and compacts those whose live fraction is below
+  // `threshold`.
+  absl::StatusOr<GcResult> CollectGarbage(const LedgerDeletedFn& deleted,
+                                          double threshold);
+
+  // OK while writable; otherwise the error that broke it.
+  absl::Status writable() const;
+  StorageStats stats() const;
+  // Bytes in the active write-cache half (to decide when to flush).
+  uint64_t write_cache_active_bytes() const;
+  uint64_t write_cache_half_bytes() const;
+
+ private:
+  LedgerDir(Env* env, const Options& options,
+            std::function<void()> request_flush);
+
+  absl::Status Break(const absl::Status& cause);
+  absl::StatusOr<EntryBuffer> ReadFromLog(uint64_t ledger_id,
+                                          int64_t entry_id);
+  absl::StatusOr<EntryBuffer> ReadAhead(const EntryLogReader& reader,
+                                        uint64_t offset, uint64_t ledger_id,
+                                        int64_t entry_id);
+  absl::StatusOr<GcResult> CompactLog(uint64_t log_id, uint64_t end_offset);
+  absl::Status RemoveLog(uint64_t log_id);
+  void ThrottleIfNeeded(uint64_t* bytes_copied, int64_t start_nanos);
+
+  // Constant after construction.
+  Env* const env_;
+  const Options options_;
+  const std::function<void()> request_flush_;
+  std::unique_ptr<LedgerIndex> index_;
+  std::unique_ptr<LedgerStateTable> states_;
+  std::unique_ptr<EntryLogger> logger_;
+  std::unique_ptr<WriteCache> write_cache_;
+  std::unique_ptr<ReadCache> read_cache_;
+
+  // One garbage collection at a time.
+  absl::Mutex gc_mu_ ABSL_ACQUIRED_BEFORE(write_mu_);
+
+  // One flush at a time; owns the flush scratch.
+  absl::Mutex flush_mu_ ABSL_ACQUIRED_BEFORE(write_mu_);
+  std::vector<WriteCache::Item> flush_items_ ABSL_GUARDED_BY(flush_mu_);
+
+  // Serialises entry-log appends and syncs, index location commits and
+  // ledger deletion.
+  absl::Mutex write_mu_;
+  std::map<uint64_t, EntryLogMetadata> log_meta_ ABSL_GUARDED_BY(write_mu_);
+
+  // Adds waiting for room wait for swap_gen_ to move.
+  absl::Mutex throttle_mu_;
+  uint64_t swap_gen_ ABSL_GUARDED_BY(throttle_mu_) = 0;
+
+  mutable absl::Mutex broken_mu_;
+  absl::Status broken_ ABSL_GUARDED_BY(broken_mu_);
+
+  // Own synchronisation.
+  std::atomic<bool> is_broken_{false};
+  struct Counters {
+    std::atomic<uint64_t> added_entries{0}, added_bytes{0}, throttled_adds{0},
+        rejected_adds{0}, write_cache_hits{0}, read_cache_hits{0},
+        read_cache_misses{0}, read_ahead_entries{0}, corrupt_reads{0},
+        flushes{0}, flushed_entries{0}, flushed_bytes{0}, deleted_ledgers{0},
+        compacted_logs{0}, removed_logs{0}, moved_entries{0}, moved_bytes{0},
+        reclaimed_bytes{0};
+  };
+  mutable Counters counters_;
+};
+
+}  // namespace bk::bookie
+
+#endif  // BK_BOOKIE_STORAGE_LEDGER_DIR_H_

@@ -1,0 +1,135 @@
+// LedgerDir's read path: write cache, read cache, then index + entry log
+// with read-ahead into the read cache.
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "bookie/storage/entry_log_format.h"
+#include "bookie/storage/ledger_dir.h"
+
+namespace bk::bookie {
+namespace {
+
+// The first pread of a read-ahead: enough for a batch of small entries.
+constexpr size_t kReadAheadChunkBytes = 128 << 10;
+
+absl::Status NoEntry(uint64_t ledger_id, int64_t entry_id) {
+  return absl::NotFoundError(
+      absl::StrCat("no entry ", ledger_id, ":", entry_id));
+}
+
+}  // namespace
+
+absl::StatusOr<int64_t> LedgerDir::GetLastEntryId(uint64_t ledger_id) {
+  if (states_->IsDeleted(ledger_id)) {
+    return absl::NotFoundError(absl::StrCat("ledger ", ledger_id, " deleted"));
+  }
+  const int64_t cached = write_cache_->LastEntry(ledger_id);
+  auto indexed = index_->GetLastEntryId(ledger_id);
+  if (!indexed.ok()) return indexed.status();
+  return std::max(cached, *indexed);
+}
+
+absl::StatusOr<std::vector<int64_t>> LedgerDir::ListEntries(
+    uint64_t ledger_id) {
+  if (states_->IsDeleted(ledger_id)) {
+    return absl::NotFoundError(absl::StrCat("ledger ", ledger_id, " deleted"));
+  }
+  std::vector<int64_t> ids;
+  write_cache_->ListEntries(ledger_id, &ids);
+  if (absl::Status s = index_->ListEntries(ledger_id, &ids); !s.ok()) return s;
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  return ids;
+}
+
+absl::StatusOr<EntryBuffer> LedgerDir::GetEntry(uint64_t ledger_id,
+                                                int64_t entry_id) {
+  if (states_->IsDeleted(ledger_id)) return NoEntry(ledger_id, entry_id);
+  if (entry_id < 0) {
+    auto last = GetLastEntryId(ledger_id);
+    if (!last.ok()) return last.status();
+    if (*last < 0) return NoEntry(ledger_id, entry_id);
+    entry_id = *last;
+  }
+  if (EntryBuffer b = write_cache_->Get(ledger_id, entry_id)) {
+    counters_.write_cache_hits.fetch_add(1);
+    return b;
+  }
+  if (EntryBuffer b = read_cache_->Get(ledger_id, entry_id)) {
+    counters_.read_cache_hits.fetch_add(1);
+    return b;
+  }
+  counters_.read_cache_misses.fetch_add(1);
+  auto b = ReadFromLog(ledger_id, entry_id);
+  if (b.status().code() == absl::StatusCode::kDataLoss) {
+    counters_.corrupt_reads.fetch_add(1);
+  }
+  return b;
+}
+
+absl::StatusOr<EntryBuffer> LedgerDir::ReadFromLog(uint64_t ledger_id,
+                                                   int64_t entry_id) {
+  // Two attempts: compaction may move the entry and remove its old log
+  // between our index lookup and our open of that log.
+  for (int attempt = 0;; ++attempt) {
+    auto loc = index_->GetLocation(ledger_id, entry_id);
+    if (!loc.ok()) {
+      // The flush may have cleared the cache after we looked there.
+      if (EntryBuffer b = read_cache_->Get(ledger_id, entry_id)) return b;
+      return loc.status();
+    }
+    auto reader = logger_->Reader(loc->log_id);
+    if (reader.status().code() == absl::StatusCode::kNotFound &&
+        attempt == 0) {
+      continue;
+    }
+    if (!reader.ok()) return reader.status();
+    if (options_.read_ahead_batch_size <= 1) {
+      auto b = (*reader)->Read(loc->offset, ledger_id, entry_id);
+      if (b.ok()) read_cache_->Put(ledger_id, entry_id, *b);
+      return b;
+    }
+    return ReadAhead(**reader, loc->offset, ledger_id, entry_id);
+  }
+}
+
+absl::StatusOr<EntryBuffer> LedgerDir::ReadAhead(const EntryLogReader& reader,
+                                                 uint64_t offset,
+                                                 uint64_t ledger_id,
+                                                 int64_t entry_id) {
+  EntryLogScanner scanner(reader, offset, UINT64_MAX, kReadAheadChunkBytes);
+  ScannedRecord rec;
+  auto more = scanner.Next(&rec);
+  if (!more.ok()) return more.status();
+  if (!*more || rec.offset != offset || rec.ledger_id != ledger_id ||
+      rec.entry_id != entry_id) {
+    return absl::DataLossError(absl::StrCat(
+        "entry log ", reader.file().path(), " offset ", offset,
+        ": does not hold entry ", ledger_id, ":", entry_id));
+  }
+  EntryBuffer wanted = MakeEntryBuffer(std::string(rec.data));
+  read_cache_->Put(ledger_id, entry_id, wanted);
+  // Records of a flush are sorted by (ledger, entry): the next entries of
+  // the ledger usually follow. Stop at the first record that is not the
+  // next one, or that fails its checks (it is simply not read ahead).
+  const uint64_t budget = read_cache_->capacity() / 4;
+  uint64_t bytes = 0;
+  int64_t next = entry_id + 1;
+  for (int n = 1; n < options_.read_ahead_batch_size && bytes < budget; ++n) {
+    more = scanner.Next(&rec);
+    if (!more.ok() || !*more || rec.ledger_id != ledger_id ||
+        rec.entry_id != next) {
+      break;
+    }
+    if (!read_cache_->Get(ledger_id, next)) {
+      read_cache_->Put(ledger_id, next, MakeEntryBuffer(std::string(rec.data)));
+      counters_.read_ahead_entries.fetch_add(1);
+    }
+    bytes += rec.data.size();
+    ++next;
+  }
+  return wanted;
+}
+
+}  // namespace bk::bookie

@@ -1,0 +1,106 @@
+// LedgerIndex: the RocksDB database of one ledger directory. Only index
+// records go through RocksDB; entry data never does.
+//
+// Column families and their records (this header owns the key and location
+// formats; ledger_state.h and entry_log_metadata.h own the other values):
+//
+//   default   "locations": key (ledger id u64 BE, entry id u64 BE), 16 bytes,
+//             so that byte order is (ledger, entry) order and a ledger's
+//             entries are contiguous; value (log id u64 BE, offset u64 BE).
+//   ledgers   key ledger id u64 BE -> LedgerState (ledger_state.h).
+//   entrylogs key log id u64 BE -> EntryLogMetadata (entry_log_metadata.h).
+//
+// Threads: all methods are thread-safe (RocksDB is). Atomicity across
+// records comes only from IndexBatch; the owner orders batches.
+// Durability: writes with sync=true are durable when the call returns.
+
+#ifndef BK_BOOKIE_STORAGE_LEDGER_INDEX_H_
+#define BK_BOOKIE_STORAGE_LEDGER_INDEX_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "bookie/storage/entry_logger.h"
+
+namespace rocksdb {
+class WriteBatch;
+}  // namespace rocksdb
+
+namespace bk::bookie {
+
+namespace indexformat {
+inline constexpr size_t kLocationKeySize = 16;
+inline constexpr size_t kLocationValueSize = 16;
+inline constexpr size_t kIdKeySize = 8;
+}  // namespace indexformat
+
+// A group of index changes applied atomically by LedgerIndex::Commit.
+class IndexBatch {
+ public:
+  IndexBatch();
+  ~IndexBatch();
+  IndexBatch(const IndexBatch&) = delete;
+  IndexBatch& operator=(const IndexBatch&) = delete;
+
+  void PutLocation(uint64_t ledger_id, int64_t entry_id, EntryLocation loc);
+  void PutLedgerState(uint64_t ledger_id, absl::string_view encoded);
+  void PutLogMetadata(uint64_t log_id, absl::string_view encoded);
+  void DeleteLogMetadata(uint64_t log_id);
+  size_t count() const;
+
+ private:
+  friend class LedgerIndex;
+  std::unique_ptr<rocksdb::WriteBatch> batch_;
+  void* locations_cf_ = nullptr;  // set by LedgerIndex::NewBatch
+  void* ledgers_cf_ = nullptr;
+  void* logs_cf_ = nullptr;
+};
+
+class LedgerIndex {
+ public:
+  // Opens (creating if missing) the database in directory `path`.
+  static absl::StatusOr<std::unique_ptr<LedgerIndex>> Open(
+      const std::string& path);
+  ~LedgerIndex();
+
+  std::unique_ptr<IndexBatch> NewBatch();
+  absl::Status Commit(IndexBatch* batch, bool sync);
+
+  // NotFound when the entry has no location.
+  absl::StatusOr<EntryLocation> GetLocation(uint64_t ledger_id,
+                                            int64_t entry_id) const;
+  // The highest entry id with a location, or -1.
+  absl::StatusOr<int64_t> GetLastEntryId(uint64_t ledger_id) const;
+  // Entry ids with a location, ascending, appended to *out.
+  absl::Status ListEntries(uint64_t ledger_id,
+                           std::vector<int64_t>* out) const;
+  // Removes every location of the ledger (one range tombstone), durably.
+  absl::Status DeleteLocations(uint64_t ledger_id);
+
+  absl::Status PutLedgerState(uint64_t ledger_id, absl::string_view encoded,
+                              bool sync);
+  // Calls fn for every record of the "ledgers" / "entrylogs" families.
+  absl::Status ForEachLedgerState(
+      const std::function<absl::Status(uint64_t, absl::string_view)>& fn)
+      const;
+  absl::Status ForEachLogMetadata(
+      const std::function<absl::Status(uint64_t, absl::string_view)>& fn)
+      const;
+
+ private:
+  struct Rep;
+  explicit LedgerIndex(std::unique_ptr<Rep> rep);
+  std::unique_ptr<Rep> rep_;
+};
+
+}  // namespace bk::bookie
+
+#endif  // BK_BOOKIE_STORAGE_LEDGER_INDEX_H_

@@ -1,0 +1,335 @@
+#include "bookie/storage/ledger_storage.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "proto/entry_format.h"
+
+namespace bk::bookie {
+
+StorageStats& StorageStats::operator+=(const StorageStats& o) {
+  added_entries += o.added_entries;
+  added_bytes += o.added_bytes;
+  throttled_adds += o.throttled_adds;
+  rejected_adds += o.rejected_adds;
+  write_cache_bytes += o.write_cache_bytes;
+  write_cache_entries += o.write_cache_entries;
+  read_cache_bytes += o.read_cache_bytes;
+  write_cache_hits += o.write_cache_hits;
+  read_cache_hits += o.read_cache_hits;
+  read_cache_misses += o.read_cache_misses;
+  read_ahead_entries += o.read_ahead_entries;
+  corrupt_reads += o.corrupt_reads;
+  flushes += o.flushes;
+  flushed_entries += o.flushed_entries;
+  flushed_bytes += o.flushed_bytes;
+  entry_log_bytes += o.entry_log_bytes;
+  deleted_ledgers += o.deleted_ledgers;
+  compacted_logs += o.compacted_logs;
+  removed_logs += o.removed_logs;
+  compaction_moved_entries += o.compaction_moved_entries;
+  compaction_moved_bytes += o.compaction_moved_bytes;
+  compaction_reclaimed_bytes += o.compaction_reclaimed_bytes;
+  return *this;
+}
+
+LedgerStorage::LedgerStorage(Env* env, const LedgerStorageOptions& options)
+    : env_(env), options_(options) {}
+
+absl::StatusOr<std::unique_ptr<LedgerStorage>> LedgerStorage::Open(
+    Env* env, const LedgerStorageOptions& options) {
+  if (options.ledger_dirs.empty()) {
+    return absl::InvalidArgumentError("ledger storage: no ledger_dirs");
+  }
+  std::unique_ptr<LedgerStorage> st(new LedgerStorage(env, options));
+  const uint64_t n = options.ledger_dirs.size();
+  for (const std::string& dir : options.ledger_dirs) {
+    LedgerDir::Options o;
+    o.dir = dir;
+    o.write_cache_bytes = options.write_cache_bytes / n;
+    o.read_cache_bytes = options.read_cache_bytes / n;
+    o.read_ahead_batch_size = options.read_ahead_batch_size;
+    o.entry_log_size_limit = options.entry_log_size_limit;
+    o.max_throttle_time = options.max_throttle_time;
+    o.compaction_rate_bytes_per_second =
+        options.compaction_rate_bytes_per_second;
+    o.shards = options.cache_shards;
+    LedgerStorage* self = st.get();
+    auto d = LedgerDir::Open(env, o, [self] { self->RequestFlush(); });
+    if (!d.ok()) return d.status();
+    st->dirs_.push_back(std::move(*d));
+  }
+  if (options.background_flush) {
+    st->flusher_ = std::thread([self = st.get()] { self->FlushLoop(); });
+  }
+  if (options.gc_wait_time > absl::ZeroDuration()) {
+    st->gc_ = std::thread([self = st.get()] { self->GcLoop(); });
+  }
+  return st;
+}
+
+LedgerStorage::~LedgerStorage() { StopThreads(); }
+
+void LedgerStorage::StopThreads() {
+  {
+    absl::MutexLock l(&mu_);
+    stopping_ = true;
+  }
+  if (flusher_.joinable()) flusher_.join();
+  if (gc_.joinable()) gc_.join();
+}
+
+LedgerDir& LedgerStorage::DirOf(uint64_t ledger_id) const {
+  return *dirs_[ledger_id % dirs_.size()];
+}
+
+void LedgerStorage::RequestFlush() {
+  absl::MutexLock l(&mu_);
+  flush_requested_ = true;
+}
+
+void LedgerStorage::FlushLoop() {
+  while (true) {
+    {
+      absl::MutexLock l(&mu_);
+      auto wake = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+        return flush_requested_ || stopping_;
+      };
+      mu_.AwaitWithTimeout(absl::Condition(&wake), options_.flush_interval);
+      if (stopping_) return;
+      flush_requested_ = false;
+    }
+    // A failure is sticky in the directory that had it; adds report it.
+    Flush().IgnoreError();
+  }
+}
+
+void LedgerStorage::GcLoop() {
+  absl::Time last_minor = absl::Now(), last_major = absl::Now();
+  while (true) {
+    LedgerDeletedFn deleted;
+    {
+      absl::MutexLock l(&mu_);
+      auto stop = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+        return stopping_;
+      };
+      if (mu_.AwaitWithTimeout(absl::Condition(&stop),
+                               options_.gc_wait_time)) {
+        return;
+      }
+      deleted = deleted_fn_;
+    }
+    const absl::Time now = absl::Now();
+    double threshold = 0;  // only dead logs
+    if (now - last_major >= options_.major_compaction_interval) {
+      threshold = options_.major_compaction_threshold;
+      last_major = last_minor = now;
+    } else if (now - last_minor >= options_.minor_compaction_interval) {
+      threshold = options_.minor_compaction_threshold;
+      last_minor = now;
+    }
+    RunGc(deleted, threshold).IgnoreError();  // retried next round
+  }
+}
+
+absl::Status LedgerStorage::AddEntry(uint64_t ledger_id, int64_t entry_id,
+                                     EntryBuffer entry) {
+  if (entry == nullptr) return absl::InvalidArgumentError("null entry");
+  return DirOf(ledger_id).AddEntry(ledger_id, entry_id, entry);
+}
+
+absl::StatusOr<EntryBuffer> LedgerStorage::GetEntry(uint64_t ledger_id,
+                                                    int64_t entry_id) {
+  return DirOf(ledger_id).GetEntry(ledger_id, entry_id);
+}
+
+absl::StatusOr<int64_t> LedgerStorage::GetLastEntryId(uint64_t ledger_id) {
+  return DirOf(ledger_id).GetLastEntryId(ledger_id);
+}
+
+absl::StatusOr<int64_t> LedgerStorage::GetLastAddConfirmed(
+    uint64_t ledger_id) {
+  auto last = GetEntry(ledger_id, kLastEntry);
+  if (!last.ok()) return last.status();
+  auto header = entry::ParseHeader(**last);
+  if (!header.ok()) return header.status();
+  return header->last_add_confirmed;
+}
+
+absl::StatusOr<std::vector<int64_t>> LedgerStorage::GetListOfEntriesOfLedger(
+    uint64_t ledger_id) {
+  return DirOf(ledger_id).ListEntries(ledger_id);
+}
+
+bool LedgerStorage::LedgerExists(uint64_t ledger_id) {
+  return DirOf(ledger_id).states().Exists(ledger_id);
+}
+
+absl::Status LedgerStorage::SetMasterKey(uint64_t ledger_id,
+                                         absl::string_view key) {
+  if (key.size() > ledgerstate::kMaxMasterKeySize) {
+    return absl::InvalidArgumentError("master key too long");
+  }
+  return DirOf(ledger_id).states().Update(
+      ledger_id, /*sync=*/true,
+      [&](LedgerState* st) -> absl::StatusOr<bool> {
+        if (st->deleted) {
+          return absl::NotFoundError(
+              absl::StrCat("ledger ", ledger_id, " was deleted"));
+        }
+        if (!st->has_master_key) {
+          st->has_master_key = true;
+          st->master_key = std::string(key);
+          return true;
+        }
+        if (st->master_key != key) {
+          return absl::PermissionDeniedError(
+              absl::StrCat("master key mismatch for ledger ", ledger_id));
+        }
+        return false;
+      });
+}
+
+absl::StatusOr<std::string> LedgerStorage::GetMasterKey(uint64_t ledger_id) {
+  auto st = DirOf(ledger_id).states().Get(ledger_id);
+  if (!st || st->deleted || !st->has_master_key) {
+    return absl::NotFoundError(
+        absl::StrCat("no master key for ledger ", ledger_id));
+  }
+  return st->master_key;
+}
+
+absl::Status LedgerStorage::CheckMasterKey(uint64_t ledger_id,
+                                           absl::string_view key) {
+  auto stored = GetMasterKey(ledger_id);
+  if (!stored.ok()) return stored.status();
+  // Constant time in the key's content (the length is not secret).
+  unsigned char diff = stored->size() == key.size() ? 0 : 1;
+  const size_t n = std::min(stored->size(), key.size());
+  for (size_t i = 0; i < n; ++i) {
+    diff |= static_cast<unsigned char>((*stored)[i] ^ key[i]);
+  }
+  if (diff != 0) {
+    return absl::PermissionDeniedError(
+        absl::StrCat("master key mismatch for ledger ", ledger_id));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<bool> LedgerStorage::SetFenced(uint64_t ledger_id) {
+  bool changed = false;
+  absl::Status s = DirOf(ledger_id).states().Update(
+      ledger_id, /*sync=*/true,
+      [&](LedgerState* st) -> absl::StatusOr<bool> {
+        if (st->deleted) {
+          return absl::NotFoundError(
+              absl::StrCat("ledger ", ledger_id, " was deleted"));
+        }
+        changed = !st->fenced;
+        st->fenced = true;
+        return changed;
+      });
+  if (!s.ok()) return s;
+  return changed;
+}
+
+absl::StatusOr<bool> LedgerStorage::IsFenced(uint64_t ledger_id) {
+  auto st = DirOf(ledger_id).states().Get(ledger_id);
+  if (!st || st->deleted) {
+    return absl::NotFoundError(absl::StrCat("no ledger ", ledger_id));
+  }
+  return st->fenced;
+}
+
+absl::Status LedgerStorage::SetExplicitLac(uint64_t ledger_id,
+                                           absl::string_view lac) {
+  return DirOf(ledger_id).states().Update(
+      ledger_id, /*sync=*/false,
+      [&](LedgerState* st) -> absl::StatusOr<bool> {
+        if (st->deleted) {
+          return absl::NotFoundError(
+              absl::StrCat("ledger ", ledger_id, " was deleted"));
+        }
+        st->has_explicit_lac = true;
+        st->explicit_lac = std::string(lac);
+        return true;
+      });
+}
+
+absl::StatusOr<std::string> LedgerStorage::GetExplicitLac(uint64_t ledger_id) {
+  auto st = DirOf(ledger_id).states().Get(ledger_id);
+  if (!st || st->deleted || !st->has_explicit_lac) {
+    return absl::NotFoundError(
+        absl::StrCat("no explicit LAC for ledger ", ledger_id));
+  }
+  return st->explicit_lac;
+}
+
+absl::Status LedgerStorage::DeleteLedger(uint64_t ledger_id) {
+  return DirOf(ledger_id).DeleteLedger(ledger_id);
+}
+
+void LedgerStorage::SetCheckpointHooks(CheckpointHooks hooks) {
+  absl::MutexLock l(&mu_);
+  hooks_ = std::move(hooks);
+}
+
+absl::Status LedgerStorage::Flush() {
+  absl::MutexLock f(&flush_mu_);
+  CheckpointHooks hooks;
+  {
+    absl::MutexLock l(&mu_);
+    hooks = hooks_;
+  }
+  const uint64_t mark = hooks.take_mark ? hooks.take_mark() : 0;
+  absl::Status first;
+  for (auto& d : dirs_) {
+    absl::Status s = d->Flush();
+    if (first.ok()) first = s;
+  }
+  if (first.ok() && hooks.flushed) hooks.flushed(mark);
+  return first;
+}
+
+absl::Status LedgerStorage::Close() {
+  absl::Status s = Flush();
+  StopThreads();
+  return s;
+}
+
+absl::Status LedgerStorage::writable() const {
+  for (const auto& d : dirs_) {
+    if (absl::Status s = d->writable(); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<GcResult> LedgerStorage::RunGc(const LedgerDeletedFn& deleted,
+                                              double threshold) {
+  GcResult total;
+  absl::Status first;
+  for (auto& d : dirs_) {
+    auto r = d->CollectGarbage(deleted, threshold);
+    if (r.ok()) {
+      total += *r;
+    } else if (first.ok()) {
+      first = r.status();
+    }
+  }
+  if (!first.ok()) return first;
+  return total;
+}
+
+void LedgerStorage::SetDeletedLedgerFilter(LedgerDeletedFn deleted) {
+  absl::MutexLock l(&mu_);
+  deleted_fn_ = std::move(deleted);
+}
+
+StorageStats LedgerStorage::GetStats() const {
+  StorageStats total;
+  for (const auto& d : dirs_) total += d->stats();
+  return total;
+}
+
+}  // namespace bk::bookie

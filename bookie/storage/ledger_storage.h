@@ -1,0 +1,147 @@
+// LedgerStorage: the bookie's ledger storage (BookKeeper's DbLedgerStorage):
+// entries in a double-buffered write cache, flushed to entry logs indexed in
+// RocksDB, read back through a read-ahead cache; per-ledger state (fenced,
+// master key, explicit LAC, deleted); garbage collection and compaction.
+// Ledgers are spread over the ledger directories by id (ledger % dirs), each
+// directory with its own logs, index and share of the cache budgets.
+//
+// Durability contract with the journal: AddEntry only caches. An entry is
+// durable in the storage once a Flush that started after its AddEntry
+// returned OK. The owner registers CheckpointHooks: a flush takes a mark
+// (take_mark) before it swaps the caches, and reports it (flushed) after
+// every directory's entries are synced and indexed, so the journal may
+// then drop everything older than the mark.
+//
+// Lifecycle: Open starts a background flusher (unless disabled) and a GC
+// thread (when gc_wait_time > 0); the destructor stops them without
+// flushing (the journal replays what was not flushed). Close flushes first.
+//
+// Threads: every method is thread-safe. No lock is shared by all adds.
+//
+// Errors: NotFound (no such entry / ledger deleted), DataLoss (a stored
+// copy failed its checks; never served), ResourceExhausted (write cache
+// full after max_throttle_time: ETOOMANYREQUESTS), PermissionDenied (master
+// key mismatch), and the sticky error of a broken directory (a failed
+// entry-log write or sync): from then on adds to it fail; reads still work.
+
+#ifndef BK_BOOKIE_STORAGE_LEDGER_STORAGE_H_
+#define BK_BOOKIE_STORAGE_LEDGER_STORAGE_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/synchronization/mutex.h"
+#include "bookie/storage/entry_buffer.h"
+#include "bookie/storage/ledger_dir.h"
+#include "bookie/storage/storage_options.h"
+#include "bookie/storage/storage_stats.h"
+#include "common/env.h"
+
+namespace bk::bookie {
+
+// How the storage tells the journal what is safely flushed.
+struct CheckpointHooks {
+  // Called before a flush swaps the caches: a position such that every
+  // entry journaled before it has already been added to this storage.
+  std::function<uint64_t()> take_mark;
+  // Called after a flush made everything up to `mark` durable here.
+  std::function<void(uint64_t mark)> flushed;
+};
+
+class LedgerStorage {
+ public:
+  static constexpr int64_t kLastEntry = -1;
+
+  // `env` must outlive the storage.
+  static absl::StatusOr<std::unique_ptr<LedgerStorage>> Open(
+      Env* env, const LedgerStorageOptions& options);
+  ~LedgerStorage();
+
+  // Entries. `entry` is kept by handle, not copied.
+  absl::Status AddEntry(uint64_t ledger_id, int64_t entry_id,
+                        EntryBuffer entry);
+  // entry_id kLastEntry: the ledger's last entry.
+  absl::StatusOr<EntryBuffer> GetEntry(uint64_t ledger_id, int64_t entry_id);
+  // -1 when the ledger has no entries.
+  absl::StatusOr<int64_t> GetLastEntryId(uint64_t ledger_id);
+  // The LAC carried by the last entry's header (proto/entry_format.h).
+  absl::StatusOr<int64_t> GetLastAddConfirmed(uint64_t ledger_id);
+  absl::StatusOr<std::vector<int64_t>> GetListOfEntriesOfLedger(
+      uint64_t ledger_id);
+
+  // Ledger state.
+  bool LedgerExists(uint64_t ledger_id);
+  // Sets the key of a ledger that has none (durably); OK if equal to the
+  // one set; PermissionDenied if different.
+  absl::Status SetMasterKey(uint64_t ledger_id, absl::string_view key);
+  // NotFound when the ledger has no key.
+  absl::StatusOr<std::string> GetMasterKey(uint64_t ledger_id);
+  // Constant-time comparison with the stored key: OK, PermissionDenied, or
+  // NotFound when none is stored.
+  absl::Status CheckMasterKey(uint64_t ledger_id, absl::string_view key);
+  // Fences the ledger; durable when this returns. True if it was not
+  // fenced before.
+  absl::StatusOr<bool> SetFenced(uint64_t ledger_id);
+  absl::StatusOr<bool> IsFenced(uint64_t ledger_id);
+  // The explicit LAC (opaque packaged bytes); NotFound when never set.
+  absl::Status SetExplicitLac(uint64_t ledger_id, absl::string_view lac);
+  absl::StatusOr<std::string> GetExplicitLac(uint64_t ledger_id);
+  // Drops the ledger's entries and marks it deleted (durably).
+  absl::Status DeleteLedger(uint64_t ledger_id);
+
+  // Durability.
+  void SetCheckpointHooks(CheckpointHooks hooks);
+  absl::Status Flush();
+  // Flushes, then stops the background threads.
+  absl::Status Close();
+  // OK while every directory is writable; else the first directory's error.
+  absl::Status writable() const;
+
+  // Garbage collection. One pass over every directory: deletes ledgers that
+  // `deleted` reports (may be empty), removes dead logs, compacts logs whose
+  // live fraction is below `threshold`.
+  absl::StatusOr<GcResult> RunGc(const LedgerDeletedFn& deleted,
+                                 double threshold);
+  // The filter the background GC uses to learn about deleted ledgers.
+  void SetDeletedLedgerFilter(LedgerDeletedFn deleted);
+
+  StorageStats GetStats() const;
+
+ private:
+  LedgerStorage(Env* env, const LedgerStorageOptions& options);
+  LedgerDir& DirOf(uint64_t ledger_id) const;
+  void RequestFlush();
+  void FlushLoop();
+  void GcLoop();
+  void StopThreads();
+
+  // Constant after construction.
+  Env* const env_;
+  const LedgerStorageOptions options_;
+  std::vector<std::unique_ptr<LedgerDir>> dirs_;
+
+  // One storage-wide flush at a time (background or explicit).
+  absl::Mutex flush_mu_;
+
+  mutable absl::Mutex mu_;
+  CheckpointHooks hooks_ ABSL_GUARDED_BY(mu_);
+  LedgerDeletedFn deleted_fn_ ABSL_GUARDED_BY(mu_);
+  bool flush_requested_ ABSL_GUARDED_BY(mu_) = false;
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+
+  // Own synchronisation (started in Open, joined in StopThreads).
+  std::thread flusher_;
+  std::thread gc_;
+};
+
+}  // namespace bk::bookie
+
+#endif  // BK_BOOKIE_STORAGE_LEDGER_STORAGE_H_

@@ -1,0 +1,56 @@
+// Options of the ledger storage, with BookKeeper's key names. Sizes are in
+// bytes, times are absl::Duration; units come last in names.
+
+#ifndef BK_BOOKIE_STORAGE_STORAGE_OPTIONS_H_
+#define BK_BOOKIE_STORAGE_STORAGE_OPTIONS_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/time/time.h"
+
+namespace bk::bookie {
+
+struct LedgerStorageOptions {
+  // ledgerDirectories: one per disk; ledgers are spread over them by id.
+  std::vector<std::string> ledger_dirs;
+
+  // dbStorage_writeCacheMaxSizeMb (both halves, all dirs): 64 MiB.
+  uint64_t write_cache_bytes = 64ull << 20;
+  // dbStorage_maxThrottleTimeMs: how long an add waits for room before it
+  // fails with ResourceExhausted: 10 s.
+  absl::Duration max_throttle_time = absl::Seconds(10);
+  // dbStorage_readAheadCacheMaxSizeMb (all dirs): 64 MiB.
+  uint64_t read_cache_bytes = 64ull << 20;
+  // dbStorage_readAheadCacheBatchSize: entries read per miss, the missed one
+  // included: 100.
+  int read_ahead_batch_size = 100;
+  // logSizeLimit: an entry log is rolled before it passes this: 1 GiB.
+  uint64_t entry_log_size_limit = 1ull << 30;
+
+  // flushInterval: the background flush runs at least this often: 60 s.
+  absl::Duration flush_interval = absl::Seconds(60);
+  // Testing aid: false turns off the background flusher (only Flush()
+  // flushes; a full cache then throttles until Flush() is called).
+  bool background_flush = true;
+
+  // gcWaitTime: how often the background GC runs (0: never): 15 min.
+  absl::Duration gc_wait_time = absl::Minutes(15);
+  // minorCompactionThreshold / minorCompactionInterval: 0.2, 1 h.
+  double minor_compaction_threshold = 0.2;
+  absl::Duration minor_compaction_interval = absl::Hours(1);
+  // majorCompactionThreshold / majorCompactionInterval: 0.8, 24 h.
+  double major_compaction_threshold = 0.8;
+  absl::Duration major_compaction_interval = absl::Hours(24);
+  // compactionRateByBytes: bytes per second compaction may copy (0: no
+  // limit): 1 MB/s.
+  uint64_t compaction_rate_bytes_per_second = 1000000;
+
+  // Shards of the write cache, read cache and ledger state map, per dir.
+  int cache_shards = 16;
+};
+
+}  // namespace bk::bookie
+
+#endif  // BK_BOOKIE_STORAGE_STORAGE_OPTIONS_H_

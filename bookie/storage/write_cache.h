@@ -1,0 +1,93 @@
+// WriteCache: the double-buffered cache where added entries wait for the
+// next flush to the entry log.
+//
+// Two halves of capacity/2 bytes each: adds go to the active half; a flush
+// swaps the halves, writes the now-flushing half out, then clears it. An
+// entry stays readable (Get looks in both halves) until its half is cleared,
+// which the flusher does only after its locations are durable in the index.
+//
+// Entries are held by handle (EntryBuffer), never copied.
+//
+// Concurrency: no lock is shared by all adds. The cache is split into
+// shards by (ledger, entry); each shard has its own mutex and its part of
+// both halves. The active half index is read under the shard's mutex, so an
+// add either lands in the half a concurrent Swap left active, or is seen by
+// the flusher's snapshot of the old half (see Swap). Byte counts per half
+// are atomics. Put, Get, LastEntry and ListEntries may run on any thread;
+// Swap, SnapshotFlushing and ClearFlushing are for one flusher at a time.
+
+#ifndef BK_BOOKIE_STORAGE_WRITE_CACHE_H_
+#define BK_BOOKIE_STORAGE_WRITE_CACHE_H_
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/synchronization/mutex.h"
+#include "bookie/storage/entry_buffer.h"
+
+namespace bk::bookie {
+
+class WriteCache {
+ public:
+  struct Item {
+    uint64_t ledger_id;
+    int64_t entry_id;
+    EntryBuffer data;
+  };
+
+  // capacity_bytes: both halves together.
+  explicit WriteCache(uint64_t capacity_bytes, int shards = 16);
+
+  // Adds (or replaces) an entry in the active half. Returns false, changing
+  // nothing, when the active half has no room for it. An entry larger than
+  // a half is taken when the active half is empty.
+  bool Put(uint64_t ledger_id, int64_t entry_id, const EntryBuffer& data);
+  // The entry from either half, or nullptr.
+  EntryBuffer Get(uint64_t ledger_id, int64_t entry_id) const;
+  // The highest entry id of the ledger in either half, or -1.
+  int64_t LastEntry(uint64_t ledger_id) const;
+  void ListEntries(uint64_t ledger_id, std::vector<int64_t>* out) const;
+
+  // Flusher side. Swap makes the active half the flushing one.
+  // REQUIRES: the flushing half is empty (ClearFlushing ran).
+  void Swap();
+  // Handles of the flushing half, sorted by (ledger, entry).
+  void SnapshotFlushing(std::vector<Item>* out) const;
+  void ClearFlushing();
+
+  uint64_t half_capacity() const { return half_capacity_; }
+  uint64_t active_bytes() const;
+  uint64_t flushing_bytes() const;
+  uint64_t entry_count() const { return entries_.load(); }
+
+ private:
+  struct Half {
+    absl::flat_hash_map<std::pair<uint64_t, int64_t>, EntryBuffer> entries;
+    absl::flat_hash_map<uint64_t, int64_t> last_entry;
+  };
+  struct Shard {
+    mutable absl::Mutex mu;
+    Half halves[2] ABSL_GUARDED_BY(mu);
+  };
+
+  Shard& ShardOf(uint64_t ledger_id, int64_t entry_id) const;
+
+  // Constant after construction.
+  const uint64_t half_capacity_;
+  const std::unique_ptr<Shard[]> shards_;
+  const int shard_count_;
+
+  // Own synchronisation: changed only by the flusher, read under shard mu.
+  std::atomic<int> active_{0};
+  std::atomic<uint64_t> bytes_[2] = {0, 0};
+  std::atomic<uint64_t> entries_{0};
+};
+
+}  // namespace bk::bookie
+
+#endif  // BK_BOOKIE_STORAGE_WRITE_CACHE_H_

@@ -1,0 +1,203 @@
+// LedgerStorage: add and read paths, read-ahead, ledger state, several
+// directories, checkpoints.
+
+#include <catch2/catch.hpp>
+
+#include "test/unit/storage/storage_test_util.h"
+
+namespace bk::bookie {
+namespace {
+
+using testing::IsEntry;
+using testing::MakeEntry;
+using testing::SmallOptions;
+using testing::TempDir;
+
+std::unique_ptr<LedgerStorage> OpenOrDie(const LedgerStorageOptions& o) {
+  auto s = LedgerStorage::Open(Env::Default(), o);
+  REQUIRE(s.ok());
+  return std::move(*s);
+}
+
+TEST_CASE("entries are readable from the write cache and, after a flush, "
+          "from the entry log",
+          "[storage]") {
+  TempDir dir;
+  auto storage = OpenOrDie(SmallOptions(dir.path()));
+  for (int64_t e = 0; e < 20; ++e) {
+    REQUIRE(storage->AddEntry(5, e, MakeEntry(5, e)).ok());
+  }
+  auto got = storage->GetEntry(5, 3);
+  REQUIRE(got.ok());
+  CHECK(IsEntry(*got, 5, 3));
+  CHECK(storage->GetStats().write_cache_hits == 1);
+
+  REQUIRE(storage->Flush().ok());
+  CHECK(storage->GetStats().write_cache_entries == 0);
+  got = storage->GetEntry(5, 7);
+  REQUIRE(got.ok());
+  CHECK(IsEntry(*got, 5, 7));
+  CHECK(storage->GetStats().read_cache_misses == 1);
+  CHECK(absl::IsNotFound(storage->GetEntry(5, 20).status()));
+  CHECK(absl::IsNotFound(storage->GetEntry(6, 0).status()));
+}
+
+TEST_CASE("last entry and the list of entries cover cache and index",
+          "[storage]") {
+  TempDir dir;
+  auto storage = OpenOrDie(SmallOptions(dir.path()));
+  for (int64_t e : {0, 1, 2, 5}) {
+    REQUIRE(storage->AddEntry(9, e, MakeEntry(9, e, 50, e - 1)).ok());
+  }
+  REQUIRE(storage->Flush().ok());
+  REQUIRE(storage->AddEntry(9, 7, MakeEntry(9, 7, 50, 5)).ok());
+  CHECK(*storage->GetLastEntryId(9) == 7);
+  auto last = storage->GetEntry(9, LedgerStorage::kLastEntry);
+  REQUIRE(last.ok());
+  CHECK(IsEntry(*last, 9, 7, 50) == false);  // lac differs from MakeEntry's
+  CHECK(*storage->GetLastAddConfirmed(9) == 5);
+  CHECK(*storage->GetListOfEntriesOfLedger(9) ==
+        std::vector<int64_t>{0, 1, 2, 5, 7});
+  CHECK(*storage->GetLastEntryId(10) == -1);
+}
+
+TEST_CASE("a read that misses reads ahead so the next entries hit the cache",
+          "[storage]") {
+  TempDir dir;
+  auto options = SmallOptions(dir.path());
+  options.read_ahead_batch_size = 10;
+  auto storage = OpenOrDie(options);
+  for (int64_t e = 0; e < 30; ++e) {
+    REQUIRE(storage->AddEntry(2, e, MakeEntry(2, e, 500)).ok());
+    REQUIRE(storage->AddEntry(3, e, MakeEntry(3, e, 500)).ok());
+  }
+  REQUIRE(storage->Flush().ok());
+  for (int64_t e = 0; e < 30; ++e) {
+    auto got = storage->GetEntry(2, e);
+    REQUIRE(got.ok());
+    CHECK(IsEntry(*got, 2, e, 500));
+  }
+  const StorageStats s = storage->GetStats();
+  CHECK(s.read_cache_misses == 3);  // entries 0, 10, 20
+  CHECK(s.read_cache_hits == 27);
+  CHECK(s.read_ahead_entries == 27);
+  CHECK(s.read_cache_hit_ratio() == Approx(0.9));
+}
+
+TEST_CASE("ledger state (fenced, master key, explicit LAC) persists across "
+          "reopen",
+          "[storage]") {
+  TempDir dir;
+  {
+    auto storage = OpenOrDie(SmallOptions(dir.path()));
+    REQUIRE(storage->SetMasterKey(4, "secret").ok());
+    CHECK(storage->SetMasterKey(4, "secret").ok());
+    CHECK(absl::IsPermissionDenied(storage->SetMasterKey(4, "other")));
+    CHECK(*storage->SetFenced(4) == true);
+    CHECK(*storage->SetFenced(4) == false);
+    REQUIRE(storage->SetExplicitLac(4, "lac-bytes").ok());
+    REQUIRE(storage->AddEntry(4, 0, MakeEntry(4, 0)).ok());
+    REQUIRE(storage->Flush().ok());
+  }
+  auto storage = OpenOrDie(SmallOptions(dir.path()));
+  CHECK(storage->LedgerExists(4));
+  CHECK(*storage->IsFenced(4));
+  CHECK(*storage->GetMasterKey(4) == "secret");
+  CHECK(storage->CheckMasterKey(4, "secret").ok());
+  CHECK(absl::IsPermissionDenied(storage->CheckMasterKey(4, "secreT")));
+  CHECK(*storage->GetExplicitLac(4) == "lac-bytes");
+  CHECK(IsEntry(*storage->GetEntry(4, 0), 4, 0));
+  CHECK_FALSE(storage->LedgerExists(5));
+}
+
+TEST_CASE("a deleted ledger's entries are gone, before and after reopen",
+          "[storage]") {
+  TempDir dir;
+  {
+    auto storage = OpenOrDie(SmallOptions(dir.path()));
+    for (int64_t e = 0; e < 10; ++e) {
+      REQUIRE(storage->AddEntry(1, e, MakeEntry(1, e)).ok());
+      REQUIRE(storage->AddEntry(2, e, MakeEntry(2, e)).ok());
+    }
+    REQUIRE(storage->Flush().ok());
+    REQUIRE(storage->GetEntry(1, 0).ok());  // now in the read cache too
+    REQUIRE(storage->AddEntry(1, 10, MakeEntry(1, 10)).ok());  // cached only
+    REQUIRE(storage->DeleteLedger(1).ok());
+    CHECK(absl::IsNotFound(storage->GetEntry(1, 0).status()));
+    CHECK(absl::IsNotFound(storage->GetEntry(1, 10).status()));
+    CHECK_FALSE(storage->LedgerExists(1));
+    CHECK(absl::IsNotFound(storage->AddEntry(1, 11, MakeEntry(1, 11))));
+    REQUIRE(storage->Flush().ok());
+  }
+  auto storage = OpenOrDie(SmallOptions(dir.path()));
+  for (int64_t e = 0; e <= 10; ++e) {
+    CHECK(absl::IsNotFound(storage->GetEntry(1, e).status()));
+    CHECK(IsEntry(*storage->GetEntry(2, e % 10), 2, e % 10));
+  }
+}
+
+TEST_CASE("ledgers are spread over several ledger directories", "[storage]") {
+  TempDir dir;
+  auto options = SmallOptions(dir.Sub("d0"));
+  options.ledger_dirs = {dir.Sub("d0"), dir.Sub("d1"), dir.Sub("d2")};
+  {
+    auto storage = OpenOrDie(options);
+    for (uint64_t l = 0; l < 6; ++l) {
+      for (int64_t e = 0; e < 5; ++e) {
+        REQUIRE(storage->AddEntry(l, e, MakeEntry(l, e)).ok());
+      }
+    }
+    REQUIRE(storage->Flush().ok());
+  }
+  for (const std::string& d : options.ledger_dirs) {
+    auto children = Env::Default()->GetChildren(d);
+    REQUIRE(children.ok());
+    int logs = 0;
+    for (const auto& c : *children) logs += absl::EndsWith(c, ".log");
+    CHECK(logs == 1);
+  }
+  auto storage = OpenOrDie(options);
+  for (uint64_t l = 0; l < 6; ++l) {
+    for (int64_t e = 0; e < 5; ++e) {
+      auto got = storage->GetEntry(l, e);
+      REQUIRE(got.ok());
+      CHECK(IsEntry(*got, l, e));
+    }
+  }
+}
+
+TEST_CASE("entry logs roll at the size limit and all stay readable",
+          "[storage]") {
+  TempDir dir;
+  auto options = SmallOptions(dir.path());
+  options.entry_log_size_limit = 8 << 10;
+  auto storage = OpenOrDie(options);
+  for (int64_t e = 0; e < 40; ++e) {
+    REQUIRE(storage->AddEntry(1, e, MakeEntry(1, e, 1000)).ok());
+    if (e % 7 == 0) REQUIRE(storage->Flush().ok());
+  }
+  REQUIRE(storage->Flush().ok());
+  auto children = Env::Default()->GetChildren(dir.path());
+  int logs = 0;
+  for (const auto& c : *children) logs += absl::EndsWith(c, ".log");
+  CHECK(logs >= 5);
+  for (int64_t e = 0; e < 40; ++e) {
+    CHECK(IsEntry(*storage->GetEntry(1, e), 1, e, 1000));
+  }
+}
+
+TEST_CASE("a flush reports the checkpoint mark taken before it", "[storage]") {
+  TempDir dir;
+  auto storage = OpenOrDie(SmallOptions(dir.path()));
+  uint64_t next_mark = 10;
+  std::vector<uint64_t> flushed;
+  storage->SetCheckpointHooks(
+      {[&] { return next_mark++; }, [&](uint64_t m) { flushed.push_back(m); }});
+  REQUIRE(storage->AddEntry(1, 0, MakeEntry(1, 0)).ok());
+  REQUIRE(storage->Flush().ok());
+  REQUIRE(storage->Flush().ok());
+  CHECK(flushed == std::vector<uint64_t>{10, 11});
+}
+
+}  // namespace
+}  // namespace bk::bookie
