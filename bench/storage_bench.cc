@@ -173,16 +173,18 @@ void RunSize(const std::string& root, size_t payload, uint64_t total_bytes) {
   std::printf(
       "%6zu B entries: add+flush %8.0f entries/s %7.1f MB/s (adds alone "
       "%.2f s, %" PRIu64 " flushes, %" PRIu64 " throttled adds)\n",
-      payload, n / secs, bytes / 1e6 / secs, Seconds(t0, t_added),
-      st.flushes, st.throttled_adds);
-  std::printf("               allocations per add %.3f (all causes, incl. "
-              "cache maps and flush scratch)\n",
-              static_cast<double>(add_allocs) / n);
-  std::printf("               RSS growth %.1f MiB (entries themselves %.1f "
-              "MiB held by the bench) vs write cache %" PRIu64
-              " MiB + read cache %" PRIu64 " MiB\n",
-              (rss_after - rss_before) / 1024.0, bytes / 1048576.0,
-              o.write_cache_bytes >> 20, o.read_cache_bytes >> 20);
+      payload, n / secs, bytes / 1e6 / secs, Seconds(t0, t_added), st.flushes,
+      st.throttled_adds);
+  std::printf(
+      "               allocations per add %.3f (all causes, incl. "
+      "cache maps and flush scratch)\n",
+      static_cast<double>(add_allocs) / n);
+  std::printf(
+      "               RSS growth %.1f MiB (entries themselves %.1f "
+      "MiB held by the bench) vs write cache %" PRIu64
+      " MiB + read cache %" PRIu64 " MiB\n",
+      (rss_after - rss_before) / 1024.0, bytes / 1048576.0,
+      o.write_cache_bytes >> 20, o.read_cache_bytes >> 20);
   entries.clear();
   entries.shrink_to_fit();
 
@@ -231,13 +233,15 @@ int main(int argc, char** argv) {
   const uint64_t mib = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 256;
   std::printf("storage_bench dir=%s %" PRIu64 " MiB per entry size\n",
               root.c_str(), mib);
-  std::printf("ceiling: fdatasync 4 KiB median %.3f ms; raw pwrite+fdatasync "
-              "per 32 MiB %.0f MB/s\n",
-              SyncLatencyMs(root), RawCeilingMBs(root, mib << 20, 32 << 20));
+  std::printf(
+      "ceiling: fdatasync 4 KiB median %.3f ms; raw pwrite+fdatasync "
+      "per 32 MiB %.0f MB/s\n",
+      SyncLatencyMs(root), RawCeilingMBs(root, mib << 20, 32 << 20));
   RunSize(root, 1024, mib << 20);
   RunSize(root, 16384, mib << 20);
-  std::printf("ceiling after: fdatasync 4 KiB median %.3f ms; raw "
-              "pwrite+fdatasync per 32 MiB %.0f MB/s\n",
-              SyncLatencyMs(root), RawCeilingMBs(root, mib << 20, 32 << 20));
+  std::printf(
+      "ceiling after: fdatasync 4 KiB median %.3f ms; raw "
+      "pwrite+fdatasync per 32 MiB %.0f MB/s\n",
+      SyncLatencyMs(root), RawCeilingMBs(root, mib << 20, 32 << 20));
   return 0;
 }

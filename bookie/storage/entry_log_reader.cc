@@ -43,8 +43,7 @@ absl::StatusOr<std::shared_ptr<EntryLogReader>> EntryLogReader::Open(
   if (!n.ok()) return n.status();
   auto id = entrylog::DecodeFileHeader(header, *n);
   if (!id.ok()) {
-    return absl::DataLossError(
-        absl::StrCat(path, ": ", id.status().message()));
+    return absl::DataLossError(absl::StrCat(path, ": ", id.status().message()));
   }
   return std::shared_ptr<EntryLogReader>(
       new EntryLogReader(std::move(*file), *id));
@@ -67,8 +66,8 @@ absl::StatusOr<EntryBuffer> EntryLogReader::Read(uint64_t offset,
                                 ", expected ", ledger_id, ":", entry_id));
   }
   std::string data(rh.length, '\0');
-  if (absl::Status s = ReadFully(*file_, offset + sizeof(h), rh.length,
-                                 data.data());
+  if (absl::Status s =
+          ReadFully(*file_, offset + sizeof(h), rh.length, data.data());
       !s.ok()) {
     return s;
   }
@@ -93,8 +92,8 @@ absl::StatusOr<bool> EntryLogScanner::Ensure(size_t n) {
   const uint64_t have_end = buf_offset_ + buf_.size();
   if (pos_ >= buf_offset_ && pos_ + n <= have_end) return true;
   // Refill from pos_, at least n bytes and at most up to end_.
-  const uint64_t want = std::min<uint64_t>(std::max(n, chunk_bytes_),
-                                           end_ - pos_);
+  const uint64_t want =
+      std::min<uint64_t>(std::max(n, chunk_bytes_), end_ - pos_);
   buf_.resize(want);
   buf_offset_ = pos_;
   size_t done = 0;
@@ -119,7 +118,8 @@ absl::StatusOr<bool> EntryLogScanner::Next(ScannedRecord* out) {
   const char* h = buf_.data() + (pos_ - buf_offset_);
   const entrylog::RecordHeader rh = entrylog::DecodeRecordHeader(h);
   if (rh.length > entrylog::kMaxRecordDataSize) {
-    return Corrupt(reader_.file(), pos_, absl::StrCat("bad length ", rh.length));
+    return Corrupt(reader_.file(), pos_,
+                   absl::StrCat("bad length ", rh.length));
   }
   ok = Ensure(entrylog::kRecordHeaderSize + rh.length);
   if (!ok.ok()) return ok.status();

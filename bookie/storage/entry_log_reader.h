@@ -76,7 +76,7 @@ class EntryLogScanner {
   const EntryLogReader& reader_;
   const uint64_t end_;
   const size_t chunk_bytes_;
-  uint64_t pos_;            // file offset of the next record
+  uint64_t pos_;             // file offset of the next record
   uint64_t buf_offset_ = 0;  // file offset of buf_[0]
   std::string buf_;
   uint64_t available_ = 0;  // bytes found from pos_ by the last failed Ensure

@@ -9,7 +9,8 @@ namespace bk::bookie {
 
 absl::StatusOr<std::unique_ptr<EntryLogWriter>> EntryLogWriter::Create(
     Env* env, const std::string& dir, uint64_t log_id) {
-  const std::string path = absl::StrCat(dir, "/", entrylog::LogFileName(log_id));
+  const std::string path =
+      absl::StrCat(dir, "/", entrylog::LogFileName(log_id));
   auto file = env->NewWritableFile(path);
   if (!file.ok()) return file.status();
   char header[entrylog::kFileHeaderSize];

@@ -71,8 +71,8 @@ class EntryLogger {
   std::string PathOf(uint64_t log_id) const;
 
  private:
-  EntryLogger(Env* env, std::string dir, uint64_t size_limit,
-              uint64_t next_id, uint64_t existing_bytes)
+  EntryLogger(Env* env, std::string dir, uint64_t size_limit, uint64_t next_id,
+              uint64_t existing_bytes)
       : env_(env),
         dir_(std::move(dir)),
         size_limit_(size_limit),

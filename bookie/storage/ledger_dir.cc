@@ -22,8 +22,8 @@ absl::StatusOr<std::unique_ptr<LedgerDir>> LedgerDir::Open(
   auto index = LedgerIndex::Open(absl::StrCat(options.dir, "/index"));
   if (!index.ok()) return index.status();
   d->index_ = std::move(*index);
-  d->states_ = std::make_unique<LedgerStateTable>(d->index_.get(),
-                                                  options.shards);
+  d->states_ =
+      std::make_unique<LedgerStateTable>(d->index_.get(), options.shards);
   if (absl::Status s = d->states_->Load(); !s.ok()) return s;
 
   absl::MutexLock w(&d->write_mu_);
@@ -40,9 +40,8 @@ absl::StatusOr<std::unique_ptr<LedgerDir>> LedgerDir::Open(
         return absl::OkStatus();
       });
   if (!s.ok()) return s;
-  auto logger = EntryLogger::Open(env, options.dir,
-                                  options.entry_log_size_limit,
-                                  max_meta_id + 1);
+  auto logger = EntryLogger::Open(
+      env, options.dir, options.entry_log_size_limit, max_meta_id + 1);
   if (!logger.ok()) return logger.status();
   d->logger_ = std::move(*logger);
   auto ids = d->logger_->ListLogs();
@@ -114,8 +113,9 @@ absl::Status LedgerDir::AddEntry(uint64_t ledger_id, int64_t entry_id,
       request_flush_();
       {
         absl::MutexLock t(&throttle_mu_);
-        auto moved = [this, gen]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(
-                         throttle_mu_) { return swap_gen_ != gen; };
+        auto moved = [this, gen]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(throttle_mu_) {
+          return swap_gen_ != gen;
+        };
         throttle_mu_.AwaitWithDeadline(absl::Condition(&moved), deadline);
         gen = swap_gen_;
       }
@@ -123,10 +123,10 @@ absl::Status LedgerDir::AddEntry(uint64_t ledger_id, int64_t entry_id,
       if (write_cache_->Put(ledger_id, entry_id, data)) break;
       if (absl::Now() >= deadline) {
         counters_.rejected_adds.fetch_add(1);
-        return absl::ResourceExhaustedError(absl::StrCat(
-            "write cache of ", options_.dir, " full for ",
-            absl::FormatDuration(options_.max_throttle_time),
-            " (flush not keeping up)"));
+        return absl::ResourceExhaustedError(
+            absl::StrCat("write cache of ", options_.dir, " full for ",
+                         absl::FormatDuration(options_.max_throttle_time),
+                         " (flush not keeping up)"));
       }
     }
   }

@@ -121,8 +121,7 @@ class LedgerDir {
             std::function<void()> request_flush);
 
   absl::Status Break(const absl::Status& cause);
-  absl::StatusOr<EntryBuffer> ReadFromLog(uint64_t ledger_id,
-                                          int64_t entry_id);
+  absl::StatusOr<EntryBuffer> ReadFromLog(uint64_t ledger_id, int64_t entry_id);
   absl::StatusOr<EntryBuffer> ReadAhead(const EntryLogReader& reader,
                                         uint64_t offset, uint64_t ledger_id,
                                         int64_t entry_id);

@@ -170,9 +170,9 @@ absl::StatusOr<GcResult> LedgerDir::CompactLog(uint64_t log_id,
     }
   }
   if (scanner.torn_tail()) {
-    return absl::DataLossError(absl::StrCat(
-        "entry log ", log_id, " ends before its committed end ", end_offset,
-        "; not compacted"));
+    return absl::DataLossError(absl::StrCat("entry log ", log_id,
+                                            " ends before its committed end ",
+                                            end_offset, "; not compacted"));
   }
   if (absl::Status s = append_chunk(); !s.ok()) return s;
 
@@ -188,8 +188,7 @@ absl::StatusOr<GcResult> LedgerDir::CompactLog(uint64_t log_id,
       batch->PutLocation(m.ledger_id, m.entry_id, m.to);
       EntryLogMetadata& meta = log_meta_[m.to.log_id];
       meta.ledger_bytes[m.ledger_id] += m.record_bytes;
-      meta.end_offset =
-          std::max(meta.end_offset, m.to.offset + m.record_bytes);
+      meta.end_offset = std::max(meta.end_offset, m.to.offset + m.record_bytes);
       touched.insert(m.to.log_id);
       ++result.moved_entries;
       result.moved_bytes += m.record_bytes;

@@ -80,8 +80,7 @@ absl::StatusOr<EntryBuffer> LedgerDir::ReadFromLog(uint64_t ledger_id,
       return loc.status();
     }
     auto reader = logger_->Reader(loc->log_id);
-    if (reader.status().code() == absl::StatusCode::kNotFound &&
-        attempt == 0) {
+    if (reader.status().code() == absl::StatusCode::kNotFound && attempt == 0) {
       continue;
     }
     if (!reader.ok()) return reader.status();
@@ -104,9 +103,9 @@ absl::StatusOr<EntryBuffer> LedgerDir::ReadAhead(const EntryLogReader& reader,
   if (!more.ok()) return more.status();
   if (!*more || rec.offset != offset || rec.ledger_id != ledger_id ||
       rec.entry_id != entry_id) {
-    return absl::DataLossError(absl::StrCat(
-        "entry log ", reader.file().path(), " offset ", offset,
-        ": does not hold entry ", ledger_id, ":", entry_id));
+    return absl::DataLossError(
+        absl::StrCat("entry log ", reader.file().path(), " offset ", offset,
+                     ": does not hold entry ", ledger_id, ":", entry_id));
   }
   EntryBuffer wanted = MakeEntryBuffer(std::string(rec.data));
   read_cache_->Put(ledger_id, entry_id, wanted);

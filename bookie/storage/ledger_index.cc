@@ -61,26 +61,30 @@ void IndexBatch::PutLocation(uint64_t ledger_id, int64_t entry_id,
   char value[indexformat::kLocationValueSize];
   coding::PutFixed64BE(value, loc.log_id);
   coding::PutFixed64BE(value + 8, loc.offset);
-  batch_->Put(static_cast<ColumnFamilyHandle*>(locations_cf_), key.slice(),
-              rocksdb::Slice(value, sizeof(value)))
+  batch_
+      ->Put(static_cast<ColumnFamilyHandle*>(locations_cf_), key.slice(),
+            rocksdb::Slice(value, sizeof(value)))
       .PermitUncheckedError();
 }
 
 void IndexBatch::PutLedgerState(uint64_t ledger_id, absl::string_view enc) {
-  batch_->Put(static_cast<ColumnFamilyHandle*>(ledgers_cf_),
-              IdKey(ledger_id).slice(), rocksdb::Slice(enc.data(), enc.size()))
+  batch_
+      ->Put(static_cast<ColumnFamilyHandle*>(ledgers_cf_),
+            IdKey(ledger_id).slice(), rocksdb::Slice(enc.data(), enc.size()))
       .PermitUncheckedError();
 }
 
 void IndexBatch::PutLogMetadata(uint64_t log_id, absl::string_view enc) {
-  batch_->Put(static_cast<ColumnFamilyHandle*>(logs_cf_),
-              IdKey(log_id).slice(), rocksdb::Slice(enc.data(), enc.size()))
+  batch_
+      ->Put(static_cast<ColumnFamilyHandle*>(logs_cf_), IdKey(log_id).slice(),
+            rocksdb::Slice(enc.data(), enc.size()))
       .PermitUncheckedError();
 }
 
 void IndexBatch::DeleteLogMetadata(uint64_t log_id) {
-  batch_->Delete(static_cast<ColumnFamilyHandle*>(logs_cf_),
-                 IdKey(log_id).slice())
+  batch_
+      ->Delete(static_cast<ColumnFamilyHandle*>(logs_cf_),
+               IdKey(log_id).slice())
       .PermitUncheckedError();
 }
 
@@ -127,8 +131,8 @@ absl::Status LedgerIndex::Commit(IndexBatch* batch, bool sync) {
   return FromRocks(rep_->db->Write(wo, batch->batch_.get()), "write batch");
 }
 
-absl::StatusOr<EntryLocation> LedgerIndex::GetLocation(
-    uint64_t ledger_id, int64_t entry_id) const {
+absl::StatusOr<EntryLocation> LedgerIndex::GetLocation(uint64_t ledger_id,
+                                                       int64_t entry_id) const {
   LocationKey key(ledger_id, static_cast<uint64_t>(entry_id));
   rocksdb::PinnableSlice value;
   rocksdb::Status s = rep_->db->Get(rocksdb::ReadOptions(), rep_->locations(),
@@ -139,8 +143,8 @@ absl::StatusOr<EntryLocation> LedgerIndex::GetLocation(
   }
   if (!s.ok()) return FromRocks(s, "get location");
   if (value.size() != indexformat::kLocationValueSize) {
-    return absl::DataLossError(absl::StrCat(
-        "index location of ", ledger_id, ":", entry_id, " has bad size"));
+    return absl::DataLossError(absl::StrCat("index location of ", ledger_id,
+                                            ":", entry_id, " has bad size"));
   }
   return EntryLocation{coding::GetFixed64BE(value.data()),
                        coding::GetFixed64BE(value.data() + 8)};
@@ -186,8 +190,7 @@ absl::Status LedgerIndex::DeleteLocations(uint64_t ledger_id) {
 }
 
 absl::Status LedgerIndex::PutLedgerState(uint64_t ledger_id,
-                                         absl::string_view encoded,
-                                         bool sync) {
+                                         absl::string_view encoded, bool sync) {
   rocksdb::WriteOptions wo;
   wo.sync = sync;
   return FromRocks(
@@ -206,9 +209,9 @@ absl::Status ForEach(
     if (it->key().size() != indexformat::kIdKeySize) {
       return absl::DataLossError("index: bad key size in " + cf->GetName());
     }
-    absl::Status s = fn(coding::GetFixed64BE(it->key().data()),
-                        absl::string_view(it->value().data(),
-                                          it->value().size()));
+    absl::Status s =
+        fn(coding::GetFixed64BE(it->key().data()),
+           absl::string_view(it->value().data(), it->value().size()));
     if (!s.ok()) return s;
   }
   return FromRocks(it->status(), "scan");

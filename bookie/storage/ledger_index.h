@@ -80,8 +80,7 @@ class LedgerIndex {
   // The highest entry id with a location, or -1.
   absl::StatusOr<int64_t> GetLastEntryId(uint64_t ledger_id) const;
   // Entry ids with a location, ascending, appended to *out.
-  absl::Status ListEntries(uint64_t ledger_id,
-                           std::vector<int64_t>* out) const;
+  absl::Status ListEntries(uint64_t ledger_id, std::vector<int64_t>* out) const;
   // Removes every location of the ledger (one range tombstone), durably.
   absl::Status DeleteLocations(uint64_t ledger_id);
 
@@ -89,11 +88,9 @@ class LedgerIndex {
                               bool sync);
   // Calls fn for every record of the "ledgers" / "entrylogs" families.
   absl::Status ForEachLedgerState(
-      const std::function<absl::Status(uint64_t, absl::string_view)>& fn)
-      const;
+      const std::function<absl::Status(uint64_t, absl::string_view)>& fn) const;
   absl::Status ForEachLogMetadata(
-      const std::function<absl::Status(uint64_t, absl::string_view)>& fn)
-      const;
+      const std::function<absl::Status(uint64_t, absl::string_view)>& fn) const;
 
  private:
   struct Rep;

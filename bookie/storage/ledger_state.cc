@@ -29,8 +29,7 @@ std::string Encode(const LedgerState& state) {
 
 absl::StatusOr<LedgerState> Decode(absl::string_view bytes) {
   auto bad = [](const char* what) {
-    return absl::DataLossError(
-        std::string("ledger state record: ") + what);
+    return absl::DataLossError(std::string("ledger state record: ") + what);
   };
   if (bytes.size() < kFlagsSize + kKeyLenSize + kLacLenSize) {
     return bad("too short");

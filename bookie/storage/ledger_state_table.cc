@@ -19,8 +19,8 @@ absl::Status LedgerStateTable::Load() {
       [this](uint64_t id, absl::string_view bytes) -> absl::Status {
         auto state = ledgerstate::Decode(bytes);
         if (!state.ok()) {
-          return absl::DataLossError(absl::StrCat(
-              "ledger ", id, ": ", state.status().message()));
+          return absl::DataLossError(
+              absl::StrCat("ledger ", id, ": ", state.status().message()));
         }
         Shard& s = ShardOf(id);
         absl::MutexLock l(&s.mu);

@@ -111,11 +111,9 @@ void LedgerStorage::GcLoop() {
     LedgerDeletedFn deleted;
     {
       absl::MutexLock l(&mu_);
-      auto stop = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-        return stopping_;
-      };
-      if (mu_.AwaitWithTimeout(absl::Condition(&stop),
-                               options_.gc_wait_time)) {
+      auto stop = [this]()
+                      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopping_; };
+      if (mu_.AwaitWithTimeout(absl::Condition(&stop), options_.gc_wait_time)) {
         return;
       }
       deleted = deleted_fn_;
@@ -148,8 +146,7 @@ absl::StatusOr<int64_t> LedgerStorage::GetLastEntryId(uint64_t ledger_id) {
   return DirOf(ledger_id).GetLastEntryId(ledger_id);
 }
 
-absl::StatusOr<int64_t> LedgerStorage::GetLastAddConfirmed(
-    uint64_t ledger_id) {
+absl::StatusOr<int64_t> LedgerStorage::GetLastAddConfirmed(uint64_t ledger_id) {
   auto last = GetEntry(ledger_id, kLastEntry);
   if (!last.ok()) return last.status();
   auto header = entry::ParseHeader(**last);
@@ -172,8 +169,7 @@ absl::Status LedgerStorage::SetMasterKey(uint64_t ledger_id,
     return absl::InvalidArgumentError("master key too long");
   }
   return DirOf(ledger_id).states().Update(
-      ledger_id, /*sync=*/true,
-      [&](LedgerState* st) -> absl::StatusOr<bool> {
+      ledger_id, /*sync=*/true, [&](LedgerState* st) -> absl::StatusOr<bool> {
         if (st->deleted) {
           return absl::NotFoundError(
               absl::StrCat("ledger ", ledger_id, " was deleted"));
@@ -220,8 +216,7 @@ absl::Status LedgerStorage::CheckMasterKey(uint64_t ledger_id,
 absl::StatusOr<bool> LedgerStorage::SetFenced(uint64_t ledger_id) {
   bool changed = false;
   absl::Status s = DirOf(ledger_id).states().Update(
-      ledger_id, /*sync=*/true,
-      [&](LedgerState* st) -> absl::StatusOr<bool> {
+      ledger_id, /*sync=*/true, [&](LedgerState* st) -> absl::StatusOr<bool> {
         if (st->deleted) {
           return absl::NotFoundError(
               absl::StrCat("ledger ", ledger_id, " was deleted"));
@@ -245,8 +240,7 @@ absl::StatusOr<bool> LedgerStorage::IsFenced(uint64_t ledger_id) {
 absl::Status LedgerStorage::SetExplicitLac(uint64_t ledger_id,
                                            absl::string_view lac) {
   return DirOf(ledger_id).states().Update(
-      ledger_id, /*sync=*/false,
-      [&](LedgerState* st) -> absl::StatusOr<bool> {
+      ledger_id, /*sync=*/false, [&](LedgerState* st) -> absl::StatusOr<bool> {
         if (st->deleted) {
           return absl::NotFoundError(
               absl::StrCat("ledger ", ledger_id, " was deleted"));

@@ -8,8 +8,8 @@ namespace bk::bookie {
 
 ReadCache::ReadCache(uint64_t capacity_bytes, int shards)
     : capacity_(capacity_bytes),
-      shard_capacity_(capacity_bytes / static_cast<uint64_t>(
-                                           std::max(shards, 1))),
+      shard_capacity_(capacity_bytes /
+                      static_cast<uint64_t>(std::max(shards, 1))),
       shards_(new Shard[std::max(shards, 1)]),
       shard_count_(std::max(shards, 1)) {}
 

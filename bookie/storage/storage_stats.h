@@ -11,8 +11,8 @@ namespace bk::bookie {
 struct StorageStats {
   uint64_t added_entries = 0;
   uint64_t added_bytes = 0;
-  uint64_t throttled_adds = 0;   // adds that had to wait for room
-  uint64_t rejected_adds = 0;    // adds that failed with ResourceExhausted
+  uint64_t throttled_adds = 0;  // adds that had to wait for room
+  uint64_t rejected_adds = 0;   // adds that failed with ResourceExhausted
   uint64_t write_cache_bytes = 0;
   uint64_t write_cache_entries = 0;
   uint64_t read_cache_bytes = 0;
@@ -20,14 +20,14 @@ struct StorageStats {
   uint64_t read_cache_hits = 0;
   uint64_t read_cache_misses = 0;  // reads that went to an entry log
   uint64_t read_ahead_entries = 0;
-  uint64_t corrupt_reads = 0;      // DataLoss on read
+  uint64_t corrupt_reads = 0;  // DataLoss on read
   uint64_t flushes = 0;
   uint64_t flushed_entries = 0;
   uint64_t flushed_bytes = 0;
-  uint64_t entry_log_bytes = 0;    // on disk, all logs
+  uint64_t entry_log_bytes = 0;  // on disk, all logs
   uint64_t deleted_ledgers = 0;
-  uint64_t compacted_logs = 0;     // rewritten then removed
-  uint64_t removed_logs = 0;       // removed (with or without rewriting)
+  uint64_t compacted_logs = 0;  // rewritten then removed
+  uint64_t removed_logs = 0;    // removed (with or without rewriting)
   uint64_t compaction_moved_entries = 0;
   uint64_t compaction_moved_bytes = 0;
   uint64_t compaction_reclaimed_bytes = 0;

@@ -21,9 +21,10 @@ int CountLogs(const std::string& dir) {
   return n;
 }
 
-TEST_CASE("compaction keeps every live entry readable and removes the old "
-          "logs",
-          "[storage]") {
+TEST_CASE(
+    "compaction keeps every live entry readable and removes the old "
+    "logs",
+    "[storage]") {
   const uint32_t seed = std::random_device{}();
   INFO("seed " << seed);
   std::mt19937 rng(seed);

@@ -26,9 +26,10 @@ void CheckIndexPointsAtData(LedgerStorage& s, uint64_t ledger) {
   }
 }
 
-TEST_CASE("after a power cut, flushed entries are readable and unflushed "
-          "ones absent",
-          "[storage]") {
+TEST_CASE(
+    "after a power cut, flushed entries are readable and unflushed "
+    "ones absent",
+    "[storage]") {
   TempDir dir;
   FaultInjectionEnv env(Env::Default());
   {
@@ -90,10 +91,12 @@ TEST_CASE("a write torn by a power cut mid-flush never becomes indexed data",
   }
 }
 
-TEST_CASE("an entry log write or sync error makes the storage unwritable and "
-          "says why",
-          "[storage]") {
-  for (auto op : {FaultInjectionEnv::Op::kWrite, FaultInjectionEnv::Op::kSync}) {
+TEST_CASE(
+    "an entry log write or sync error makes the storage unwritable and "
+    "says why",
+    "[storage]") {
+  for (auto op :
+       {FaultInjectionEnv::Op::kWrite, FaultInjectionEnv::Op::kSync}) {
     DYNAMIC_SECTION("failing op " << static_cast<int>(op)) {
       TempDir dir;
       FaultInjectionEnv env(Env::Default());

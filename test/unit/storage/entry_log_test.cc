@@ -91,13 +91,14 @@ TEST_CASE("entry log with a damaged file header is refused", "[storage]") {
   TempDir dir;
   Written w = WriteLog(dir, 1);
   FlipByte(w.path, 2);
-  CHECK(absl::IsDataLoss(
-      EntryLogReader::Open(Env::Default(), w.path).status()));
+  CHECK(
+      absl::IsDataLoss(EntryLogReader::Open(Env::Default(), w.path).status()));
 }
 
-TEST_CASE("entry log scanner reads every record and treats a cut record as "
-          "a torn tail",
-          "[storage]") {
+TEST_CASE(
+    "entry log scanner reads every record and treats a cut record as "
+    "a torn tail",
+    "[storage]") {
   TempDir dir;
   Written w = WriteLog(dir, 10);
   auto size = Env::Default()->GetFileSize(w.path);

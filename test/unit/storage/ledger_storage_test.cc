@@ -19,9 +19,10 @@ std::unique_ptr<LedgerStorage> OpenOrDie(const LedgerStorageOptions& o) {
   return std::move(*s);
 }
 
-TEST_CASE("entries are readable from the write cache and, after a flush, "
-          "from the entry log",
-          "[storage]") {
+TEST_CASE(
+    "entries are readable from the write cache and, after a flush, "
+    "from the entry log",
+    "[storage]") {
   TempDir dir;
   auto storage = OpenOrDie(SmallOptions(dir.path()));
   for (int64_t e = 0; e < 20; ++e) {
@@ -84,9 +85,10 @@ TEST_CASE("a read that misses reads ahead so the next entries hit the cache",
   CHECK(s.read_cache_hit_ratio() == Approx(0.9));
 }
 
-TEST_CASE("ledger state (fenced, master key, explicit LAC) persists across "
-          "reopen",
-          "[storage]") {
+TEST_CASE(
+    "ledger state (fenced, master key, explicit LAC) persists across "
+    "reopen",
+    "[storage]") {
   TempDir dir;
   {
     auto storage = OpenOrDie(SmallOptions(dir.path()));

@@ -1,9 +1,10 @@
 // Write cache: halves, swap, and throttling of adds when both are busy.
 
+#include "bookie/storage/write_cache.h"
+
 #include <catch2/catch.hpp>
 #include <thread>
 
-#include "bookie/storage/write_cache.h"
 #include "test/unit/storage/storage_test_util.h"
 
 namespace bk::bookie {
@@ -14,9 +15,10 @@ using testing::IsEntry;
 using testing::MakeEntry;
 using testing::TempDir;
 
-TEST_CASE("write cache refuses an add when the active half is full and "
-          "keeps both halves readable",
-          "[storage]") {
+TEST_CASE(
+    "write cache refuses an add when the active half is full and "
+    "keeps both halves readable",
+    "[storage]") {
   WriteCache cache(2 * 1000, 4);
   auto e = MakeEntry(1, 0, 400 - 36);  // 400 bytes packaged
   REQUIRE(e->size() == 400);
@@ -46,9 +48,10 @@ TEST_CASE("write cache stores the caller's buffer, not a copy", "[storage]") {
   CHECK(cache.Get(3, 4).get() == e.get());
 }
 
-TEST_CASE("add fails with ResourceExhausted after the throttle time while "
-          "both write cache halves are busy",
-          "[storage]") {
+TEST_CASE(
+    "add fails with ResourceExhausted after the throttle time while "
+    "both write cache halves are busy",
+    "[storage]") {
   TempDir dir;
   HoldSyncEnv env(Env::Default());
   auto options = testing::SmallOptions(dir.path());

@@ -1,0 +1,68 @@
+#include "bookie/journal/completion_thread.h"
+
+#include <utility>
+
+namespace bk::bookie {
+
+namespace {
+// Spare vectors kept; more than a few means the completion side lags.
+constexpr size_t kMaxSpares = 8;
+}  // namespace
+
+CompletionThread::~CompletionThread() { Stop(); }
+
+void CompletionThread::Start() {
+  thread_ = std::thread([this] { Run(); });
+}
+
+void CompletionThread::Submit(std::vector<JournalItem>&& batch,
+                              absl::Status status) {
+  absl::MutexLock l(&mu_);
+  batches_.push_back(Batch{std::move(batch), std::move(status)});
+}
+
+std::vector<JournalItem> CompletionThread::GetSpare() {
+  absl::MutexLock l(&mu_);
+  if (spares_.empty()) return {};
+  std::vector<JournalItem> v = std::move(spares_.back());
+  spares_.pop_back();
+  return v;
+}
+
+void CompletionThread::Recycle(std::vector<JournalItem>&& v) {
+  v.clear();
+  absl::MutexLock l(&mu_);
+  if (spares_.size() < kMaxSpares) spares_.push_back(std::move(v));
+}
+
+void CompletionThread::Stop() {
+  {
+    absl::MutexLock l(&mu_);
+    stopping_ = true;
+  }
+  if (thread_.joinable()) thread_.join();
+}
+
+void CompletionThread::Run() {
+  while (true) {
+    Batch batch;
+    {
+      absl::MutexLock l(&mu_);
+      auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+        return !batches_.empty() || stopping_;
+      };
+      mu_.Await(absl::Condition(&ready));
+      if (batches_.empty()) return;  // stopping and drained
+      batch = std::move(batches_.front());
+      batches_.pop_front();
+    }
+    // No lock held: callbacks may call back into the journal.
+    for (JournalItem& item : batch.items) {
+      item.done(batch.status);
+    }
+    // Drops the payload owners here, off the journal thread.
+    Recycle(std::move(batch.items));
+  }
+}
+
+}  // namespace bk::bookie

@@ -1,0 +1,59 @@
+// CompletionThread: runs the callbacks of finished journal groups, in the
+// order the groups were handed in, on its own thread, with no journal lock
+// held. The journal thread therefore never runs caller code and never
+// blocks on the network.
+//
+// It also keeps the pool of emptied item vectors that the journal thread
+// reuses (GetSpare), so steady-state operation allocates nothing.
+//
+// Lifecycle: constructed, then Start(); Stop() runs every batch already
+// submitted and joins. Submit after Stop is a programming error.
+
+#ifndef BK_BOOKIE_JOURNAL_COMPLETION_THREAD_H_
+#define BK_BOOKIE_JOURNAL_COMPLETION_THREAD_H_
+
+#include <deque>
+#include <thread>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
+#include "bookie/journal/journal_queue.h"
+
+namespace bk::bookie {
+
+class CompletionThread {
+ public:
+  CompletionThread() = default;
+  ~CompletionThread();
+  CompletionThread(const CompletionThread&) = delete;
+  CompletionThread& operator=(const CompletionThread&) = delete;
+
+  void Start();
+  // Completes every item of `batch` with `status`, later, on this thread.
+  void Submit(std::vector<JournalItem>&& batch, absl::Status status);
+  // An empty vector, with capacity when one has been recycled.
+  std::vector<JournalItem> GetSpare();
+  // Returns an unused (empty) vector to the pool.
+  void Recycle(std::vector<JournalItem>&& v);
+  void Stop();
+
+ private:
+  struct Batch {
+    std::vector<JournalItem> items;
+    absl::Status status;
+  };
+  void Run();
+
+  absl::Mutex mu_;
+  std::deque<Batch> batches_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::vector<JournalItem>> spares_ ABSL_GUARDED_BY(mu_);
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+
+  std::thread thread_;  // touched by Start/Stop only
+};
+
+}  // namespace bk::bookie
+
+#endif  // BK_BOOKIE_JOURNAL_COMPLETION_THREAD_H_

@@ -1,0 +1,36 @@
+#include "bookie/journal/journal_options.h"
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+
+namespace bk::bookie {
+
+absl::Status JournalOptions::Validate() const {
+  if (dirs.empty()) {
+    return absl::InvalidArgumentError("journalDirectories is empty");
+  }
+  absl::flat_hash_set<std::string> seen;
+  for (const std::string& d : dirs) {
+    if (d.empty()) return absl::InvalidArgumentError("empty journal directory");
+    if (!seen.insert(d).second) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("journal directory listed twice: ", d));
+    }
+  }
+  if (max_file_size_bytes < (uint64_t{1} << 16)) {
+    return absl::InvalidArgumentError("journalMaxSizeMB too small");
+  }
+  if (max_backups < 0) {
+    return absl::InvalidArgumentError("journalMaxBackups must be >= 0");
+  }
+  if (max_group_wait < absl::ZeroDuration()) {
+    return absl::InvalidArgumentError("journalMaxGroupWaitMSec must be >= 0");
+  }
+  if (buffered_writes_threshold_bytes == 0) {
+    return absl::InvalidArgumentError(
+        "journalBufferedWritesThreshold must be > 0");
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace bk::bookie

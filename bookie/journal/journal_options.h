@@ -1,0 +1,64 @@
+// Options of the bookie journal, with BookKeeper's key names and defaults.
+
+#ifndef BK_BOOKIE_JOURNAL_JOURNAL_OPTIONS_H_
+#define BK_BOOKIE_JOURNAL_JOURNAL_OPTIONS_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/time/time.h"
+
+namespace bk::bookie {
+
+class JournalObserver;
+
+struct JournalOptions {
+  // journalDirectories: one journal (file, thread, completion thread) per
+  // directory; ledger L is journaled in dirs[L % dirs.size()]. The order is
+  // part of the bookie's identity (cookie): changing it would interleave a
+  // ledger's records over two journals.
+  std::vector<std::string> dirs;
+
+  // journalMaxSizeMB (2048): a file is rolled before a group would take it
+  // past this size. A group is never split, so a file may exceed it by one
+  // group.
+  uint64_t max_file_size_bytes = uint64_t{2048} << 20;
+  // journalPreAllocSizeMB (16): space reserved ahead of the writes.
+  uint64_t preallocate_bytes = uint64_t{16} << 20;
+  // journalMaxBackups (5): files older than the checkpoint kept for forensics.
+  int max_backups = 5;
+
+  // journalMaxGroupWaitMSec (2): a group is synced once its oldest add has
+  // waited this long.
+  absl::Duration max_group_wait = absl::Milliseconds(2);
+  // journalBufferedWritesThreshold (512 KiB): a group is synced once it holds
+  // this many bytes.
+  uint64_t buffered_writes_threshold_bytes = 512 * 1024;
+  // journalBufferedEntriesThreshold (0 = off): ... or this many records.
+  uint64_t buffered_entries_threshold = 0;
+  // journalFlushWhenQueueEmpty (false): sync as soon as no add is queued,
+  // instead of waiting out max_group_wait. Lowers latency at low load.
+  bool flush_when_queue_empty = false;
+  // journalSyncData (true). When false the journal writes but never
+  // fdatasyncs a group and acknowledges adds once written to the page cache:
+  // a power cut (not a process crash) loses acknowledged adds. Only for
+  // deployments that accept that risk (e.g. battery-backed caches with the
+  // sync done elsewhere). Files are still synced when rolled.
+  bool sync_data = true;
+
+  // journalSkipCorruptRecords (ours, false): see journal_reader.h.
+  bool skip_corrupt_records = false;
+
+  // Told about every group written, on the journal thread (for metrics).
+  // Not owned; must outlive the Journal. May be null.
+  JournalObserver* observer = nullptr;
+
+  // InvalidArgument naming the first bad field.
+  absl::Status Validate() const;
+};
+
+}  // namespace bk::bookie
+
+#endif  // BK_BOOKIE_JOURNAL_JOURNAL_OPTIONS_H_

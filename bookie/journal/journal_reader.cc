@@ -1,0 +1,205 @@
+#include "bookie/journal/journal_reader.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+
+namespace bk::bookie {
+
+namespace jf = journal_format;
+
+namespace {
+// Read granularity; a record larger than this is fetched whole.
+constexpr size_t kWindowBytes = 1 << 20;
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<JournalFileReader>> JournalFileReader::Open(
+    Env* env, const std::string& path, uint64_t expected_file_id,
+    uint64_t start_offset, const JournalReaderOptions& options) {
+  auto file = env->NewRandomAccessFile(path);
+  if (!file.ok()) return file.status();
+  auto size = (*file)->Size();
+  if (!size.ok()) return size.status();
+  std::unique_ptr<JournalFileReader> r(new JournalFileReader(
+      std::move(*file), *size, expected_file_id, options));
+  r->report_.path = path;
+  r->report_.file_size = *size;
+  absl::Status s = r->ReadHeader(start_offset);
+  if (!s.ok()) return s;
+  return r;
+}
+
+JournalFileReader::JournalFileReader(std::unique_ptr<RandomAccessFile> file,
+                                     uint64_t size, uint64_t expected_file_id,
+                                     const JournalReaderOptions& options)
+    : file_(std::move(file)),
+      size_(size),
+      expected_file_id_(expected_file_id),
+      options_(options) {}
+
+absl::Status JournalFileReader::ReadHeader(uint64_t start_offset) {
+  std::string reason;
+  if (size_ < jf::kFileHeaderSize) {
+    reason = absl::StrCat("file shorter than its header (", size_, " bytes)");
+  } else {
+    auto data = Fetch(0, jf::kFileHeaderSize);
+    if (!data.ok()) return data.status();
+    const jf::DecodedFileHeader h = jf::DecodeFileHeader(*data);
+    if (!h.crc_ok) {
+      reason = "file header checksum mismatch";
+    } else if (!h.magic_ok) {
+      reason = "bad magic: not a journal file";
+    } else if (h.version != jf::kVersion) {
+      return error_ = absl::FailedPreconditionError(absl::StrCat(
+                 "journal file ", report_.path, " has format version ",
+                 h.version, "; this build reads version ", jf::kVersion));
+    } else if (h.file_id != expected_file_id_) {
+      reason = absl::StrCat("header names file id ", h.file_id,
+                            ", the file name says ", expected_file_id_);
+    }
+  }
+  if (reason.empty()) {
+    pos_ = std::max<uint64_t>(start_offset, jf::kFileHeaderSize);
+    if (pos_ > size_) {
+      // The checkpoint passed bytes that a crash dropped before they were
+      // synced; the storage holds them, so nothing here is missing.
+      pos_ = size_;
+    }
+    report_.valid_end = pos_;
+    return absl::OkStatus();
+  }
+  report_.valid_end = 0;
+  absl::Status s = HandleInvalid(0, reason);
+  if (s.ok() && done_) report_.header_torn = true;
+  return s;
+}
+
+absl::StatusOr<absl::string_view> JournalFileReader::Fetch(uint64_t offset,
+                                                           size_t n) {
+  if (offset >= size_) return absl::string_view();
+  n = static_cast<size_t>(std::min<uint64_t>(n, size_ - offset));
+  if (offset >= buf_offset_ && offset + n <= buf_offset_ + buf_.size()) {
+    return absl::string_view(buf_.data() + (offset - buf_offset_), n);
+  }
+  const size_t want = static_cast<size_t>(
+      std::min<uint64_t>(std::max(n, kWindowBytes), size_ - offset));
+  buf_.resize(want);
+  size_t done = 0;
+  while (done < want) {
+    auto got = file_->Read(offset + done, want - done, buf_.data() + done);
+    if (!got.ok()) return got.status();
+    if (*got == 0) break;
+    done += *got;
+  }
+  buf_.resize(done);
+  buf_offset_ = offset;
+  return absl::string_view(buf_.data(), std::min(n, done));
+}
+
+absl::StatusOr<bool> JournalFileReader::RecordAt(uint64_t offset,
+                                                 JournalRecordView* record,
+                                                 std::string* reason) {
+  auto head = Fetch(offset, jf::kRecordHeaderSize);
+  if (!head.ok()) return head.status();
+  if (head->size() < jf::kRecordHeaderSize) {
+    *reason = absl::StrCat("record header cut short (", head->size(), " of ",
+                           jf::kRecordHeaderSize, " bytes)");
+    return false;
+  }
+  const jf::DecodedRecordHeader h = jf::DecodeRecordHeader(*head);
+  if (h.all_zero) {
+    *reason = "zero-filled region";
+    return false;
+  }
+  if (!jf::ValidRecordType(h.type) || (*head)[jf::kRecordTypeOffset + 1] != 0 ||
+      (*head)[jf::kRecordTypeOffset + 2] != 0 ||
+      (*head)[jf::kRecordTypeOffset + 3] != 0) {
+    *reason = absl::StrCat("bad record type ", static_cast<int>(h.type));
+    return false;
+  }
+  if (h.length > jf::kMaxRecordPayloadSize) {
+    *reason = absl::StrCat("bad record length ", h.length);
+    return false;
+  }
+  const uint64_t end = offset + jf::kRecordHeaderSize + h.length;
+  if (end > size_) {
+    *reason = absl::StrCat("record of ", h.length,
+                           " payload bytes runs past the end of the file");
+    return false;
+  }
+  auto whole = Fetch(offset, jf::kRecordHeaderSize + h.length);
+  if (!whole.ok()) return whole.status();
+  const absl::string_view payload = whole->substr(jf::kRecordHeaderSize);
+  if (!jf::RecordCrcMatches(*whole, payload)) {
+    *reason = "record checksum mismatch";
+    return false;
+  }
+  record->type = static_cast<jf::RecordType>(h.type);
+  record->ledger_id = h.ledger_id;
+  record->entry_id = h.entry_id;
+  record->payload = payload;
+  record->offset = offset;
+  record->end_offset = end;
+  return true;
+}
+
+absl::StatusOr<std::optional<uint64_t>> JournalFileReader::FindValidRecordAfter(
+    uint64_t offset) {
+  JournalRecordView scratch;
+  std::string ignored;
+  for (uint64_t c = offset + 1; c + jf::kRecordHeaderSize <= size_; ++c) {
+    auto found = RecordAt(c, &scratch, &ignored);
+    if (!found.ok()) return found.status();
+    if (*found) return std::optional<uint64_t>(c);
+  }
+  return std::optional<uint64_t>();
+}
+
+absl::Status JournalFileReader::HandleInvalid(uint64_t offset,
+                                              const std::string& reason) {
+  auto next = FindValidRecordAfter(offset);
+  if (!next.ok()) return error_ = next.status();
+  if (!next->has_value()) {
+    report_.torn_bytes = size_ - offset;
+    report_.torn_reason = reason;
+    done_ = true;
+    return absl::OkStatus();
+  }
+  const uint64_t resume = **next;
+  if (!options_.skip_corrupt_records) {
+    return error_ = absl::DataLossError(absl::StrCat(
+               "journal file ", report_.path, " is corrupt at offset ", offset,
+               " (", reason, "), and a valid record follows at offset ", resume,
+               ": this is damage to durable data, not a torn tail. Start "
+               "refused. To start anyway and lose the entries in bytes [",
+               offset, ", ", resume, "), set journalSkipCorruptRecords=true"));
+  }
+  report_.skipped.push_back({offset, resume - offset, reason});
+  pos_ = resume;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<bool> JournalFileReader::Next(JournalRecordView* record) {
+  while (true) {
+    if (!error_.ok()) return error_;
+    if (done_) return false;
+    if (pos_ >= size_) {
+      done_ = true;
+      return false;
+    }
+    std::string reason;
+    auto valid = RecordAt(pos_, record, &reason);
+    if (!valid.ok()) return error_ = valid.status();
+    if (*valid) {
+      pos_ = record->end_offset;
+      report_.valid_end = pos_;
+      ++report_.records;
+      return true;
+    }
+    absl::Status s = HandleInvalid(pos_, reason);
+    if (!s.ok()) return s;
+  }
+}
+
+}  // namespace bk::bookie

@@ -1,0 +1,66 @@
+// What the journal reports about itself: counters for metrics and for the
+// monitor's fallback utilisation (busy time), and an observer hook.
+// No prometheus here: the bookie's probe reads these.
+
+#ifndef BK_BOOKIE_JOURNAL_JOURNAL_STATS_H_
+#define BK_BOOKIE_JOURNAL_JOURNAL_STATS_H_
+
+#include <atomic>
+#include <cstdint>
+
+namespace bk::bookie {
+
+// A snapshot. Totals since start; summed over directories by Journal.
+struct JournalStats {
+  uint64_t bytes_written = 0;  // record bytes (headers + payloads)
+  uint64_t records_written = 0;
+  uint64_t groups_written = 0;  // writev calls for groups
+  uint64_t syncs = 0;           // fdatasync calls for groups and rolls
+  uint64_t sync_nanos_total = 0;
+  uint64_t sync_nanos_max = 0;
+  uint64_t write_nanos_total = 0;
+  // Time spent in write + sync: the share of wall time the journal device
+  // was busy for us (the monitor's fallback utilisation).
+  uint64_t busy_nanos_total = 0;
+  uint64_t queue_depth = 0;  // adds queued, not yet taken by the thread
+  uint64_t files_created = 0;
+  uint64_t files_removed = 0;
+  uint64_t adds_failed = 0;  // completed with an error
+};
+
+// One group, as seen by the journal thread.
+struct JournalGroupEvent {
+  uint64_t records = 0;
+  uint64_t bytes = 0;
+  int64_t write_nanos = 0;
+  int64_t sync_nanos = 0;  // 0 when not synced (journalSyncData=false)
+};
+
+// Called on a journal thread after each group; must be quick and must not
+// call back into the Journal.
+class JournalObserver {
+ public:
+  virtual ~JournalObserver() = default;
+  virtual void OnGroup(const JournalGroupEvent& event) = 0;
+};
+
+// The live counters behind JournalStats. Own synchronisation (relaxed
+// atomics: each is a monotonic count read for reporting).
+struct JournalCounters {
+  std::atomic<uint64_t> bytes_written{0};
+  std::atomic<uint64_t> records_written{0};
+  std::atomic<uint64_t> groups_written{0};
+  std::atomic<uint64_t> syncs{0};
+  std::atomic<uint64_t> sync_nanos_total{0};
+  std::atomic<uint64_t> sync_nanos_max{0};
+  std::atomic<uint64_t> write_nanos_total{0};
+  std::atomic<uint64_t> files_created{0};
+  std::atomic<uint64_t> files_removed{0};
+  std::atomic<uint64_t> adds_failed{0};
+
+  void AddTo(JournalStats* s) const;
+};
+
+}  // namespace bk::bookie
+
+#endif  // BK_BOOKIE_JOURNAL_JOURNAL_STATS_H_

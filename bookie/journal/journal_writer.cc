@@ -1,0 +1,323 @@
+#include "bookie/journal/journal_writer.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "bookie/journal/journal_format.h"
+
+namespace bk::bookie {
+
+namespace jf = journal_format;
+
+JournalWriter::JournalWriter(Env* env, std::string dir,
+                             const JournalOptions& options,
+                             uint64_t first_file_id, JournalPosition checkpoint)
+    : env_(env),
+      dir_(std::move(dir)),
+      options_(options),
+      first_file_id_(first_file_id),
+      checkpoint_(checkpoint) {}
+
+JournalWriter::~JournalWriter() { Stop(); }
+
+absl::Status JournalWriter::Start() {
+  absl::MutexLock l(&lifecycle_mu_);
+  if (started_ || stopped_) {
+    return absl::FailedPreconditionError("journal writer started twice");
+  }
+  absl::Status s = OpenNewFile(first_file_id_);
+  if (!s.ok()) {
+    Fail(s);
+    return status();
+  }
+  started_ = true;
+  completion_.Start();
+  thread_ = std::thread([this] { Run(); });
+  accepting_.store(true, std::memory_order_release);
+  return absl::OkStatus();
+}
+
+void JournalWriter::Stop() {
+  absl::MutexLock l(&lifecycle_mu_);
+  if (stopped_) return;
+  stopped_ = true;
+  accepting_.store(false, std::memory_order_release);
+  queue_.Close();
+  if (thread_.joinable()) thread_.join();
+  completion_.Stop();
+}
+
+absl::Status JournalWriter::Add(jf::RecordType type, uint64_t ledger_id,
+                                int64_t entry_id, JournalPayload payload,
+                                JournalCallback done) {
+  if (failed_.load(std::memory_order_acquire)) return status();
+  if (!accepting_.load(std::memory_order_acquire)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("journal ", dir_, " is not running"));
+  }
+  if (!jf::ValidRecordType(static_cast<uint8_t>(type))) {
+    return absl::InvalidArgumentError("bad journal record type");
+  }
+  if (payload.data.size() > jf::kMaxRecordPayloadSize) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "journal record of ", payload.data.size(),
+        " bytes exceeds the limit of ", jf::kMaxRecordPayloadSize));
+  }
+  JournalItem item;
+  // The CRC is computed here, on the producer's thread, so that many
+  // producers checksum in parallel and the journal thread only writes.
+  jf::EncodeRecordHeader(type, ledger_id, entry_id, payload.data, &item.header);
+  item.payload = std::move(payload);
+  item.done = std::move(done);
+  item.enqueue_nanos = env_->NowMonotonicNanos();
+  if (!queue_.Push(std::move(item))) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("journal ", dir_, " is stopped"));
+  }
+  return absl::OkStatus();
+}
+
+JournalPosition JournalWriter::WrittenPosition() const {
+  absl::MutexLock l(&position_mu_);
+  return written_;
+}
+
+absl::Status JournalWriter::status() const {
+  absl::MutexLock l(&status_mu_);
+  return status_;
+}
+
+void JournalWriter::Fail(const absl::Status& s) {
+  absl::MutexLock l(&status_mu_);
+  if (!status_.ok()) return;
+  status_ = absl::Status(
+      s.code(), absl::StrCat("journal ", dir_,
+                             " stopped taking adds after an I/O error (not "
+                             "retried; restart to replay): ",
+                             s.message()));
+  failed_.store(true, std::memory_order_release);
+}
+
+void JournalWriter::Run() {
+  std::vector<JournalItem> group = completion_.GetSpare();
+  std::vector<JournalItem> incoming = completion_.GetSpare();
+  uint64_t group_bytes = 0;
+  bool closed = false;
+  const int64_t max_wait_nanos =
+      absl::ToInt64Nanoseconds(options_.max_group_wait);
+  while (true) {
+    absl::Duration timeout = absl::InfiniteDuration();
+    if (closed) {
+      timeout = absl::ZeroDuration();
+    } else if (!group.empty()) {
+      const int64_t age =
+          env_->NowMonotonicNanos() - group.front().enqueue_nanos;
+      timeout = absl::Nanoseconds(std::max<int64_t>(0, max_wait_nanos - age));
+    }
+    closed = queue_.TakeAll(&incoming, timeout) || closed;
+    const size_t first_new = group.size();
+    if (group.empty()) {
+      group.swap(incoming);
+    } else {
+      for (JournalItem& item : incoming) group.push_back(std::move(item));
+      incoming.clear();
+    }
+    for (size_t i = first_new; i < group.size(); ++i) {
+      group_bytes += group[i].bytes();
+    }
+    if (group.empty()) {
+      if (closed) break;
+      continue;
+    }
+    const int64_t age = env_->NowMonotonicNanos() - group.front().enqueue_nanos;
+    const bool flush =
+        closed || failed_.load(std::memory_order_acquire) ||
+        group_bytes >= options_.buffered_writes_threshold_bytes ||
+        (options_.buffered_entries_threshold > 0 &&
+         group.size() >= options_.buffered_entries_threshold) ||
+        age >= max_wait_nanos ||
+        (options_.flush_when_queue_empty && queue_.depth() == 0);
+    if (!flush) continue;
+    CommitGroup(&group, group_bytes);
+    group = completion_.GetSpare();
+    group_bytes = 0;
+  }
+  if (file_ != nullptr) {
+    if (file_unsynced_ && !failed_.load()) {
+      absl::Status s = file_->Sync();
+      if (!s.ok()) Fail(s);
+      counters_.syncs.fetch_add(1, std::memory_order_relaxed);
+    }
+    file_->Close().IgnoreError();  // synced above or already failed
+  }
+}
+
+void JournalWriter::CommitGroup(std::vector<JournalItem>* group,
+                                uint64_t bytes) {
+  absl::Status s = status();
+  if (s.ok()) {
+    s = WriteGroup(*group, bytes);
+    if (!s.ok()) {
+      Fail(s);
+      s = status();
+    }
+  }
+  if (!s.ok()) {
+    counters_.adds_failed.fetch_add(group->size(), std::memory_order_relaxed);
+  }
+  completion_.Submit(std::move(*group), std::move(s));
+}
+
+absl::Status JournalWriter::WriteGroup(const std::vector<JournalItem>& group,
+                                       uint64_t bytes) {
+  absl::Status s = RollIfFull(bytes);
+  if (!s.ok()) return s;
+  iov_.clear();
+  for (const JournalItem& item : group) {
+    iov_.push_back({const_cast<char*>(item.header.data()), item.header.size()});
+    if (!item.payload.data.empty()) {
+      iov_.push_back({const_cast<char*>(item.payload.data.data()),
+                      item.payload.data.size()});
+    }
+  }
+  const int64_t t0 = env_->NowMonotonicNanos();
+  s = file_->AppendV(iov_.data(), static_cast<int>(iov_.size()));
+  const int64_t t1 = env_->NowMonotonicNanos();
+  if (!s.ok()) return s;
+  file_unsynced_ = true;
+  {
+    absl::MutexLock l(&position_mu_);
+    written_ = JournalPosition{file_id_, file_->Size()};
+  }
+  int64_t t2 = t1;
+  if (options_.sync_data) {
+    s = file_->Sync();
+    t2 = env_->NowMonotonicNanos();
+    counters_.syncs.fetch_add(1, std::memory_order_relaxed);
+    if (!s.ok()) return s;
+    file_unsynced_ = false;
+    const uint64_t sync_nanos = static_cast<uint64_t>(t2 - t1);
+    counters_.sync_nanos_total.fetch_add(sync_nanos, std::memory_order_relaxed);
+    if (sync_nanos > counters_.sync_nanos_max.load(std::memory_order_relaxed)) {
+      counters_.sync_nanos_max.store(sync_nanos, std::memory_order_relaxed);
+    }
+  }
+  counters_.write_nanos_total.fetch_add(static_cast<uint64_t>(t1 - t0),
+                                        std::memory_order_relaxed);
+  counters_.bytes_written.fetch_add(bytes, std::memory_order_relaxed);
+  counters_.records_written.fetch_add(group.size(), std::memory_order_relaxed);
+  counters_.groups_written.fetch_add(1, std::memory_order_relaxed);
+  if (options_.observer != nullptr) {
+    options_.observer->OnGroup(JournalGroupEvent{
+        group.size(), bytes, t1 - t0, options_.sync_data ? t2 - t1 : 0});
+  }
+  if (file_->Size() + options_.buffered_writes_threshold_bytes >
+      preallocated_end_) {
+    // Only an optimisation (fewer metadata updates per sync): a failure
+    // here leaves the file intact, and a full disk shows on the next write.
+    if (file_->Preallocate(options_.preallocate_bytes).ok()) {
+      preallocated_end_ = file_->Size() + options_.preallocate_bytes;
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status JournalWriter::RollIfFull(uint64_t next_bytes) {
+  const uint64_t size = file_->Size();
+  if (size <= jf::kFileHeaderSize ||
+      size + next_bytes <= options_.max_file_size_bytes) {
+    return absl::OkStatus();
+  }
+  // The old file is synced before the new one exists, whatever sync_data
+  // says: replay relies on only the newest file having a torn tail.
+  if (file_unsynced_) {
+    absl::Status s = file_->Sync();
+    counters_.syncs.fetch_add(1, std::memory_order_relaxed);
+    if (!s.ok()) return s;
+    file_unsynced_ = false;
+  }
+  absl::Status s = file_->Close();
+  if (!s.ok()) return s;
+  return OpenNewFile(file_id_ + 1);
+}
+
+absl::Status JournalWriter::OpenNewFile(uint64_t file_id) {
+  const std::string path = JournalFilePath(dir_, file_id);
+  auto file = env_->NewWritableFile(path);
+  if (!file.ok()) return file.status();
+  const jf::FileHeader header = jf::EncodeFileHeader(file_id);
+  absl::Status s =
+      (*file)->Append(absl::string_view(header.data(), header.size()));
+  if (s.ok()) s = (*file)->Sync();
+  // The new name must be durable before any acknowledged record lives in it.
+  if (s.ok()) s = env_->SyncDir(dir_);
+  if (!s.ok()) return s;
+  counters_.files_created.fetch_add(1, std::memory_order_relaxed);
+  file_ = std::move(*file);
+  file_id_ = file_id;
+  file_unsynced_ = false;
+  preallocated_end_ = 0;
+  if (file_->Preallocate(options_.preallocate_bytes).ok()) {  // see above
+    preallocated_end_ = file_->Size() + options_.preallocate_bytes;
+  }
+  absl::MutexLock l(&position_mu_);
+  written_ = JournalPosition{file_id, file_->Size()};
+  return absl::OkStatus();
+}
+
+absl::Status JournalWriter::Checkpoint(JournalPosition position) {
+  if (position > WrittenPosition()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "journal checkpoint at file ", position.file_id, " offset ",
+        position.offset, " is past what the journal ", dir_, " has written"));
+  }
+  absl::MutexLock l(&checkpoint_mu_);
+  if (position <= checkpoint_) return absl::OkStatus();
+  absl::Status s = WriteCheckpoint(env_, dir_, position);
+  if (!s.ok()) return s;
+  checkpoint_ = position;
+  return RemoveFilesBefore(position.file_id);
+}
+
+absl::Status JournalWriter::RemoveFilesBefore(uint64_t file_id) {
+  auto ids = ListJournalFiles(env_, dir_);
+  if (!ids.ok()) return ids.status();
+  std::vector<uint64_t> old;
+  for (uint64_t id : *ids) {
+    if (id < file_id) old.push_back(id);
+  }
+  const size_t keep = static_cast<size_t>(options_.max_backups);
+  absl::Status first;
+  for (size_t i = 0; i + keep < old.size(); ++i) {
+    absl::Status s = env_->RemoveFile(JournalFilePath(dir_, old[i]));
+    if (s.ok()) {
+      counters_.files_removed.fetch_add(1, std::memory_order_relaxed);
+    } else if (first.ok()) {
+      first = s;
+    }
+  }
+  return first;
+}
+
+void JournalWriter::AddStatsTo(JournalStats* stats) const {
+  counters_.AddTo(stats);
+  stats->queue_depth += queue_.depth();
+}
+
+void JournalCounters::AddTo(JournalStats* s) const {
+  constexpr auto r = std::memory_order_relaxed;
+  s->bytes_written += bytes_written.load(r);
+  s->records_written += records_written.load(r);
+  s->groups_written += groups_written.load(r);
+  s->syncs += syncs.load(r);
+  s->sync_nanos_total += sync_nanos_total.load(r);
+  s->sync_nanos_max = std::max(s->sync_nanos_max, sync_nanos_max.load(r));
+  s->write_nanos_total += write_nanos_total.load(r);
+  s->busy_nanos_total += write_nanos_total.load(r) + sync_nanos_total.load(r);
+  s->files_created += files_created.load(r);
+  s->files_removed += files_removed.load(r);
+  s->adds_failed += adds_failed.load(r);
+}
+
+}  // namespace bk::bookie

@@ -1,0 +1,132 @@
+// JournalWriter: the journal of one directory. Producers Add() records; one
+// journal thread groups them, writes each group with one writev, fdatasyncs
+// it, and hands the group to a CompletionThread that runs the callbacks.
+//
+// Durability words: an add's callback gets OK only after the group holding
+// its record was written and synced (just written when journalSyncData is
+// false). A group is synced when it reaches buffered_writes_threshold_bytes
+// or buffered_entries_threshold, when its oldest add has waited
+// max_group_wait, when the queue is empty (flush_when_queue_empty), or at
+// Stop.
+//
+// Failure is sticky: after a failed write, sync, or file creation, the
+// writer never touches the file again; the failing group and every add
+// after it completes with the error (Add itself returns it once the failure
+// is known), status() says why. There is no way back but a restart, whose
+// replay decides what is on disk.
+//
+// Lifecycle: construct, Start(), Add()..., Stop() (or destroy). Stop drains:
+// every accepted add is written, synced and completed before it returns.
+// Threads: Add, WrittenPosition, Checkpoint, status and AddStatsTo may be
+// called from any thread. Callbacks run on the completion thread and may
+// call Add.
+
+#ifndef BK_BOOKIE_JOURNAL_JOURNAL_WRITER_H_
+#define BK_BOOKIE_JOURNAL_JOURNAL_WRITER_H_
+
+#include <sys/uio.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
+#include "bookie/journal/completion_thread.h"
+#include "bookie/journal/journal_checkpoint.h"
+#include "bookie/journal/journal_options.h"
+#include "bookie/journal/journal_queue.h"
+#include "bookie/journal/journal_stats.h"
+#include "common/env.h"
+
+namespace bk::bookie {
+
+class JournalWriter {
+ public:
+  // `first_file_id` must be greater than any journal file id in `dir`;
+  // `checkpoint` is the mark persisted there (from replay).
+  JournalWriter(Env* env, std::string dir, const JournalOptions& options,
+                uint64_t first_file_id, JournalPosition checkpoint);
+  ~JournalWriter();
+  JournalWriter(const JournalWriter&) = delete;
+  JournalWriter& operator=(const JournalWriter&) = delete;
+
+  // Creates the first file durably (header synced, directory synced) and
+  // starts the threads.
+  absl::Status Start();
+
+  // Queues one record. OK: `done` will be called exactly once. Not OK
+  // (stopped, failed, payload too large): `done` is dropped uncalled.
+  absl::Status Add(journal_format::RecordType type, uint64_t ledger_id,
+                   int64_t entry_id, JournalPayload payload,
+                   JournalCallback done);
+
+  // The end of the records written so far (not necessarily synced).
+  JournalPosition WrittenPosition() const;
+
+  // Persists `position` as this directory's checkpoint and removes the
+  // files wholly before it, keeping max_backups of them. A position at or
+  // before the current checkpoint is a no-op. InvalidArgument if it is past
+  // WrittenPosition(). Safe to call concurrently with adds.
+  absl::Status Checkpoint(JournalPosition position);
+
+  void Stop();
+
+  // OK while healthy; the sticky error after a failure.
+  absl::Status status() const;
+  void AddStatsTo(JournalStats* stats) const;
+  const std::string& dir() const { return dir_; }
+
+ private:
+  void Run();
+  // Writes, syncs and hands `group` to the completion thread.
+  void CommitGroup(std::vector<JournalItem>* group, uint64_t bytes);
+  absl::Status WriteGroup(const std::vector<JournalItem>& group,
+                          uint64_t bytes);
+  absl::Status OpenNewFile(uint64_t file_id);
+  absl::Status RollIfFull(uint64_t next_bytes);
+  void Fail(const absl::Status& s);
+  absl::Status RemoveFilesBefore(uint64_t file_id);
+
+  // Constant after construction.
+  Env* const env_;
+  const std::string dir_;
+  const JournalOptions options_;
+  const uint64_t first_file_id_;
+
+  // Journal thread only (Start, then Run).
+  std::unique_ptr<WritableFile> file_;
+  uint64_t file_id_ = 0;
+  uint64_t preallocated_end_ = 0;
+  bool file_unsynced_ = false;
+  std::vector<struct iovec> iov_;
+
+  mutable absl::Mutex status_mu_;
+  absl::Status status_ ABSL_GUARDED_BY(status_mu_);
+
+  mutable absl::Mutex position_mu_;
+  JournalPosition written_ ABSL_GUARDED_BY(position_mu_);
+
+  absl::Mutex checkpoint_mu_;
+  JournalPosition checkpoint_ ABSL_GUARDED_BY(checkpoint_mu_);
+
+  absl::Mutex lifecycle_mu_;
+  bool started_ ABSL_GUARDED_BY(lifecycle_mu_) = false;
+  bool stopped_ ABSL_GUARDED_BY(lifecycle_mu_) = false;
+  std::thread thread_ ABSL_GUARDED_BY(lifecycle_mu_);
+
+  // Own synchronisation.
+  std::atomic<bool> failed_{false};
+  std::atomic<bool> accepting_{false};  // between Start and Stop
+  JournalQueue queue_;
+  CompletionThread completion_;
+  JournalCounters counters_;
+};
+
+}  // namespace bk::bookie
+
+#endif  // BK_BOOKIE_JOURNAL_JOURNAL_WRITER_H_

@@ -1,0 +1,206 @@
+// One test per branch of the journal reader (journal_reader.h).
+
+#include "bookie/journal/journal_reader.h"
+
+#include <catch2/catch.hpp>
+
+#include "proto/coding.h"
+#include "proto/crc32c.h"
+#include "test/unit/journal/journal_test_util.h"
+
+namespace bk::bookie {
+namespace {
+
+using testing::EntryRecord;
+using testing::FileHeader;
+using testing::ScratchDir;
+using testing::WriteRaw;
+namespace jf = journal_format;
+
+struct ReadAll {
+  absl::Status status;
+  std::vector<std::string> payloads;
+  JournalFileReport report;
+};
+
+ReadAll Read(const std::string& path, uint64_t file_id, bool skip = false,
+             uint64_t start = 0) {
+  ReadAll out;
+  JournalReaderOptions opts;
+  opts.skip_corrupt_records = skip;
+  auto r = JournalFileReader::Open(Env::Default(), path, file_id, start, opts);
+  if (!r.ok()) {
+    out.status = r.status();
+    return out;
+  }
+  JournalRecordView rec;
+  while (true) {
+    auto more = (*r)->Next(&rec);
+    if (!more.ok()) {
+      out.status = more.status();
+      break;
+    }
+    if (!*more) break;
+    out.payloads.emplace_back(rec.payload);
+  }
+  out.report = (*r)->report();
+  return out;
+}
+
+std::string ThreeRecords() {
+  return absl::StrCat(FileHeader(1), EntryRecord(5, 0, "zero"),
+                      EntryRecord(5, 1, "one"), EntryRecord(5, 2, "two"));
+}
+
+TEST_CASE("reader returns every record of an intact file in order",
+          "[journal]") {
+  ScratchDir dir;
+  WriteRaw(dir.Sub("f"), ThreeRecords());
+  ReadAll r = Read(dir.Sub("f"), 1);
+  REQUIRE(r.status.ok());
+  CHECK(r.payloads == std::vector<std::string>{"zero", "one", "two"});
+  CHECK(r.report.torn_bytes == 0);
+  CHECK(r.report.valid_end == ThreeRecords().size());
+}
+
+TEST_CASE("reader ignores a truncated trailing record and reports the cut",
+          "[journal]") {
+  ScratchDir dir;
+  const std::string full = ThreeRecords();
+  WriteRaw(dir.Sub("f"), full.substr(0, full.size() - 2));
+  ReadAll r = Read(dir.Sub("f"), 1);
+  REQUIRE(r.status.ok());
+  CHECK(r.payloads == std::vector<std::string>{"zero", "one"});
+  CHECK(r.report.torn_bytes == jf::kRecordHeaderSize + 3 - 2);
+  CHECK(r.report.valid_end + r.report.torn_bytes == full.size() - 2);
+}
+
+TEST_CASE("reader ignores a checksum mismatch in the last record",
+          "[journal]") {
+  ScratchDir dir;
+  std::string data = ThreeRecords();
+  data.back() ^= 0x40;  // the last payload byte
+  WriteRaw(dir.Sub("f"), data);
+  ReadAll r = Read(dir.Sub("f"), 1);
+  REQUIRE(r.status.ok());
+  CHECK(r.payloads.size() == 2);
+  CHECK(r.report.torn_reason == "record checksum mismatch");
+}
+
+TEST_CASE("reader treats a zero-filled tail as the end of the journal",
+          "[journal]") {
+  ScratchDir dir;
+  WriteRaw(dir.Sub("f"), absl::StrCat(ThreeRecords(), std::string(4096, '\0')));
+  ReadAll r = Read(dir.Sub("f"), 1);
+  REQUIRE(r.status.ok());
+  CHECK(r.payloads.size() == 3);
+  CHECK(r.report.torn_bytes == 4096);
+  CHECK(r.report.torn_reason == "zero-filled region");
+}
+
+TEST_CASE("reader refuses a checksum mismatch in the middle of a file",
+          "[journal]") {
+  ScratchDir dir;
+  std::string data = ThreeRecords();
+  const size_t second_payload =
+      jf::kFileHeaderSize + jf::kRecordHeaderSize + 4 + jf::kRecordHeaderSize;
+  data[second_payload] ^= 0x01;
+  WriteRaw(dir.Sub("f"), data);
+  ReadAll r = Read(dir.Sub("f"), 1);
+  CHECK(absl::IsDataLoss(r.status));
+  CHECK(r.status.message().find("checksum mismatch") !=
+        absl::string_view::npos);
+  CHECK(r.payloads == std::vector<std::string>{"zero"});
+}
+
+TEST_CASE("reader refuses a bad length in the middle of a file", "[journal]") {
+  ScratchDir dir;
+  std::string data = ThreeRecords();
+  const size_t length_field = jf::kFileHeaderSize + jf::kRecordLengthOffset;
+  data[length_field] = '\x7f';  // about 2 GiB: past any record limit
+  WriteRaw(dir.Sub("f"), data);
+  ReadAll r = Read(dir.Sub("f"), 1);
+  CHECK(absl::IsDataLoss(r.status));
+  CHECK(r.status.message().find("bad record length") !=
+        absl::string_view::npos);
+}
+
+TEST_CASE("reader refuses a bad magic when valid records follow", "[journal]") {
+  ScratchDir dir;
+  std::string data = ThreeRecords();
+  data[0] = 'X';
+  WriteRaw(dir.Sub("f"), data);
+  ReadAll r = Read(dir.Sub("f"), 1);
+  CHECK(absl::IsDataLoss(r.status));
+  CHECK(r.status.message().find("file header") != absl::string_view::npos);
+}
+
+TEST_CASE(
+    "reader treats a torn header with nothing after it as an "
+    "interrupted file creation",
+    "[journal]") {
+  ScratchDir dir;
+  WriteRaw(dir.Sub("f"), FileHeader(1).substr(0, 11));
+  ReadAll r = Read(dir.Sub("f"), 1);
+  REQUIRE(r.status.ok());
+  CHECK(r.report.header_torn);
+  CHECK(r.report.valid_end == 0);
+  CHECK(r.report.torn_bytes == 11);
+}
+
+TEST_CASE("reader refuses an unknown format version", "[journal]") {
+  ScratchDir dir;
+  std::string header = FileHeader(1);
+  header[jf::kVersionOffset + 3] = 9;
+  // Re-seal the header so only the version is wrong.
+  std::string fixed = header.substr(0, jf::kFileHeaderCrcOffset);
+  const uint32_t crc = crc32c::Mask(crc32c::Value(fixed.data(), fixed.size()));
+  char crc_be[4];
+  coding::PutFixed32BE(crc_be, crc);
+  header.replace(jf::kFileHeaderCrcOffset, 4, crc_be, 4);
+  WriteRaw(dir.Sub("f"), header);
+  ReadAll r = Read(dir.Sub("f"), 1);
+  CHECK(absl::IsFailedPrecondition(r.status));
+}
+
+TEST_CASE("reader refuses a file whose header names another file id",
+          "[journal]") {
+  ScratchDir dir;
+  WriteRaw(dir.Sub("f"), ThreeRecords());
+  ReadAll r = Read(dir.Sub("f"), 2);
+  CHECK(absl::IsDataLoss(r.status));
+}
+
+TEST_CASE("reader skips a corrupt record and reports it when told to",
+          "[journal]") {
+  ScratchDir dir;
+  std::string data = ThreeRecords();
+  const size_t second_payload =
+      jf::kFileHeaderSize + jf::kRecordHeaderSize + 4 + jf::kRecordHeaderSize;
+  data[second_payload] ^= 0x01;
+  WriteRaw(dir.Sub("f"), data);
+  ReadAll r = Read(dir.Sub("f"), 1, /*skip=*/true);
+  REQUIRE(r.status.ok());
+  CHECK(r.payloads == std::vector<std::string>{"zero", "two"});
+  REQUIRE(r.report.skipped.size() == 1);
+  CHECK(r.report.skipped[0].offset ==
+        jf::kFileHeaderSize + jf::kRecordHeaderSize + 4);
+  CHECK(r.report.skipped[0].bytes == jf::kRecordHeaderSize + 3);
+}
+
+TEST_CASE("reader starts at a checkpoint offset and past-the-end is empty",
+          "[journal]") {
+  ScratchDir dir;
+  WriteRaw(dir.Sub("f"), ThreeRecords());
+  const uint64_t second = jf::kFileHeaderSize + jf::kRecordHeaderSize + 4;
+  ReadAll r = Read(dir.Sub("f"), 1, false, second);
+  REQUIRE(r.status.ok());
+  CHECK(r.payloads == std::vector<std::string>{"one", "two"});
+  ReadAll past = Read(dir.Sub("f"), 1, false, 1 << 20);
+  REQUIRE(past.status.ok());
+  CHECK(past.payloads.empty());
+  CHECK(past.report.torn_bytes == 0);
+}
+
+}  // namespace
+}  // namespace bk::bookie

@@ -1,0 +1,94 @@
+// Helpers shared by the journal tests: scratch directories, hand-built
+// journal files, and bounded waits on add completions.
+
+#ifndef BK_TEST_UNIT_JOURNAL_JOURNAL_TEST_UTIL_H_
+#define BK_TEST_UNIT_JOURNAL_JOURNAL_TEST_UTIL_H_
+
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <future>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "bookie/journal/journal_format.h"
+#include "bookie/journal/journal_queue.h"
+#include "common/env.h"
+
+namespace bk::bookie::testing {
+
+// A fresh directory, removed on destruction. On tmpfs when there is one, so
+// that tests running hundreds of syncs stay fast.
+class ScratchDir {
+ public:
+  ScratchDir() {
+    const char* base = ::access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
+    std::string tmpl = absl::StrCat(base, "/bk_journal_test_XXXXXX");
+    path_ = ::mkdtemp(tmpl.data());
+  }
+  ~ScratchDir() { Env::Default()->RemoveDirRecursive(path_).IgnoreError(); }
+  const std::string& path() const { return path_; }
+  std::string Sub(const std::string& name) const {
+    return absl::StrCat(path_, "/", name);
+  }
+
+ private:
+  std::string path_;
+};
+
+inline std::string Record(journal_format::RecordType type, uint64_t ledger,
+                          int64_t entry, absl::string_view payload) {
+  journal_format::RecordHeader h;
+  journal_format::EncodeRecordHeader(type, ledger, entry, payload, &h);
+  return absl::StrCat(absl::string_view(h.data(), h.size()), payload);
+}
+
+inline std::string EntryRecord(uint64_t ledger, int64_t entry,
+                               absl::string_view payload) {
+  return Record(journal_format::RecordType::kEntry, ledger, entry, payload);
+}
+
+inline std::string FileHeader(uint64_t file_id) {
+  const journal_format::FileHeader h =
+      journal_format::EncodeFileHeader(file_id);
+  return std::string(h.data(), h.size());
+}
+
+inline void WriteRaw(const std::string& path, absl::string_view data) {
+  auto f = Env::Default()->NewWritableFile(path);
+  if (!f.ok()) abort();
+  if (!(*f)->Append(data).ok() || !(*f)->Close().ok()) abort();
+}
+
+inline std::string ReadRaw(const std::string& path) {
+  auto s = Env::Default()->ReadFileToString(path);
+  return s.ok() ? *s : std::string();
+}
+
+// One add's outcome, settable from the completion thread.
+struct AddWaiter {
+  std::promise<absl::Status> promise;
+  std::future<absl::Status> future = promise.get_future();
+
+  // Waits at most 30 s (a hang is a failure, not a wait).
+  bool Ready() {
+    return future.wait_for(std::chrono::seconds(30)) ==
+           std::future_status::ready;
+  }
+};
+
+inline JournalCallback Notify(std::shared_ptr<AddWaiter> w) {
+  return [w](absl::Status s) { w->promise.set_value(std::move(s)); };
+}
+
+inline JournalPayload Payload(std::string s) {
+  return JournalPayload::Of(std::make_shared<const std::string>(std::move(s)));
+}
+
+}  // namespace bk::bookie::testing
+
+#endif  // BK_TEST_UNIT_JOURNAL_JOURNAL_TEST_UTIL_H_
