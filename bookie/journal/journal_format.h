@@ -89,8 +89,9 @@ enum class RecordType : uint8_t {
   kFence = 2,        // the ledger was fenced; payload empty
   kMasterKey = 3,    // the ledger's master key was set; payload: the key
   kExplicitLac = 4,  // payload: the explicit LAC as sent by the client
+  kForce = 5,        // ForceLedger barrier; payload empty, nothing to replay
 };
-inline constexpr uint8_t kMaxRecordType = 4;
+inline constexpr uint8_t kMaxRecordType = 5;
 
 inline bool ValidRecordType(uint8_t t) { return t >= 1 && t <= kMaxRecordType; }
 

@@ -278,10 +278,14 @@ absl::Status LedgerStorage::Flush() {
   }
   const uint64_t mark = hooks.take_mark ? hooks.take_mark() : 0;
   absl::Status first;
+  const int64_t start = env_->NowMonotonicNanos();
   for (auto& d : dirs_) {
     absl::Status s = d->Flush();
     if (first.ok()) first = s;
   }
+  flush_busy_nanos_.fetch_add(
+      static_cast<uint64_t>(env_->NowMonotonicNanos() - start),
+      std::memory_order_relaxed);
   if (first.ok() && hooks.flushed) hooks.flushed(mark);
   return first;
 }
@@ -323,6 +327,7 @@ void LedgerStorage::SetDeletedLedgerFilter(LedgerDeletedFn deleted) {
 StorageStats LedgerStorage::GetStats() const {
   StorageStats total;
   for (const auto& d : dirs_) total += d->stats();
+  total.flush_busy_nanos = flush_busy_nanos_.load(std::memory_order_relaxed);
   return total;
 }
 

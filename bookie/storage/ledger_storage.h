@@ -28,6 +28,7 @@
 #define BK_BOOKIE_STORAGE_LEDGER_STORAGE_H_
 
 #include <cstdint>
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <string>
@@ -137,6 +138,8 @@ class LedgerStorage {
   bool flush_requested_ ABSL_GUARDED_BY(mu_) = false;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
 
+  // Own synchronisation.
+  std::atomic<uint64_t> flush_busy_nanos_{0};
   // Own synchronisation (started in Open, joined in StopThreads).
   std::thread flusher_;
   std::thread gc_;

@@ -31,6 +31,9 @@ struct StorageStats {
   uint64_t compaction_moved_entries = 0;
   uint64_t compaction_moved_bytes = 0;
   uint64_t compaction_reclaimed_bytes = 0;
+  // Wall time spent in flushes (entry-log writes, syncs, index batches):
+  // the monitor's fallback ledger utilisation. Storage-wide, not per dir.
+  uint64_t flush_busy_nanos = 0;
 
   double read_cache_hit_ratio() const {
     const uint64_t hits = write_cache_hits + read_cache_hits;
