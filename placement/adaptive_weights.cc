@@ -21,7 +21,7 @@ double MedianOf(std::vector<double> values) {
   std::sort(values.begin(), values.end());
   size_t mid = values.size() / 2;
   return values.size() % 2 == 1 ? values[mid]
-                                 : (values[mid - 1] + values[mid]) / 2;
+                                : (values[mid - 1] + values[mid]) / 2;
 }
 
 }  // namespace
@@ -39,8 +39,7 @@ double AdaptiveReportWeight(const BookieReport* report, absl::Time now,
   }
   if (load < 0) return 1;
   load = std::clamp(load, 0.0, 1.0);
-  double influence =
-      Decay(now - report->received_at, options.report_half_life);
+  double influence = Decay(now - report->received_at, options.report_half_life);
   return std::max(options.min_weight, 1 - influence * load);
 }
 
@@ -94,9 +93,9 @@ double AdaptiveWeigher::Cost(const BookieId& id, absl::Time now,
   return fresh * own + (1 - fresh) * median_latency;
 }
 
-size_t AdaptiveWeigher::Choose(absl::Span<const BookieId> bookies,
-                               absl::Span<const double> weights,
-                               absl::Time now, absl::BitGenRef gen) const {
+size_t AdaptiveWeigher::Choose(absl::Span<const BookieId* const> bookies,
+                               absl::Span<const double> weights, absl::Time now,
+                               absl::BitGenRef gen) const {
   size_t best = PickWeighted(weights, gen);
   const int choices = std::max(options_.choices, 1);
   if (choices == 1 || observations_.empty()) return best;
@@ -106,10 +105,10 @@ size_t AdaptiveWeigher::Choose(absl::Span<const BookieId> bookies,
     latencies.push_back(absl::ToDoubleSeconds(obs.add_latency));
   }
   const double median_latency = MedianOf(std::move(latencies));
-  double best_cost = Cost(bookies[best], now, median_latency);
+  double best_cost = Cost(*bookies[best], now, median_latency);
   for (int i = 1; i < choices; ++i) {
     size_t other = PickWeighted(weights, gen);
-    double cost = Cost(bookies[other], now, median_latency);
+    double cost = Cost(*bookies[other], now, median_latency);
     if (cost < best_cost * (1 - options_.choice_margin)) {
       best = other;
       best_cost = cost;

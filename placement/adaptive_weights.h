@@ -29,9 +29,9 @@
 //     it never observed costs median_latency. A later draw wins only if its
 //     cost is lower by more than choice_margin (20%); near ties (no
 //     observations, or decayed ones) keep the first draw, so without a fresh
-//     client view the choice is exactly the weights of 1-3. The comparison uses only the client's private, fresh view --
-//     never the shared report -- because comparing on shared stale data is
-//     what makes power-of-d herd.
+//     client view the choice is exactly the weights of 1-3. The comparison uses
+//     only the client's private, fresh view -- never the shared report --
+//     because comparing on shared stale data is what makes power-of-d herd.
 //
 // Constants live in AdaptiveOptions (options.h). Not thread-safe.
 
@@ -75,8 +75,8 @@ class AdaptiveWeigher {
 
   // Step 4: draws d candidates from `weights` and returns the index (into
   // `bookies`) of the one with the lowest cost. REQUIRES: sizes equal,
-  // non-empty.
-  size_t Choose(absl::Span<const BookieId> bookies,
+  // non-empty; the pointers stay valid for the call.
+  size_t Choose(absl::Span<const BookieId* const> bookies,
                 absl::Span<const double> weights, absl::Time now,
                 absl::BitGenRef gen) const;
 

@@ -11,8 +11,7 @@
 namespace bk::placement {
 namespace {
 
-absl::Status CheckQuorums(int ensemble_size, int write_quorum,
-                          int ack_quorum) {
+absl::Status CheckQuorums(int ensemble_size, int write_quorum, int ack_quorum) {
   if (ack_quorum < 1 || write_quorum < ack_quorum ||
       ensemble_size < write_quorum) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -72,8 +71,8 @@ bool RackAwarePolicy::UsesQuarantined(
                      [this](const BookieId& id) { return IsQuarantined(id); });
 }
 
-std::vector<const BookieId*> RackAwarePolicy::Pool(
-    const BookieSet& excluded, bool use_quarantined) const {
+std::vector<const BookieId*> RackAwarePolicy::Pool(const BookieSet& excluded,
+                                                   bool use_quarantined) const {
   const bool enforce = options_.enforce_min_num_racks_per_write_quorum;
   std::vector<const BookieId*> pool;
   pool.reserve(topology_.writable().size());
@@ -142,15 +141,10 @@ size_t RackAwarePolicy::Draw(const std::vector<const BookieId*>& eligible,
       return PickWeighted(weights, gen_);
     }
     case Weighting::kAdaptive: {
-      std::vector<BookieId> ids;
       std::vector<double> weights;
-      ids.reserve(eligible.size());
       weights.reserve(eligible.size());
-      for (const BookieId* id : eligible) {
-        ids.push_back(*id);
-        weights.push_back(table.at(*id));
-      }
-      return adaptive_.Choose(ids, weights, now_, gen_);
+      for (const BookieId* id : eligible) weights.push_back(table.at(*id));
+      return adaptive_.Choose(eligible, weights, now_, gen_);
     }
   }
   return absl::Uniform<size_t>(gen_, 0, eligible.size());
@@ -191,8 +185,8 @@ absl::StatusOr<PlacementResult> RackAwarePolicy::TryNewEnsemble(
   const bool enforce = options_.enforce_min_num_racks_per_write_quorum;
   const std::vector<const BookieId*> pool = Pool(excluded, use_quarantined);
   if (static_cast<int>(pool.size()) < ensemble_size) {
-    return NotEnoughBookiesError(absl::StrCat(
-        "need ", ensemble_size, ", have ", pool.size(), " eligible"));
+    return NotEnoughBookiesError(absl::StrCat("need ", ensemble_size, ", have ",
+                                              pool.size(), " eligible"));
   }
   std::vector<std::string> racks;  // parallel to pool
   racks.reserve(pool.size());
@@ -251,9 +245,9 @@ absl::StatusOr<PlacementResult> RackAwarePolicy::TryNewEnsemble(
       return PlacementResult{ensemble, Judge(ensemble, write_quorum)};
     }
   }
-  return NotEnoughBookiesError(absl::StrCat(
-      "no ensemble of ", ensemble_size, " spanning ", m,
-      " racks per write quorum found in ", attempts, " attempts"));
+  return NotEnoughBookiesError(
+      absl::StrCat("no ensemble of ", ensemble_size, " spanning ", m,
+                   " racks per write quorum found in ", attempts, " attempts"));
 }
 
 absl::StatusOr<ReplacementResult> RackAwarePolicy::ReplaceBookie(
@@ -264,8 +258,8 @@ absl::StatusOr<ReplacementResult> RackAwarePolicy::ReplaceBookie(
     return s;
   }
   if (index < 0 || index >= size) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "index ", index, " is outside an ensemble of ", size));
+    return absl::InvalidArgumentError(
+        absl::StrCat("index ", index, " is outside an ensemble of ", size));
   }
   absl::StatusOr<ReplacementResult> result =
       TryReplace(ensemble, index, write_quorum, excluded, false);
@@ -280,8 +274,7 @@ absl::StatusOr<ReplacementResult> RackAwarePolicy::TryReplace(
     const BookieSet& excluded, bool use_quarantined) {
   BookieSet all_excluded = excluded;
   all_excluded.insert(ensemble.begin(), ensemble.end());
-  const std::vector<const BookieId*> pool =
-      Pool(all_excluded, use_quarantined);
+  const std::vector<const BookieId*> pool = Pool(all_excluded, use_quarantined);
 
   const std::string replaced_rack = topology_.Rack(ensemble[index]);
   absl::flat_hash_set<std::string> other_racks;
@@ -301,9 +294,8 @@ absl::StatusOr<ReplacementResult> RackAwarePolicy::TryReplace(
   const BookieId* chosen = choose_where(
       [&](const std::string& rack) { return rack == replaced_rack; });
   if (chosen == nullptr) {
-    chosen = choose_where([&](const std::string& rack) {
-      return !other_racks.contains(rack);
-    });
+    chosen = choose_where(
+        [&](const std::string& rack) { return !other_racks.contains(rack); });
   }
   if (chosen == nullptr && !options_.enforce_min_num_racks_per_write_quorum) {
     chosen = choose_where([](const std::string&) { return true; });

@@ -53,9 +53,7 @@ std::vector<int> ReorderReadSequence(
         cls = h.slow ? kSlow : kReadOnly;
         break;
       case BookieState::kWritable:
-        cls = h.last_failed_entry >= 0 ? kFailed
-              : h.slow                 ? kSlow
-                                       : kHealthy;
+        cls = h.last_failed_entry >= 0 ? kFailed : h.slow ? kSlow : kHealthy;
         break;
     }
     if (cls == kFailed) key = h.last_failed_entry;

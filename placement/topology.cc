@@ -13,8 +13,7 @@ absl::StatusOr<std::string> ParseNetworkLocation(absl::string_view location) {
     return absl::InvalidArgumentError(absl::StrCat(
         "network location \"", location, "\" is not of the form /region/rack"));
   }
-  for (absl::string_view part :
-       absl::StrSplit(location.substr(1), '/')) {
+  for (absl::string_view part : absl::StrSplit(location.substr(1), '/')) {
     bool bad = part.empty();
     for (char c : part) bad = bad || absl::ascii_isspace(c);
     if (bad) {
@@ -34,12 +33,12 @@ void Topology::SetMembers(const std::vector<BookieNode>& writable,
                           const std::vector<BookieNode>& readonly) {
   members_.clear();
   for (const BookieNode& node : writable) {
-    members_[node.id] = Member{NetworkLocationOrDefault(node.network_location),
-                               false};
+    members_[node.id] =
+        Member{NetworkLocationOrDefault(node.network_location), false};
   }
   for (const BookieNode& node : readonly) {
-    members_[node.id] = Member{NetworkLocationOrDefault(node.network_location),
-                               true};
+    members_[node.id] =
+        Member{NetworkLocationOrDefault(node.network_location), true};
   }
   writable_.clear();
   for (const auto& [id, member] : members_) {
@@ -53,7 +52,8 @@ void Topology::SetMembers(const std::vector<BookieNode>& writable,
 
 void Topology::SetReport(const BookieId& id, const BookieInfo& info,
                          absl::Time received_at) {
-  auto [it, inserted] = reports_.try_emplace(id, BookieReport{info, received_at});
+  auto [it, inserted] =
+      reports_.try_emplace(id, BookieReport{info, received_at});
   if (!inserted && it->second.received_at <= received_at) {
     it->second = BookieReport{info, received_at};
   }

@@ -20,7 +20,8 @@
 
 namespace bk::placement {
 
-inline constexpr absl::string_view kDefaultRack = "/default-region/default-rack";
+inline constexpr absl::string_view kDefaultRack =
+    "/default-region/default-rack";
 
 // Checks a network location: one or more "/name" parts, names non-empty and
 // free of whitespace ("/region/rack", "/rack"). kInvalidArgument otherwise.

@@ -33,11 +33,11 @@ struct BookieNode {
 // -1 when unknown (the bookie could not measure it or did not report it),
 // never 0.
 struct BookieInfo {
-  int64_t free_disk_bytes = -1;      // bytes free on the ledger disks
-  int64_t total_disk_bytes = -1;     // bytes of ledger disk capacity
-  double journal_io_util = -1;       // percent busy of the journal device, 0..100
-  double ledger_io_util = -1;        // percent busy of the ledger device, 0..100
-  double cpu_used_rate = -1;         // percent of CPU in use, 0..100
+  int64_t free_disk_bytes = -1;   // bytes free on the ledger disks
+  int64_t total_disk_bytes = -1;  // bytes of ledger disk capacity
+  double journal_io_util = -1;    // percent busy of the journal device, 0..100
+  double ledger_io_util = -1;     // percent busy of the ledger device, 0..100
+  double cpu_used_rate = -1;      // percent of CPU in use, 0..100
   double write_bytes_per_second = -1;  // bytes written per second
 };
 

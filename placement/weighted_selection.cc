@@ -15,7 +15,7 @@ double Median(std::vector<double> values) {
   std::sort(values.begin(), values.end());
   size_t mid = values.size() / 2;
   return values.size() % 2 == 1 ? values[mid]
-                                 : (values[mid - 1] + values[mid]) / 2;
+                                : (values[mid - 1] + values[mid]) / 2;
 }
 
 }  // namespace

@@ -53,7 +53,8 @@ absl::Status ParsePolicy(const json& policy, placement::PlacementOptions* o) {
       std::string name;
       s = GetString(v, where, &name);
       if (s.ok()) {
-        absl::StatusOr<placement::Weighting> w = placement::ParseWeighting(name);
+        absl::StatusOr<placement::Weighting> w =
+            placement::ParseWeighting(name);
         if (!w.ok()) return TypeError(where, "none, disk, load or adaptive");
         o->weighting = *w;
       }

@@ -16,13 +16,13 @@ const std::string& ParsedFlags::Get(absl::string_view name) const {
   return it == values_.end() ? *kEmpty : it->second;
 }
 
-absl::StatusOr<int64_t> ParsedFlags::GetInt(absl::string_view name,
-                                            int64_t min, int64_t max) const {
+absl::StatusOr<int64_t> ParsedFlags::GetInt(absl::string_view name, int64_t min,
+                                            int64_t max) const {
   int64_t value = 0;
   if (!absl::SimpleAtoi(Get(name), &value) || value < min || value > max) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--", name, " must be an integer in [", min, ", ", max, "], got \"",
-        Get(name), "\""));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--", name, " must be an integer in [", min, ", ", max,
+                     "], got \"", Get(name), "\""));
   }
   return value;
 }
@@ -30,9 +30,9 @@ absl::StatusOr<int64_t> ParsedFlags::GetInt(absl::string_view name,
 absl::StatusOr<uint64_t> ParsedFlags::GetUint64(absl::string_view name) const {
   uint64_t value = 0;
   if (!absl::SimpleAtoi(Get(name), &value)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--", name, " must be a non-negative integer, got \"", Get(name),
-        "\""));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--", name, " must be a non-negative integer, got \"",
+                     Get(name), "\""));
   }
   return value;
 }

@@ -47,7 +47,8 @@ int Main(const std::vector<std::string>& args) {
     if (c.group != args[first] || c.name != args[first + 1]) continue;
     if (help) {
       std::cout << "usage: bkctl " << c.group << " " << c.name << " [flags]\n"
-                << c.summary << "\n" << c.usage;
+                << c.summary << "\n"
+                << c.usage;
       return kExitOk;
     }
     std::vector<std::string> rest(args.begin() + 2, args.end());

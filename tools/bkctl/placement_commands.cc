@@ -68,8 +68,8 @@ class Tally {
     for (const BookieId& id : order_) counts[id] = counts_.at(id);
     out["counts"] = std::move(counts);
     ordered_json adherence = ordered_json::object();
-    for (Adherence a : {Adherence::kMeetsStrict, Adherence::kMeetsSoft,
-                        Adherence::kFail}) {
+    for (Adherence a :
+         {Adherence::kMeetsStrict, Adherence::kMeetsSoft, Adherence::kFail}) {
       adherence[std::string(placement::AdherenceName(a))] =
           adherence_[static_cast<int>(a)];
     }
@@ -102,12 +102,13 @@ absl::Status ParseCommon(const ParsedFlags& flags, Run* run) {
     *out = static_cast<std::remove_pointer_t<decltype(out)>>(*v);
     return absl::OkStatus();
   };
-  if (absl::Status s = int_flag("write-quorum", 1, kMaxEnsemble,
-                                &run->write_quorum);
+  if (absl::Status s =
+          int_flag("write-quorum", 1, kMaxEnsemble, &run->write_quorum);
       !s.ok()) {
     return s;
   }
-  if (absl::Status s = int_flag("ack-quorum", 1, kMaxEnsemble, &run->ack_quorum);
+  if (absl::Status s =
+          int_flag("ack-quorum", 1, kMaxEnsemble, &run->ack_quorum);
       !s.ok()) {
     return s;
   }
@@ -139,8 +140,8 @@ absl::Status CheckKnown(const Run& run, absl::string_view flag,
   for (const ClusterBookie& b : run.cluster.bookies) known.insert(b.node.id);
   for (const std::string& id : ids) {
     if (!known.contains(id)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("--", flag, ": bookie \"", id, "\" is not in the cluster"));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--", flag, ": bookie \"", id, "\" is not in the cluster"));
     }
   }
   return absl::OkStatus();
@@ -237,9 +238,9 @@ int Replace(const std::vector<std::string>& args, std::ostream& out,
       std::find(ensemble->begin(), ensemble->end(), flags->Get("replace"));
   if (replaced == ensemble->end()) {
     return Fail(err, kExitUsage,
-                absl::InvalidArgumentError(absl::StrCat(
-                    "--replace: \"", flags->Get("replace"),
-                    "\" is not in --ensemble")));
+                absl::InvalidArgumentError(
+                    absl::StrCat("--replace: \"", flags->Get("replace"),
+                                 "\" is not in --ensemble")));
   }
   const int index = static_cast<int>(replaced - ensemble->begin());
   if (absl::Status s = ParseCommon(*flags, &run); !s.ok()) {

@@ -48,14 +48,15 @@ TEST_CASE("adaptive report weight decays from the load to 1 with age",
   BookieReport unknown{BookieInfo{}, kNow};
   CHECK(AdaptiveReportWeight(&unknown, kNow, options) == 1);
   // Throughput alone: 100 MiB/s of a 200 MiB/s saturation is half loaded.
-  BookieReport writing{
-      BookieInfo{.write_bytes_per_second = 100 * kBytesPerMiB}, kNow};
+  BookieReport writing{BookieInfo{.write_bytes_per_second = 100 * kBytesPerMiB},
+                       kNow};
   CHECK(AdaptiveReportWeight(&writing, kNow, options) == Approx(0.5));
 }
 
-TEST_CASE("an hour-old report of a saturated bookie gives a near-uniform "
-          "choice",
-          "[placement]") {
+TEST_CASE(
+    "an hour-old report of a saturated bookie gives a near-uniform "
+    "choice",
+    "[placement]") {
   const uint64_t seed = 201;
   INFO("seed " << seed);
   std::mt19937_64 gen(seed);
@@ -66,12 +67,14 @@ TEST_CASE("an hour-old report of a saturated bookie gives a near-uniform "
   constexpr int kDraws = 30000;
   Counts counts = Choose(policy, kDraws);
   // Uniform share 3000 (sd ~52); 10% is ~6 sd.
-  for (int i = 0; i < 10; ++i) CHECK(counts[Id(i)] == Approx(3000).epsilon(0.10));
+  for (int i = 0; i < 10; ++i)
+    CHECK(counts[Id(i)] == Approx(3000).epsilon(0.10));
 }
 
-TEST_CASE("a fresh report of a saturated bookie keeps it well below its "
-          "uniform share",
-          "[placement]") {
+TEST_CASE(
+    "a fresh report of a saturated bookie keeps it well below its "
+    "uniform share",
+    "[placement]") {
   const uint64_t seed = 202;
   INFO("seed " << seed);
   std::mt19937_64 gen(seed);
@@ -86,9 +89,10 @@ TEST_CASE("a fresh report of a saturated bookie keeps it well below its "
   CHECK(counts[Id(0)] > 0);  // starved never
 }
 
-TEST_CASE("many clients acting on the same report do not all pile onto the "
-          "quiet bookie",
-          "[placement]") {
+TEST_CASE(
+    "many clients acting on the same report do not all pile onto the "
+    "quiet bookie",
+    "[placement]") {
   // Nine bookies reported 60% busy, one idle, all fresh. Each client is an
   // independent policy with its own seed choosing one ensemble of 3.
   constexpr int kClients = 2000;
@@ -142,6 +146,46 @@ TEST_CASE("the client's own adds in flight steer choices away from a bookie",
   policy.AdvanceTime(kNow + absl::Minutes(1));
   counts = Choose(policy, kDraws);
   CHECK(counts[Id(0)] == Approx(3000).epsilon(0.10));
+}
+
+TEST_CASE("no adaptive weight exceeds twice the median weight", "[placement]") {
+  Topology topology;
+  std::vector<BookieNode> nodes = MakeBookies(5, 5);
+  topology.SetMembers(nodes, {});
+  const BookieInfo busy{.journal_io_util = 80};
+  for (int i = 1; i < 5; ++i) topology.SetReport(Id(i), busy, kNow);
+  topology.SetReport(Id(0), BookieInfo{.journal_io_util = 0}, kNow);
+  AdaptiveWeigher weigher{AdaptiveOptions{}};
+  const std::vector<BookieId>& all = topology.writable();
+  std::vector<double> weights = weigher.Weights(all, all, topology, kNow);
+  // Busy bookies weigh 0.2, the median; the idle one would weigh 1.
+  CHECK(weights[1] == Approx(0.2));
+  CHECK(weights[0] == Approx(0.4));
+}
+
+TEST_CASE(
+    "quarantined bookies are not chosen as replacements while others "
+    "qualify",
+    "[placement]") {
+  std::mt19937_64 gen(204);
+  RackAwarePolicy policy(Adaptive(), gen);
+  policy.OnClusterChanged(MakeBookies(6, 3), {});
+  policy.AdvanceTime(kNow);
+  // b0 and b3 share rack r0; b3 is quarantined, so b0's replacement leaves
+  // the rack unless nothing else qualifies.
+  policy.Quarantine(Id(3), kNow + absl::Seconds(30));
+  for (int i = 0; i < 50; ++i) {
+    absl::StatusOr<ReplacementResult> r =
+        policy.ReplaceBookie({Id(0), Id(1), Id(2)}, 0, 3, 2, {});
+    REQUIRE(r.ok());
+    CHECK(r->bookie != Id(3));
+  }
+  // With every other bookie excluded, the quarantined one is used: soft.
+  absl::StatusOr<ReplacementResult> r =
+      policy.ReplaceBookie({Id(0), Id(1), Id(2)}, 0, 3, 2, {Id(4), Id(5)});
+  REQUIRE(r.ok());
+  CHECK(r->bookie == Id(3));
+  CHECK(r->adherence == Adherence::kMeetsSoft);
 }
 
 }  // namespace

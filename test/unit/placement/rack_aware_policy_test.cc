@@ -22,13 +22,15 @@ const absl::Time kNow = absl::FromUnixSeconds(1'700'000'000);
 std::vector<std::string> RacksOf(const RackAwarePolicy& policy,
                                  const std::vector<BookieId>& ensemble) {
   std::vector<std::string> racks;
-  for (const BookieId& id : ensemble) racks.push_back(policy.topology().Rack(id));
+  for (const BookieId& id : ensemble)
+    racks.push_back(policy.topology().Rack(id));
   return racks;
 }
 
-TEST_CASE("ensembles are exact-size, distinct, writable and honour exclusions "
-          "over many seeds",
-          "[placement]") {
+TEST_CASE(
+    "ensembles are exact-size, distinct, writable and honour exclusions "
+    "over many seeds",
+    "[placement]") {
   for (uint64_t seed = 1; seed <= 300; ++seed) {
     INFO("seed " << seed);
     std::mt19937_64 gen(seed);
@@ -62,12 +64,13 @@ TEST_CASE("ensembles are exact-size, distinct, writable and honour exclusions "
       CHECK(policy.topology().State(id) == BookieState::kWritable);
     }
     // A replacement keeps the same properties.
-    absl::StatusOr<ReplacementResult> replaced = policy.ReplaceBookie(
-        result->ensemble, 0, write_quorum, 1, excluded);
+    absl::StatusOr<ReplacementResult> replaced =
+        policy.ReplaceBookie(result->ensemble, 0, write_quorum, 1, excluded);
     if (replaced.ok()) {
       CHECK_FALSE(excluded.contains(replaced->bookie));
       CHECK_FALSE(seen.contains(replaced->bookie));
-      CHECK(policy.topology().State(replaced->bookie) == BookieState::kWritable);
+      CHECK(policy.topology().State(replaced->bookie) ==
+            BookieState::kWritable);
     } else {
       CHECK(IsNotEnoughBookies(replaced.status()));
     }
@@ -194,12 +197,12 @@ TEST_CASE("replacement falls to a rack no other member uses", "[placement]") {
   }
 }
 
-TEST_CASE("enforced replacement with no usable rack is NotEnoughBookies; "
-          "unenforced returns FAIL",
-          "[placement]") {
-  std::vector<BookieNode> nodes = {{Id(0), "/region/r0"},
-                                   {Id(1), "/region/r1"},
-                                   {Id(2), "/region/r1"}};
+TEST_CASE(
+    "enforced replacement with no usable rack is NotEnoughBookies; "
+    "unenforced returns FAIL",
+    "[placement]") {
+  std::vector<BookieNode> nodes = {
+      {Id(0), "/region/r0"}, {Id(1), "/region/r1"}, {Id(2), "/region/r1"}};
   std::mt19937_64 gen(12);
   PlacementOptions enforced;
   enforced.enforce_min_num_racks_per_write_quorum = true;
@@ -267,17 +270,18 @@ TEST_CASE("disk weighting reaches the policy's choice, capped at 3x median",
   CHECK(counts[Id(0)] == Approx(5000).epsilon(0.08));
 }
 
-TEST_CASE("load weighting never picks an over-threshold bookie while enough "
-          "are under it",
-          "[placement]") {
+TEST_CASE(
+    "load weighting never picks an over-threshold bookie while enough "
+    "are under it",
+    "[placement]") {
   std::mt19937_64 gen(15);
   PlacementOptions options;
   options.weighting = Weighting::kLoad;
   RackAwarePolicy policy(options, gen);
   policy.OnClusterChanged(MakeBookies(6, 3), {});
   for (int i = 0; i < 6; ++i) {
-    policy.OnBookieInfo(Id(i), BookieInfo{.journal_io_util = i == 0 ? 95.0 : 20.0},
-                        kNow);
+    policy.OnBookieInfo(
+        Id(i), BookieInfo{.journal_io_util = i == 0 ? 95.0 : 20.0}, kNow);
   }
   for (int i = 0; i < 500; ++i) {
     absl::StatusOr<PlacementResult> r = policy.NewEnsemble(3, 2, 2, {});

@@ -17,7 +17,8 @@ namespace bk::placement::testing {
 inline std::vector<BookieNode> MakeBookies(int n, int racks) {
   std::vector<BookieNode> nodes;
   for (int i = 0; i < n; ++i) {
-    nodes.push_back({absl::StrCat("b", i), absl::StrCat("/region/r", i % racks)});
+    nodes.push_back(
+        {absl::StrCat("b", i), absl::StrCat("/region/r", i % racks)});
   }
   return nodes;
 }

@@ -23,7 +23,8 @@ TEST_CASE("equal weights are drawn uniformly", "[placement]") {
   const uint64_t seed = 101;
   INFO("seed " << seed);
   constexpr int kDraws = 40000;
-  std::vector<int> counts = CountDraws(std::vector<double>(8, 5.0), kDraws, seed);
+  std::vector<int> counts =
+      CountDraws(std::vector<double>(8, 5.0), kDraws, seed);
   // Expected 5000 each, sd ~66: 10% is more than 7 sd.
   for (int c : counts) CHECK(c == Approx(kDraws / 8).epsilon(0.10));
 }
@@ -97,7 +98,7 @@ TEST_CASE("BP-65 leaves out unknown and over-threshold bookies",
   BookieInfo at_threshold{.journal_io_util = 70};
   BookieInfo hot{.journal_io_util = 70.5};
   BookieInfo unknown{};
-  std::vector<const BookieInfo*> candidates = {&low, &busy, &at_threshold,
+  std::vector<const BookieInfo*> candidates = {&low, &busy,    &at_threshold,
                                                &hot, &unknown, nullptr};
   LoadWeighting w = LoadWeights(candidates, 70, 0.5);
   // 3 low-load of 6 is exactly the ratio: falls back.

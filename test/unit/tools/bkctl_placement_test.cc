@@ -68,11 +68,11 @@ const char kCluster[] = R"({"policy": {"weighting": "none"}, "bookies": [
 TEST_CASE("bkctl placement newensemble prints counts, adherence and ensembles",
           "[tools][placement]") {
   TempCluster cluster(kCluster);
-  Result r = RunBkctl(
-      absl::StrCat("placement newensemble --cluster ", cluster.path(),
-                   " --ensemble 3 --write-quorum 2 --ack-quorum 2"
-                   " --exclude b5 --draws 500 --seed 42"),
-      cluster.err_path());
+  Result r =
+      RunBkctl(absl::StrCat("placement newensemble --cluster ", cluster.path(),
+                            " --ensemble 3 --write-quorum 2 --ack-quorum 2"
+                            " --exclude b5 --draws 500 --seed 42"),
+               cluster.err_path());
   INFO(ReadAll(cluster.err_path()));
   REQUIRE(r.exit_code == 0);
   nlohmann::json j = nlohmann::json::parse(r.out);
@@ -108,11 +108,11 @@ TEST_CASE("bkctl placement newensemble is reproducible from its seed",
 TEST_CASE("bkctl placement newensemble counts NotEnoughBookies",
           "[tools][placement]") {
   TempCluster cluster(kCluster);
-  Result r = RunBkctl(
-      absl::StrCat("placement newensemble --cluster ", cluster.path(),
-                   " --ensemble 6 --write-quorum 2 --ack-quorum 2"
-                   " --draws 20 --seed 1"),
-      cluster.err_path());
+  Result r =
+      RunBkctl(absl::StrCat("placement newensemble --cluster ", cluster.path(),
+                            " --ensemble 6 --write-quorum 2 --ack-quorum 2"
+                            " --draws 20 --seed 1"),
+               cluster.err_path());
   REQUIRE(r.exit_code == 0);
   nlohmann::json j = nlohmann::json::parse(r.out);
   CHECK(j["not_enough_bookies"] == 20);
@@ -122,11 +122,11 @@ TEST_CASE("bkctl placement newensemble counts NotEnoughBookies",
 TEST_CASE("bkctl placement replace counts the chosen replacement",
           "[tools][placement]") {
   TempCluster cluster(kCluster);
-  Result r = RunBkctl(
-      absl::StrCat("placement replace --cluster ", cluster.path(),
-                   " --ensemble b1,b3,b5 --replace b3 --write-quorum 2"
-                   " --ack-quorum 2 --draws 300 --seed 3"),
-      cluster.err_path());
+  Result r =
+      RunBkctl(absl::StrCat("placement replace --cluster ", cluster.path(),
+                            " --ensemble b1,b3,b5 --replace b3 --write-quorum 2"
+                            " --ack-quorum 2 --draws 300 --seed 3"),
+               cluster.err_path());
   INFO(ReadAll(cluster.err_path()));
   REQUIRE(r.exit_code == 0);
   nlohmann::json j = nlohmann::json::parse(r.out);
@@ -164,11 +164,11 @@ TEST_CASE("bkctl rejects bad arguments with one line and a usage exit code",
 TEST_CASE("bkctl reports an invalid cluster file naming the key",
           "[tools][placement]") {
   TempCluster cluster(R"({"bookies": [{"id": "b1", "racks": "/a/b"}]})");
-  Result r = RunBkctl(
-      absl::StrCat("placement newensemble --cluster ", cluster.path(),
-                   " --ensemble 1 --write-quorum 1 --ack-quorum 1"
-                   " --draws 1 --seed 1"),
-      cluster.err_path());
+  Result r =
+      RunBkctl(absl::StrCat("placement newensemble --cluster ", cluster.path(),
+                            " --ensemble 1 --write-quorum 1 --ack-quorum 1"
+                            " --draws 1 --seed 1"),
+               cluster.err_path());
   CHECK(r.exit_code == 1);
   CHECK(ReadAll(cluster.err_path()).find("unknown key \"bookies[0].racks\"") !=
         std::string::npos);

@@ -67,8 +67,7 @@ TEST_CASE("missing policy keys default and missing load figures are unknown",
 }
 
 TEST_CASE("unknown keys are errors naming the key", "[tools]") {
-  CHECK(ErrorOf(R"({"bookies": [], "colour": 1})") ==
-        "unknown key \"colour\"");
+  CHECK(ErrorOf(R"({"bookies": [], "colour": 1})") == "unknown key \"colour\"");
   CHECK(ErrorOf(R"({"policy": {"loadTreshold": 70}, "bookies": []})") ==
         "unknown key \"policy.loadTreshold\"");
   CHECK(ErrorOf(R"({"bookies": [{"id": "b1"}, {"id": "b2", "disk": 1}]})") ==

@@ -5,8 +5,8 @@
 namespace bk::bkctl {
 namespace {
 
-const std::vector<FlagSpec> kSpecs = {
-    {"size", true, "a size"}, {"ids", false, "some ids"}};
+const std::vector<FlagSpec> kSpecs = {{"size", true, "a size"},
+                                      {"ids", false, "some ids"}};
 
 TEST_CASE("flags take --key value and --key=value", "[tools]") {
   absl::StatusOr<ParsedFlags> f =
