@@ -204,15 +204,17 @@ absl::StatusOr<PlacementResult> RackAwarePolicy::TryNewEnsemble(
   }
 
   const WeightTable table = PrepareWeights();
-  const int attempts =
-      coverable ? std::max(options_.max_placement_attempts, 1) : 1;
+  // Where the pool has fewer than m racks (not enforcing), aim for as many
+  // as it has: the best ensemble, though it will be judged FAIL.
+  const int target = std::min<int>(m, static_cast<int>(distinct.size()));
+  const int attempts = std::max(options_.max_placement_attempts, 1);
   std::vector<const BookieId*> eligible;
   std::vector<const BookieId*> candidates;  // pool members not yet used
   std::vector<size_t> eligible_pos;
   for (int attempt = 1; attempt <= attempts; ++attempt) {
     // Not enforcing, the last attempt may break coverage rather than fail.
     const bool may_break = !enforce && attempt == attempts;
-    RackCoverage coverage(ensemble_size, write_quorum, coverable ? m : 1);
+    RackCoverage coverage(ensemble_size, write_quorum, target);
     std::vector<bool> used(pool.size(), false);
     std::vector<BookieId> ensemble;
     ensemble.reserve(ensemble_size);

@@ -10,8 +10,9 @@
 //   - A dead end (no bookie keeps coverage) restarts the draw, up to
 //     max_placement_attempts times.
 //   - Enforcing: fewer than m racks in the pool, or every attempt dead-ended,
-//     is NotEnoughBookies. Not enforcing: the last attempt fills dead ends
-//     from the whole pool, and the result carries adherence FAIL.
+//     is NotEnoughBookies. Not enforcing: with fewer than m racks in the pool
+//     the draw aims at as many racks as there are; the last attempt fills
+//     dead ends from the whole pool; such results carry adherence FAIL.
 //
 // Replacement of ensemble[index]. From the pool minus the ensemble, in turn:
 // the replaced bookie's rack; racks used by no other ensemble member; (not

@@ -141,6 +141,25 @@ TEST_CASE("unenforced racks with too few racks return adherence FAIL",
   CHECK(result->adherence == Adherence::kFail);
 }
 
+TEST_CASE("unenforced racks short of the minimum still spread over the racks "
+          "there are",
+          "[placement]") {
+  for (uint64_t seed = 1; seed <= 100; ++seed) {
+    INFO("seed " << seed);
+    std::mt19937_64 gen(seed);
+    PlacementOptions options;
+    options.min_num_racks_per_write_quorum = 3;
+    RackAwarePolicy policy(options, gen);
+    policy.OnClusterChanged(MakeBookies(8, 2), {});
+    absl::StatusOr<PlacementResult> result = policy.NewEnsemble(4, 3, 2, {});
+    REQUIRE(result.ok());
+    CHECK(result->adherence == Adherence::kFail);
+    // Two racks are all there are: every write quorum spans both.
+    CHECK(JudgeRackAdherence(RacksOf(policy, result->ensemble), 3, 2,
+                             false) == Adherence::kMeetsStrict);
+  }
+}
+
 TEST_CASE("too few eligible bookies is NotEnoughBookies", "[placement]") {
   std::mt19937_64 gen(10);
   RackAwarePolicy policy(PlacementOptions{}, gen);
