@@ -151,14 +151,15 @@ size_t RackAwarePolicy::Draw(const std::vector<const BookieId*>& eligible,
 }
 
 Adherence RackAwarePolicy::Judge(const std::vector<BookieId>& ensemble,
-                                 int write_quorum) const {
+                                 int write_quorum,
+                                 bool chose_quarantined) const {
   std::vector<std::string> racks;
   racks.reserve(ensemble.size());
   for (const BookieId& id : ensemble) racks.push_back(topology_.Rack(id));
   Adherence adherence = JudgeRackAdherence(
       racks, write_quorum, options_.min_num_racks_per_write_quorum,
       options_.enforce_min_num_racks_per_write_quorum);
-  if (adherence == Adherence::kMeetsStrict && UsesQuarantined(ensemble)) {
+  if (adherence == Adherence::kMeetsStrict && chose_quarantined) {
     return Adherence::kMeetsSoft;
   }
   return adherence;
@@ -244,7 +245,8 @@ absl::StatusOr<PlacementResult> RackAwarePolicy::TryNewEnsemble(
       ensemble.push_back(*pool[pick]);
     }
     if (static_cast<int>(ensemble.size()) == ensemble_size) {
-      return PlacementResult{ensemble, Judge(ensemble, write_quorum)};
+      return PlacementResult{
+          ensemble, Judge(ensemble, write_quorum, UsesQuarantined(ensemble))};
     }
   }
   return NotEnoughBookiesError(
@@ -311,7 +313,8 @@ absl::StatusOr<ReplacementResult> RackAwarePolicy::TryReplace(
   result.bookie = *chosen;
   result.ensemble = ensemble;
   result.ensemble[index] = *chosen;
-  result.adherence = Judge(result.ensemble, write_quorum);
+  result.adherence =
+      Judge(result.ensemble, write_quorum, IsQuarantined(result.bookie));
   return result;
 }
 

@@ -103,8 +103,10 @@ class RackAwarePolicy final : public EnsemblePlacementPolicy {
   absl::StatusOr<ReplacementResult> TryReplace(
       const std::vector<BookieId>& ensemble, int index, int write_quorum,
       const BookieSet& excluded, bool use_quarantined);
-  Adherence Judge(const std::vector<BookieId>& ensemble,
-                  int write_quorum) const;
+  // The rack adherence of `ensemble`, MEETS_SOFT instead of MEETS_STRICT
+  // when the policy had to choose a quarantined bookie.
+  Adherence Judge(const std::vector<BookieId>& ensemble, int write_quorum,
+                  bool chose_quarantined) const;
 
   const PlacementOptions options_;  // constant after construction
   absl::BitGenRef gen_;             // not owned; outlives the policy

@@ -257,6 +257,13 @@ TEST_CASE("quarantined bookies are skipped unless the cluster is too small",
   absl::StatusOr<PlacementResult> all = policy.NewEnsemble(4, 2, 2, {});
   REQUIRE(all.ok());
   CHECK(all->adherence == Adherence::kMeetsSoft);
+  // A quarantined member that stays in the ensemble does not make a
+  // replacement soft: only what the policy chose counts.
+  absl::StatusOr<ReplacementResult> replaced =
+      policy.ReplaceBookie({Id(0), Id(1), Id(2)}, 1, 3, 2, {});
+  REQUIRE(replaced.ok());
+  CHECK(replaced->bookie == Id(3));
+  CHECK(replaced->adherence == Adherence::kMeetsStrict);
   // Once the quarantine ends the bookie is an ordinary member again.
   policy.AdvanceTime(kNow + absl::Minutes(2));
   all = policy.NewEnsemble(4, 2, 2, {});
