@@ -89,6 +89,7 @@ class AdaptiveWeigher {
   double Cost(const BookieId& id, absl::Time now, double median_latency) const;
 
   const AdaptiveOptions options_;  // constant after construction
+  // Not thread-safe: touched only by the owner's (serialised) calls.
   absl::flat_hash_map<BookieId, Observation> observations_;
 };
 

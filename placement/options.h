@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
@@ -83,6 +84,13 @@ struct PlacementOptions {
 
   AdaptiveOptions adaptive;
 };
+
+// kInvalidArgument naming the first field out of range: min racks >= 1,
+// load_threshold in [0, 100], low_load_bookie_ratio in [0, 1], read reorder
+// threshold >= 0, placement attempts in [1, 1000], half-lives and saturation
+// > 0, min_weight in (0, 1], cap_multiple >= 1 (or <= 0: no cap), choices in
+// [1, 8], choice_margin in [0, 1), and every number finite.
+absl::Status ValidatePlacementOptions(const PlacementOptions& options);
 
 }  // namespace bk::placement
 

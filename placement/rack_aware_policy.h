@@ -53,6 +53,7 @@ namespace bk::placement {
 
 class RackAwarePolicy final : public EnsemblePlacementPolicy {
  public:
+  // REQUIRES: ValidatePlacementOptions(options).ok().
   RackAwarePolicy(const PlacementOptions& options, absl::BitGenRef gen);
 
   void OnClusterChanged(const std::vector<BookieNode>& writable,
@@ -108,8 +109,11 @@ class RackAwarePolicy final : public EnsemblePlacementPolicy {
   Adherence Judge(const std::vector<BookieId>& ensemble, int write_quorum,
                   bool chose_quarantined) const;
 
-  const PlacementOptions options_;  // constant after construction
-  absl::BitGenRef gen_;             // not owned; outlives the policy
+  // Constant after construction.
+  const PlacementOptions options_;
+  absl::BitGenRef gen_;  // not owned; outlives the policy
+
+  // Not thread-safe: touched only by the caller's serialised calls.
   Topology topology_;
   AdaptiveWeigher adaptive_;
   absl::flat_hash_map<BookieId, absl::Time> quarantined_until_;

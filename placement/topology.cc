@@ -65,9 +65,10 @@ BookieState Topology::State(const BookieId& id) const {
   return it->second.readonly ? BookieState::kReadOnly : BookieState::kWritable;
 }
 
-std::string Topology::Rack(const BookieId& id) const {
+const std::string& Topology::Rack(const BookieId& id) const {
+  static const std::string* const kDefault = new std::string(kDefaultRack);
   auto it = members_.find(id);
-  return it == members_.end() ? std::string(kDefaultRack) : it->second.rack;
+  return it == members_.end() ? *kDefault : it->second.rack;
 }
 
 const BookieReport* Topology::Report(const BookieId& id) const {

@@ -52,8 +52,9 @@ class Topology {
                  absl::Time received_at);
 
   BookieState State(const BookieId& id) const;
-  // The bookie's rack; kDefaultRack for a bookie not in the cluster.
-  std::string Rack(const BookieId& id) const;
+  // The bookie's rack; kDefaultRack for a bookie not in the cluster. Valid
+  // until the next SetMembers.
+  const std::string& Rack(const BookieId& id) const;
   // nullptr when no report is held. Valid until the next non-const call.
   const BookieReport* Report(const BookieId& id) const;
 
@@ -66,6 +67,7 @@ class Topology {
     std::string rack;
     bool readonly = false;
   };
+  // Not thread-safe: touched only by the owner's (serialised) calls.
   absl::flat_hash_map<BookieId, Member> members_;
   absl::flat_hash_map<BookieId, BookieReport> reports_;
   std::vector<BookieId> writable_;  // the writable keys of members_, sorted

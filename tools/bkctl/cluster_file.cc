@@ -172,6 +172,10 @@ absl::StatusOr<ClusterFile> ParseClusterFile(absl::string_view json_text) {
   if (!has_bookies) {
     return absl::InvalidArgumentError("cluster file: missing key \"bookies\"");
   }
+  if (absl::Status s = placement::ValidatePlacementOptions(cluster.options);
+      !s.ok()) {
+    return s;
+  }
   return cluster;
 }
 

@@ -141,9 +141,10 @@ TEST_CASE("unenforced racks with too few racks return adherence FAIL",
   CHECK(result->adherence == Adherence::kFail);
 }
 
-TEST_CASE("unenforced racks short of the minimum still spread over the racks "
-          "there are",
-          "[placement]") {
+TEST_CASE(
+    "unenforced racks short of the minimum still spread over the racks "
+    "there are",
+    "[placement]") {
   for (uint64_t seed = 1; seed <= 100; ++seed) {
     INFO("seed " << seed);
     std::mt19937_64 gen(seed);
@@ -155,8 +156,8 @@ TEST_CASE("unenforced racks short of the minimum still spread over the racks "
     REQUIRE(result.ok());
     CHECK(result->adherence == Adherence::kFail);
     // Two racks are all there are: every write quorum spans both.
-    CHECK(JudgeRackAdherence(RacksOf(policy, result->ensemble), 3, 2,
-                             false) == Adherence::kMeetsStrict);
+    CHECK(JudgeRackAdherence(RacksOf(policy, result->ensemble), 3, 2, false) ==
+          Adherence::kMeetsStrict);
   }
 }
 

@@ -1,6 +1,7 @@
 #include "placement/topology.h"
 
 #include "catch2/catch.hpp"
+#include "placement/options.h"
 
 namespace bk::placement {
 namespace {
@@ -14,6 +15,21 @@ TEST_CASE("network locations must be slash-separated names", "[placement]") {
   CHECK_FALSE(ParseNetworkLocation("/region//rack").ok());
   CHECK_FALSE(ParseNetworkLocation("/reg ion/rack").ok());
   CHECK(NetworkLocationOrDefault("junk") == kDefaultRack);
+}
+
+TEST_CASE("default placement options are valid and bad ones are named",
+          "[placement]") {
+  CHECK(ValidatePlacementOptions(PlacementOptions{}).ok());
+  PlacementOptions bad;
+  bad.low_load_bookie_ratio = -0.1;
+  CHECK(ValidatePlacementOptions(bad).message() ==
+        "placement option lowLoadBookieRatio must be in [0, 1]");
+  bad = PlacementOptions{};
+  bad.adaptive.choices = 0;
+  CHECK(ValidatePlacementOptions(bad).code() ==
+        absl::StatusCode::kInvalidArgument);
+  CHECK(*ParseWeighting("adaptive") == Weighting::kAdaptive);
+  CHECK_FALSE(ParseWeighting("Adaptive").ok());
 }
 
 TEST_CASE("topology tracks writable, read-only and unknown bookies",

@@ -91,6 +91,8 @@ TEST_CASE("malformed cluster files are errors, not exceptions", "[tools]") {
         "bookies[0].free_disk_space: expected an integer");
   CHECK(ErrorOf(R"({"policy": {"weighting": "fast"}, "bookies": []})") ==
         "policy.weighting: expected none, disk, load or adaptive");
+  CHECK(ErrorOf(R"({"policy": {"lowLoadBookieRatio": 1.5}, "bookies": []})") ==
+        "placement option lowLoadBookieRatio must be in [0, 1]");
 }
 
 TEST_CASE("a missing cluster file is NotFound", "[tools]") {
