@@ -1,0 +1,98 @@
+// AdaptiveWeigher: our load-aware weighting, built to beat BP-65 where BP-65
+// is weakest -- many independent clients acting on the same reports.
+//
+// The rule, for a choice among candidates at time `now`:
+//
+//  1. Reported load. From a bookie's latest report,
+//       load = clamp(max(journal_io_util / 100,
+//                        write MiB/s / saturation_mib_per_second), 0, 1),
+//     over the figures that are known; a bookie with no report, or with
+//     neither figure known, has influence 0 below.
+//  2. Decay with age. influence = 2^(-age / report_half_life), age = now -
+//     received_at (30 s half-life: 10 s old -> 0.79, 1 min -> 0.25, 1 h ->
+//     2^-120). weight = max(min_weight, 1 - influence x load).
+//     An old report tends to weight 1, i.e. uniform -- never to argmin, which
+//     is what herds clients onto the bookie that *was* quiet.
+//     A fresh report of a saturated bookie gives min_weight (0.05): about a
+//     twentieth of an idle bookie's share, but not zero.
+//  3. Cap. No weight exceeds cap_multiple (2) x the median weight over the
+//     writable bookies, so a quiet bookie among busy ones draws at most twice
+//     a typical share however quiet it looks: every client reading the same
+//     report cannot pile onto it.
+//  4. Power of d choices on the client's own view. d (2) candidates are drawn
+//     by weight (with replacement); the winner is the one whose predicted
+//     cost of one more add *as this client sees it* is lowest:
+//       cost = f x (inflight + 1) x latency + (1 - f) x median_latency,
+//       f = 2^(-(now - observed_at) / observation_half_life) (5 s),
+//     latency being the client's recent add latency to the bookie and
+//     median_latency the median over the bookies it has observed; a bookie
+//     it never observed costs median_latency. A later draw wins only if its
+//     cost is lower by more than choice_margin (20%); near ties (no
+//     observations, or decayed ones) keep the first draw, so without a fresh
+//     client view the choice is exactly the weights of 1-3. The comparison uses
+//     only the client's private, fresh view -- never the shared report --
+//     because comparing on shared stale data is what makes power-of-d herd.
+//
+// Constants live in AdaptiveOptions (options.h). Not thread-safe.
+
+#ifndef BK_PLACEMENT_ADAPTIVE_WEIGHTS_H_
+#define BK_PLACEMENT_ADAPTIVE_WEIGHTS_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/random/bit_gen_ref.h"
+#include "absl/time/time.h"
+#include "absl/types/span.h"
+#include "placement/options.h"
+#include "placement/topology.h"
+#include "placement/types.h"
+
+namespace bk::placement {
+
+// The report-derived part of the rule (steps 1-2) for one report; 1 for none.
+double AdaptiveReportWeight(const BookieReport* report, absl::Time now,
+                            const AdaptiveOptions& options);
+
+class AdaptiveWeigher {
+ public:
+  explicit AdaptiveWeigher(const AdaptiveOptions& options);
+
+  // The client's own view of `id` at `at`: adds in flight and recent add
+  // latency. Replaces the previous observation of `id` unless older.
+  void Observe(const BookieId& id, int64_t inflight_adds,
+               absl::Duration add_latency, absl::Time at);
+
+  // Drops observations of bookies no longer in `topology`.
+  void Retain(const Topology& topology);
+
+  // Steps 1-3 for `bookies`, capped against the median over `population`
+  // (the writable bookies). One weight per entry of `bookies`.
+  std::vector<double> Weights(absl::Span<const BookieId> bookies,
+                              absl::Span<const BookieId> population,
+                              const Topology& topology, absl::Time now) const;
+
+  // Step 4: draws d candidates from `weights` and returns the index (into
+  // `bookies`) of the one with the lowest cost. REQUIRES: sizes equal,
+  // non-empty; the pointers stay valid for the call.
+  size_t Choose(absl::Span<const BookieId* const> bookies,
+                absl::Span<const double> weights, absl::Time now,
+                absl::BitGenRef gen) const;
+
+ private:
+  struct Observation {
+    int64_t inflight_adds = 0;
+    absl::Duration add_latency;
+    absl::Time at;
+  };
+  double Cost(const BookieId& id, absl::Time now, double median_latency) const;
+
+  const AdaptiveOptions options_;  // constant after construction
+  // Not thread-safe: touched only by the owner's (serialised) calls.
+  absl::flat_hash_map<BookieId, Observation> observations_;
+};
+
+}  // namespace bk::placement
+
+#endif  // BK_PLACEMENT_ADAPTIVE_WEIGHTS_H_

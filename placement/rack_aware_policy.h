@@ -1,0 +1,125 @@
+// RackAwarePolicy: BookKeeper's rack-aware ensemble placement with a
+// selectable weighting (none, disk, load, adaptive) inside each choice.
+//
+// New ensemble. The pool is the writable bookies minus `excluded`, minus
+// quarantined ones, minus (when enforcing) those in the default rack. Slots
+// are filled in order; each draws, by the configured weighting, from the pool
+// members that keep every write quorum able to span
+// m = min(write_quorum, minNumRacksPerWriteQuorum) racks (rack_coverage.h).
+// There is no local node: the first slot draws from the whole pool.
+//   - A dead end (no bookie keeps coverage) restarts the draw, up to
+//     max_placement_attempts times.
+//   - Enforcing: fewer than m racks in the pool, or every attempt dead-ended,
+//     is NotEnoughBookies. Not enforcing: with fewer than m racks in the pool
+//     the draw aims at as many racks as there are; the last attempt fills
+//     dead ends from the whole pool; such results carry adherence FAIL.
+//
+// Replacement of ensemble[index]. From the pool minus the ensemble, in turn:
+// the replaced bookie's rack; racks used by no other ensemble member; (not
+// enforcing) any rack. Nothing left is NotEnoughBookies.
+//
+// Quarantine (best effort): when the pool without quarantined bookies gives
+// NotEnoughBookies, the choice is retried with them; a result that had to use
+// one and meets the rack rule is MEETS_SOFT rather than MEETS_STRICT.
+//
+// Weighting, per draw over the eligible bookies:
+//   none     uniform;
+//   disk     DiskWeights over all writable bookies (cap against their median);
+//   load     LoadWeights (BP-65) over the candidates of this draw (the pool
+//            minus bookies already placed), as BookKeeper draws from all
+//            bookies not excluded and checks the rack rule afterwards; the
+//            bookies the rack rule allows keep their weights (all zero:
+//            uniform among them);
+//   adaptive AdaptiveWeigher (cap against the writable bookies' median).
+//
+// Not thread-safe (see ensemble_placement_policy.h). `gen` must outlive the
+// policy.
+
+#ifndef BK_PLACEMENT_RACK_AWARE_POLICY_H_
+#define BK_PLACEMENT_RACK_AWARE_POLICY_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/random/bit_gen_ref.h"
+#include "placement/adaptive_weights.h"
+#include "placement/ensemble_placement_policy.h"
+#include "placement/options.h"
+#include "placement/topology.h"
+
+namespace bk::placement {
+
+class RackAwarePolicy final : public EnsemblePlacementPolicy {
+ public:
+  // REQUIRES: ValidatePlacementOptions(options).ok().
+  RackAwarePolicy(const PlacementOptions& options, absl::BitGenRef gen);
+
+  void OnClusterChanged(const std::vector<BookieNode>& writable,
+                        const std::vector<BookieNode>& readonly) override;
+  void OnBookieInfo(const BookieId& id, const BookieInfo& info,
+                    absl::Time received_at) override;
+  void OnClientObservation(const BookieId& id, int64_t inflight_adds,
+                           absl::Duration add_latency, absl::Time at) override;
+  void Quarantine(const BookieId& id, absl::Time until) override;
+  void AdvanceTime(absl::Time now) override;
+
+  absl::StatusOr<PlacementResult> NewEnsemble(
+      int ensemble_size, int write_quorum, int ack_quorum,
+      const BookieSet& excluded) override;
+  absl::StatusOr<ReplacementResult> ReplaceBookie(
+      const std::vector<BookieId>& ensemble, int index, int write_quorum,
+      int ack_quorum, const BookieSet& excluded) override;
+  std::vector<int> ReorderReadSequence(
+      const std::vector<BookieId>& ensemble, const std::vector<int>& write_set,
+      const BookieHealthMap& health) const override;
+
+  const Topology& topology() const { return topology_; }
+  const PlacementOptions& options() const { return options_; }
+
+ private:
+  // Weights prepared once per call for the weightings that need the whole
+  // cluster (disk, adaptive), keyed by bookie.
+  using WeightTable = absl::flat_hash_map<BookieId, double>;
+
+  WeightTable PrepareWeights() const;
+  // Draws one of `eligible` (non-empty) by the configured weighting.
+  // `candidates` (a superset of `eligible`: the pool minus bookies already
+  // placed) is the population BP-65 filters and falls back over.
+  size_t Draw(const std::vector<const BookieId*>& eligible,
+              const std::vector<const BookieId*>& candidates,
+              const WeightTable& table);
+  // The pool: writable, not excluded, not in the default rack when
+  // enforcing, and not quarantined unless `use_quarantined`.
+  std::vector<const BookieId*> Pool(const BookieSet& excluded,
+                                    bool use_quarantined) const;
+  bool IsQuarantined(const BookieId& id) const;
+  bool UsesQuarantined(const std::vector<BookieId>& bookies) const;
+
+  absl::StatusOr<PlacementResult> TryNewEnsemble(int ensemble_size,
+                                                 int write_quorum,
+                                                 const BookieSet& excluded,
+                                                 bool use_quarantined);
+  absl::StatusOr<ReplacementResult> TryReplace(
+      const std::vector<BookieId>& ensemble, int index, int write_quorum,
+      const BookieSet& excluded, bool use_quarantined);
+  // The rack adherence of `ensemble`, MEETS_SOFT instead of MEETS_STRICT
+  // when the policy had to choose a quarantined bookie.
+  Adherence Judge(const std::vector<BookieId>& ensemble, int write_quorum,
+                  bool chose_quarantined) const;
+
+  // Constant after construction.
+  const PlacementOptions options_;
+  absl::BitGenRef gen_;  // not owned; outlives the policy
+
+  // Not thread-safe: touched only by the caller's serialised calls.
+  Topology topology_;
+  AdaptiveWeigher adaptive_;
+  absl::flat_hash_map<BookieId, absl::Time> quarantined_until_;
+  absl::Time now_ = absl::InfinitePast();
+};
+
+}  // namespace bk::placement
+
+#endif  // BK_PLACEMENT_RACK_AWARE_POLICY_H_

@@ -1,0 +1,185 @@
+// Runs the built bkctl binary and checks its JSON and exit codes.
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "catch2/catch.hpp"
+#include "nlohmann/json.hpp"
+
+namespace {
+
+struct Result {
+  int exit_code = -1;
+  std::string out;
+};
+
+// Runs `bkctl <args>`, stdout captured, stderr to `err_path`.
+Result RunBkctl(const std::string& args, const std::string& err_path) {
+  const std::string command =
+      absl::StrCat(BKCTL_PATH, " ", args, " 2>", err_path);
+  Result result;
+  FILE* pipe = popen(command.c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof(buf), pipe)) > 0) result.out.append(buf, n);
+  int status = pclose(pipe);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return result;
+}
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// A cluster file in the temp directory, removed at scope exit.
+class TempCluster {
+ public:
+  explicit TempCluster(const std::string& json)
+      : path_((std::filesystem::temp_directory_path() /
+               absl::StrCat("bkctl_test_", getpid(), "_", counter_++, ".json"))
+                  .string()) {
+    std::ofstream(path_) << json;
+  }
+  ~TempCluster() {
+    std::filesystem::remove(path_);
+    std::filesystem::remove(path_ + ".err");
+  }
+  const std::string& path() const { return path_; }
+  std::string err_path() const { return path_ + ".err"; }
+
+ private:
+  static inline int counter_ = 0;
+  std::string path_;
+};
+
+const char kCluster[] = R"({"policy": {"weighting": "none"}, "bookies": [
+  {"id": "b1", "rack": "/dc/r1"}, {"id": "b2", "rack": "/dc/r1"},
+  {"id": "b3", "rack": "/dc/r2"}, {"id": "b4", "rack": "/dc/r2"},
+  {"id": "b5", "rack": "/dc/r3"}, {"id": "b6", "rack": "/dc/r3", "readonly": true}]})";
+
+TEST_CASE("bkctl placement newensemble prints counts, adherence and ensembles",
+          "[tools][placement]") {
+  TempCluster cluster(kCluster);
+  Result r =
+      RunBkctl(absl::StrCat("placement newensemble --cluster ", cluster.path(),
+                            " --ensemble 3 --write-quorum 2 --ack-quorum 2"
+                            " --exclude b5 --draws 500 --seed 42"),
+               cluster.err_path());
+  INFO(ReadAll(cluster.err_path()));
+  REQUIRE(r.exit_code == 0);
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  CHECK(j["draws"] == 500);
+  CHECK(j["counts"].size() == 6);
+  CHECK(j["counts"]["b5"] == 0);  // excluded
+  CHECK(j["counts"]["b6"] == 0);  // read-only
+  int total = 0;
+  for (const auto& [id, n] : j["counts"].items()) total += n.get<int>();
+  CHECK(total == 1500);
+  const auto& a = j["adherence"];
+  CHECK(a["MEETS_STRICT"].get<int>() + a["MEETS_SOFT"].get<int>() +
+            a["FAIL"].get<int>() ==
+        500);
+  CHECK(j["not_enough_bookies"] == 0);
+  REQUIRE(j["ensembles"].size() == 10);
+  CHECK(j["ensembles"][0].size() == 3);
+}
+
+TEST_CASE("bkctl placement newensemble is reproducible from its seed",
+          "[tools][placement]") {
+  TempCluster cluster(kCluster);
+  const std::string args =
+      absl::StrCat("placement newensemble --cluster=", cluster.path(),
+                   " --ensemble=3 --write-quorum=3 --ack-quorum=2"
+                   " --draws=200 --seed=7");
+  Result first = RunBkctl(args, cluster.err_path());
+  Result second = RunBkctl(args, cluster.err_path());
+  REQUIRE(first.exit_code == 0);
+  CHECK(first.out == second.out);
+}
+
+TEST_CASE("bkctl placement newensemble counts NotEnoughBookies",
+          "[tools][placement]") {
+  TempCluster cluster(kCluster);
+  Result r =
+      RunBkctl(absl::StrCat("placement newensemble --cluster ", cluster.path(),
+                            " --ensemble 6 --write-quorum 2 --ack-quorum 2"
+                            " --draws 20 --seed 1"),
+               cluster.err_path());
+  REQUIRE(r.exit_code == 0);
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  CHECK(j["not_enough_bookies"] == 20);
+  CHECK(j["ensembles"].empty());
+}
+
+TEST_CASE("bkctl placement replace counts the chosen replacement",
+          "[tools][placement]") {
+  TempCluster cluster(kCluster);
+  Result r =
+      RunBkctl(absl::StrCat("placement replace --cluster ", cluster.path(),
+                            " --ensemble b1,b3,b5 --replace b3 --write-quorum 2"
+                            " --ack-quorum 2 --draws 300 --seed 3"),
+               cluster.err_path());
+  INFO(ReadAll(cluster.err_path()));
+  REQUIRE(r.exit_code == 0);
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  // b4 is the only other bookie in b3's rack.
+  CHECK(j["counts"]["b4"] == 300);
+  CHECK(j["adherence"]["MEETS_STRICT"] == 300);
+  REQUIRE(j["ensembles"].size() == 10);
+  CHECK(j["ensembles"][0] == nlohmann::json({"b1", "b4", "b5"}));
+}
+
+TEST_CASE("bkctl rejects bad arguments with one line and a usage exit code",
+          "[tools][placement]") {
+  TempCluster cluster(kCluster);
+  const std::string base = absl::StrCat(
+      "placement newensemble --cluster ", cluster.path(),
+      " --ensemble 3 --write-quorum 2 --ack-quorum 2 --draws 5 --seed 1");
+  Result r = RunBkctl(base + " --colour red", cluster.err_path());
+  CHECK(r.exit_code == 2);
+  CHECK(r.out.empty());
+  CHECK(ReadAll(cluster.err_path()) ==
+        "bkctl placement: unknown flag --colour\n");
+  r = RunBkctl(base + " --exclude b9", cluster.err_path());
+  CHECK(r.exit_code == 2);
+  r = RunBkctl("placement nosuch", cluster.err_path());
+  CHECK(r.exit_code == 2);
+  r = RunBkctl(absl::StrCat("placement replace --cluster ", cluster.path(),
+                            " --ensemble b1,b3 --replace b5 --write-quorum 2"
+                            " --ack-quorum 2 --draws 5 --seed 1"),
+               cluster.err_path());
+  CHECK(r.exit_code == 2);
+  CHECK(ReadAll(cluster.err_path()) ==
+        "bkctl placement: --replace: \"b5\" is not in --ensemble\n");
+}
+
+TEST_CASE("bkctl reports an invalid cluster file naming the key",
+          "[tools][placement]") {
+  TempCluster cluster(R"({"bookies": [{"id": "b1", "racks": "/a/b"}]})");
+  Result r =
+      RunBkctl(absl::StrCat("placement newensemble --cluster ", cluster.path(),
+                            " --ensemble 1 --write-quorum 1 --ack-quorum 1"
+                            " --draws 1 --seed 1"),
+               cluster.err_path());
+  CHECK(r.exit_code == 1);
+  CHECK(ReadAll(cluster.err_path()).find("unknown key \"bookies[0].racks\"") !=
+        std::string::npos);
+}
+
+TEST_CASE("bkctl help lists the placement commands", "[tools]") {
+  TempCluster cluster("{}");
+  Result r = RunBkctl("help", cluster.err_path());
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("placement newensemble") != std::string::npos);
+  CHECK(r.out.find("placement replace") != std::string::npos);
+}
+
+}  // namespace

@@ -1,0 +1,40 @@
+// A bkctl command: `bkctl <group> <name> [flags]`.
+//
+// Each group of commands lives in its own file and exposes a function
+// returning its commands (e.g. PlacementCommands()); main.cc lists those
+// functions in one table. To add a group: write foo_commands.cc with
+// `std::vector<Command> FooCommands()`, declare it below, add it to the
+// table in main.cc and the source to CMakeLists.txt.
+
+#ifndef BK_TOOLS_BKCTL_COMMAND_H_
+#define BK_TOOLS_BKCTL_COMMAND_H_
+
+#include <functional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace bk::bkctl {
+
+// Exit codes of every command.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailure = 1;  // the command ran and failed
+inline constexpr int kExitUsage = 2;    // bad flags or arguments
+
+struct Command {
+  std::string group;    // "placement"
+  std::string name;     // "newensemble"
+  std::string summary;  // one line for `bkctl help`
+  std::string usage;    // flags, several lines, for `bkctl help <group> <name>`
+  // Runs with the arguments after `<group> <name>`; writes results to `out`
+  // and one-line errors to `err`; returns an exit code above.
+  std::function<int(const std::vector<std::string>& args, std::ostream& out,
+                    std::ostream& err)>
+      run;
+};
+
+std::vector<Command> PlacementCommands();
+
+}  // namespace bk::bkctl
+
+#endif  // BK_TOOLS_BKCTL_COMMAND_H_

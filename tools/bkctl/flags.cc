@@ -1,0 +1,109 @@
+#include "tools/bkctl/flags.h"
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+
+namespace bk::bkctl {
+
+bool ParsedFlags::Has(absl::string_view name) const {
+  return values_.contains(name);
+}
+
+const std::string& ParsedFlags::Get(absl::string_view name) const {
+  static const std::string* const kEmpty = new std::string();
+  auto it = values_.find(name);
+  return it == values_.end() ? *kEmpty : it->second;
+}
+
+absl::StatusOr<int64_t> ParsedFlags::GetInt(absl::string_view name, int64_t min,
+                                            int64_t max) const {
+  int64_t value = 0;
+  if (!absl::SimpleAtoi(Get(name), &value) || value < min || value > max) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--", name, " must be an integer in [", min, ", ", max,
+                     "], got \"", Get(name), "\""));
+  }
+  return value;
+}
+
+absl::StatusOr<uint64_t> ParsedFlags::GetUint64(absl::string_view name) const {
+  uint64_t value = 0;
+  if (!absl::SimpleAtoi(Get(name), &value)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--", name, " must be a non-negative integer, got \"",
+                     Get(name), "\""));
+  }
+  return value;
+}
+
+absl::StatusOr<std::vector<std::string>> ParsedFlags::GetList(
+    absl::string_view name) const {
+  std::vector<std::string> items;
+  if (Get(name).empty()) return items;
+  for (absl::string_view item : absl::StrSplit(Get(name), ',')) {
+    if (item.empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--", name, " has an empty item: \"", Get(name), "\""));
+    }
+    items.emplace_back(item);
+  }
+  return items;
+}
+
+absl::StatusOr<ParsedFlags> ParseFlags(const std::vector<std::string>& args,
+                                       const std::vector<FlagSpec>& specs) {
+  auto known = [&specs](absl::string_view name) {
+    for (const FlagSpec& spec : specs) {
+      if (spec.name == name) return true;
+    }
+    return false;
+  };
+  ParsedFlags flags;
+  for (size_t i = 0; i < args.size(); ++i) {
+    absl::string_view arg = args[i];
+    if (arg.size() < 3 || arg.substr(0, 2) != "--") {
+      return absl::InvalidArgumentError(
+          absl::StrCat("unexpected argument \"", arg, "\""));
+    }
+    arg.remove_prefix(2);
+    std::string name;
+    std::string value;
+    if (size_t eq = arg.find('='); eq != absl::string_view::npos) {
+      name = std::string(arg.substr(0, eq));
+      value = std::string(arg.substr(eq + 1));
+    } else {
+      name = std::string(arg);
+      if (i + 1 >= args.size()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("--", name, " needs a value"));
+      }
+      value = args[++i];
+    }
+    if (!known(name)) {
+      return absl::InvalidArgumentError(absl::StrCat("unknown flag --", name));
+    }
+    if (!flags.values_.emplace(name, std::move(value)).second) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--", name, " given more than once"));
+    }
+  }
+  for (const FlagSpec& spec : specs) {
+    if (spec.required && !flags.Has(spec.name)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("missing required flag --", spec.name));
+    }
+  }
+  return flags;
+}
+
+std::string FlagsUsage(const std::vector<FlagSpec>& specs) {
+  std::string out;
+  for (const FlagSpec& spec : specs) {
+    absl::StrAppend(&out, "  --", spec.name, " VALUE  ", spec.help,
+                    spec.required ? " (required)" : "", "\n");
+  }
+  return out;
+}
+
+}  // namespace bk::bkctl
