@@ -27,8 +27,8 @@
 #ifndef BK_BOOKIE_STORAGE_LEDGER_STORAGE_H_
 #define BK_BOOKIE_STORAGE_LEDGER_STORAGE_H_
 
-#include <cstdint>
 #include <atomic>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
