@@ -84,7 +84,7 @@ ConfigSchema* Build() {
       "compact entry logs whose live fraction is below this (major)", 0, 1);
   add("majorCompactionInterval", T::kInt, "86400",
       "time between major compactions, s; 0 = off", 0, 1e8);
-  add("compactionRateByBytes", T::kBytes, "64MiB",
+  add("compactionRateByBytes", T::kBytes, "1000000",
       "compaction throttle, bytes per second");
   // Disk usage.
   add("diskUsageThreshold", T::kDouble, "0.95",

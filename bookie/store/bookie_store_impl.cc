@@ -1,0 +1,442 @@
+#include "bookie/store/bookie_store_impl.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "bookie/store/lac_codec.h"
+#include "proto/entry_format.h"
+#include "proto/status_codes.h"
+
+namespace bk::bookie {
+namespace {
+
+using journal_format::RecordType;
+
+// Compares without an early exit, so timing says nothing about the key.
+bool ConstantTimeEquals(absl::string_view a, absl::string_view b) {
+  if (a.size() != b.size()) return false;
+  unsigned char diff = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    diff |= static_cast<unsigned char>(a[i] ^ b[i]);
+  }
+  return diff == 0;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<BookieStoreImpl>> BookieStoreImpl::Open(
+    Env* env, const StoreOptions& options, StartupReport* report) {
+  auto storage = LedgerStorage::Open(env, options.storage);
+  if (!storage.ok()) return storage.status();
+  auto journal = std::make_unique<Journal>(env, options.journal);
+  std::unique_ptr<BookieStoreImpl> store(
+      new BookieStoreImpl(env, std::move(*storage), std::move(journal)));
+  BookieStoreImpl* self = store.get();
+  self->storage_->SetCheckpointHooks(
+      {[self] { return self->TakeMark(); },
+       [self](uint64_t mark) { self->Flushed(mark); }});
+
+  uint64_t replayed_entries = 0;
+  LedgerStorage* st = self->storage_.get();
+  auto replay = self->journal_->Replay(
+      [&](const JournalRecordView& r) -> absl::Status {
+        absl::Status s;
+        switch (r.type) {
+          case RecordType::kEntry:
+            s = st->AddEntry(r.ledger_id, r.entry_id,
+                             MakeEntryBuffer(std::string(r.payload)));
+            ++replayed_entries;
+            break;
+          case RecordType::kFence:
+            s = st->SetFenced(r.ledger_id).status();
+            break;
+          case RecordType::kMasterKey:
+            s = st->SetMasterKey(r.ledger_id, r.payload);
+            break;
+          case RecordType::kExplicitLac:
+            s = st->SetExplicitLac(r.ledger_id, r.payload);
+            break;
+          default:  // kForce: a barrier, nothing to restore
+            break;
+        }
+        // A ledger deleted after the record was journaled stays deleted.
+        if (absl::IsNotFound(s)) return absl::OkStatus();
+        return s;
+      });
+  if (!replay.ok()) {
+    return absl::Status(replay.status().code(),
+                        absl::StrCat("journal replay refused: ",
+                                     replay.status().message()));
+  }
+  absl::Status s = self->journal_->Start();
+  if (!s.ok()) return s;
+  self->journal_started_ = true;
+  // Make the replayed records durable in entry logs and move the
+  // checkpoint past them.
+  s = self->storage_->Flush();
+  if (!s.ok()) return s;
+  if (report != nullptr) {
+    report->journal = *replay;
+    report->replayed_entries = replayed_entries;
+  }
+  return store;
+}
+
+BookieStoreImpl::BookieStoreImpl(Env* env,
+                                 std::unique_ptr<LedgerStorage> storage,
+                                 std::unique_ptr<Journal> journal)
+    : env_(env),
+      storage_(std::move(storage)),
+      journal_(std::move(journal)),
+      rules_(storage_.get()) {}
+
+BookieStoreImpl::~BookieStoreImpl() {
+  closing_ = true;
+  journal_->Stop();
+  journal_started_ = false;
+  // Storage destructs without flushing: the journal replays the rest.
+}
+
+absl::Status BookieStoreImpl::Close() {
+  closing_ = true;
+  // Answer every long poll: nothing will raise their LAC any more.
+  for (const auto& rules : rules_.All()) {
+    std::vector<LacWaiter> waiters;
+    int64_t lac;
+    {
+      absl::MutexLock l(&rules->mu);
+      waiters.swap(rules->waiters);
+      lac = rules->lac;
+    }
+    for (auto& w : waiters) {
+      timer_.Cancel(w.timer_id);
+      w.done(lac);
+    }
+  }
+  // Entries accepted so far are in the write cache: a flush now covers
+  // them and moves the checkpoint; then the journal completes what it holds.
+  absl::Status s = storage_->Flush();
+  journal_->Stop();
+  journal_started_ = false;
+  absl::Status c = storage_->Close();
+  if (s.ok()) s = c;
+  if (s.ok()) s = journal_->status();
+  return s;
+}
+
+absl::Status BookieStoreImpl::NoLedger(uint64_t ledger_id) {
+  return ToAbsl(proto::BK_ENOLEDGER,
+                absl::StrCat("ledger ", ledger_id, " is not on this bookie"));
+}
+
+absl::Status BookieStoreImpl::CheckWritable() const {
+  if (closing_) {
+    return absl::UnavailableError("bookie is shutting down");
+  }
+  if (absl::Status s = journal_->status(); !s.ok()) {
+    return absl::InternalError(
+        absl::StrCat("journal failed, bookie unwritable: ", s.message()));
+  }
+  if (absl::Status s = storage_->writable(); !s.ok()) {
+    return absl::InternalError(
+        absl::StrCat("ledger storage failed, bookie unwritable: ",
+                     s.message()));
+  }
+  if (read_only_) {
+    absl::MutexLock l(&mu_);
+    return ToAbsl(proto::BK_EREADONLY,
+                  absl::StrCat("bookie is read-only: ", read_only_reason_));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status BookieStoreImpl::CheckKeyLocked(uint64_t ledger_id,
+                                             LedgerRules* rules,
+                                             const std::string& key) {
+  if (rules->master_key.empty()) {
+    if (key.empty()) {
+      return ToAbsl(proto::BK_EBADREQ,
+                    absl::StrCat("empty master key for ledger ", ledger_id));
+    }
+    absl::Status s = storage_->SetMasterKey(ledger_id, key);
+    if (!s.ok()) return s;
+    rules->master_key = key;
+    return absl::OkStatus();
+  }
+  if (!ConstantTimeEquals(rules->master_key, key)) {
+    // Never log or echo the key itself.
+    return ToAbsl(proto::BK_EUA,
+                  absl::StrCat("master key mismatch on ledger ", ledger_id));
+  }
+  return absl::OkStatus();
+}
+
+void BookieStoreImpl::AddEntry(const AddArgs& args, EntryBuffer body,
+                               StatusCallback done) {
+  if (absl::Status s = CheckWritable(); !s.ok()) return done(s);
+  auto header = entry::ParseHeader(*body);
+  if (!header.ok()) {
+    return done(ToAbsl(proto::BK_EBADREQ, header.status().message()));
+  }
+  if (header->ledger_id != args.ledger_id ||
+      header->entry_id != args.entry_id) {
+    return done(ToAbsl(
+        proto::BK_EBADREQ,
+        absl::StrCat("request names ledger ", args.ledger_id, " entry ",
+                     args.entry_id, " but the entry's header says ledger ",
+                     header->ledger_id, " entry ", header->entry_id)));
+  }
+  auto rules = rules_.Get(args.ledger_id);
+  if (!rules.ok()) {
+    return done(absl::IsNotFound(rules.status()) ? NoLedger(args.ledger_id)
+                                                 : rules.status());
+  }
+  absl::Status s;
+  {
+    // Held across the write-cache insert so that a fence (which takes the
+    // same mutex) happens either before this check or after the entry is
+    // visible to the fencing read.
+    absl::MutexLock l(&(*rules)->mu);
+    s = CheckKeyLocked(args.ledger_id, rules->get(), args.master_key);
+    if (s.ok() && (*rules)->fenced && !args.recovery) {
+      s = ToAbsl(proto::BK_EFENCED,
+                 absl::StrCat("ledger ", args.ledger_id, " is fenced"));
+    }
+    if (s.ok()) s = storage_->AddEntry(args.ledger_id, args.entry_id, body);
+  }
+  if (!s.ok()) return done(s);
+
+  adds_in_flight_.fetch_add(1, std::memory_order_relaxed);
+  const uint64_t ledger = args.ledger_id;
+  const int64_t lac = header->last_add_confirmed;
+  s = journal_->Add(RecordType::kEntry, ledger, args.entry_id,
+                    JournalPayload::Of(std::move(body)),
+                    [this, ledger, lac, done](absl::Status st) {
+                      adds_in_flight_.fetch_sub(1, std::memory_order_relaxed);
+                      if (st.ok()) RaiseLac(ledger, lac);
+                      done(st);
+                    });
+  if (!s.ok()) {
+    adds_in_flight_.fetch_sub(1, std::memory_order_relaxed);
+    done(absl::InternalError(absl::StrCat(
+        "journal refused ledger ", ledger, " entry ", args.entry_id, ": ",
+        s.message())));
+  }
+}
+
+absl::StatusOr<EntryBuffer> BookieStoreImpl::ReadEntry(uint64_t ledger_id,
+                                                       int64_t entry_id) {
+  auto e = storage_->GetEntry(ledger_id, entry_id);
+  if (e.ok() || !absl::IsNotFound(e.status())) return e;
+  if (!storage_->LedgerExists(ledger_id)) return NoLedger(ledger_id);
+  return ToAbsl(proto::BK_ENOENTRY,
+                absl::StrCat("ledger ", ledger_id, " has no entry ", entry_id,
+                             " on this bookie"));
+}
+
+void BookieStoreImpl::Fence(uint64_t ledger_id, const std::string& master_key,
+                            StatusCallback done) {
+  auto rules = rules_.Get(ledger_id);
+  if (!rules.ok()) {
+    return done(absl::IsNotFound(rules.status()) ? NoLedger(ledger_id)
+                                                 : rules.status());
+  }
+  absl::Status s;
+  {
+    absl::MutexLock l(&(*rules)->mu);
+    s = CheckKeyLocked(ledger_id, rules->get(), master_key);
+    if (s.ok() && !(*rules)->fenced) {
+      // Durable when SetFenced returns; only then is the flag visible to
+      // adds, so no writer hears EFENCED before the fence is on disk.
+      s = storage_->SetFenced(ledger_id).status();
+      if (s.ok()) (*rules)->fenced = true;
+    }
+  }
+  done(s);
+}
+
+absl::StatusOr<int64_t> BookieStoreImpl::LastAddConfirmed(uint64_t ledger_id) {
+  if (!storage_->LedgerExists(ledger_id)) return NoLedger(ledger_id);
+  auto rules = rules_.Get(ledger_id);
+  if (!rules.ok()) return rules.status();
+  absl::MutexLock l(&(*rules)->mu);
+  return (*rules)->lac;
+}
+
+void BookieStoreImpl::RaiseLac(uint64_t ledger_id, int64_t lac) {
+  std::shared_ptr<LedgerRules> rules = rules_.Find(ledger_id);
+  if (rules == nullptr) return;
+  std::vector<LacWaiter> ready;
+  {
+    absl::MutexLock l(&rules->mu);
+    if (lac <= rules->lac) return;
+    rules->lac = lac;
+    auto& w = rules->waiters;
+    for (size_t i = 0; i < w.size();) {
+      if (w[i].previous_lac < lac) {
+        ready.push_back(std::move(w[i]));
+        w[i] = std::move(w.back());
+        w.pop_back();
+      } else {
+        ++i;
+      }
+    }
+  }
+  for (auto& r : ready) {
+    timer_.Cancel(r.timer_id);
+    r.done(lac);
+  }
+}
+
+void BookieStoreImpl::WaitForLacUpdate(
+    uint64_t ledger_id, int64_t previous_lac, absl::Duration timeout,
+    std::function<void(absl::StatusOr<int64_t>)> done) {
+  if (!storage_->LedgerExists(ledger_id)) return done(NoLedger(ledger_id));
+  auto rules = rules_.Get(ledger_id);
+  if (!rules.ok()) return done(rules.status());
+  int64_t now_lac;
+  {
+    absl::MutexLock l(&(*rules)->mu);
+    now_lac = (*rules)->lac;
+    if (now_lac <= previous_lac && !closing_ && timeout > absl::ZeroDuration()) {
+      LacWaiter w;
+      w.id = next_waiter_id_.fetch_add(1);
+      w.previous_lac = previous_lac;
+      w.done = std::move(done);
+      std::weak_ptr<LedgerRules> weak = *rules;
+      const uint64_t id = w.id;
+      // Scheduled under the ledger's mutex: the timeout cannot run before
+      // the waiter is in the list (it takes the same mutex).
+      w.timer_id = timer_.Schedule(absl::Now() + timeout, [weak, id] {
+        auto r = weak.lock();
+        if (r == nullptr) return;
+        std::function<void(absl::StatusOr<int64_t>)> fn;
+        int64_t lac;
+        {
+          absl::MutexLock l(&r->mu);
+          auto& ws = r->waiters;
+          for (size_t i = 0; i < ws.size(); ++i) {
+            if (ws[i].id == id) {
+              fn = std::move(ws[i].done);
+              ws[i] = std::move(ws.back());
+              ws.pop_back();
+              break;
+            }
+          }
+          lac = r->lac;
+        }
+        if (fn) fn(lac);  // the LAC did not move: answer with the current
+      });
+      (*rules)->waiters.push_back(std::move(w));
+      return;
+    }
+  }
+  done(now_lac);
+}
+
+void BookieStoreImpl::WriteLac(uint64_t ledger_id, int64_t lac,
+                               const std::string& master_key,
+                               StatusCallback done) {
+  if (absl::Status s = CheckWritable(); !s.ok()) return done(s);
+  auto rules = rules_.Get(ledger_id);
+  if (!rules.ok()) return done(rules.status());
+  auto encoded = std::make_shared<const std::string>(EncodeLac(lac));
+  absl::Status s;
+  {
+    absl::MutexLock l(&(*rules)->mu);
+    s = CheckKeyLocked(ledger_id, rules->get(), master_key);
+    if (s.ok() && lac > (*rules)->explicit_lac) {
+      s = storage_->SetExplicitLac(ledger_id, *encoded);
+      if (s.ok()) (*rules)->explicit_lac = lac;
+    }
+  }
+  if (!s.ok()) return done(s);
+  s = journal_->Add(RecordType::kExplicitLac, ledger_id, lac,
+                    JournalPayload::Of(encoded),
+                    [this, ledger_id, lac, done](absl::Status st) {
+                      if (st.ok()) RaiseLac(ledger_id, lac);
+                      done(st);
+                    });
+  if (!s.ok()) done(s);
+}
+
+absl::StatusOr<int64_t> BookieStoreImpl::ExplicitLac(uint64_t ledger_id) {
+  if (!storage_->LedgerExists(ledger_id)) return NoLedger(ledger_id);
+  auto rules = rules_.Get(ledger_id);
+  if (!rules.ok()) return rules.status();
+  absl::MutexLock l(&(*rules)->mu);
+  return (*rules)->explicit_lac;
+}
+
+void BookieStoreImpl::ForceLedger(uint64_t ledger_id,
+                                  const std::string& master_key,
+                                  StatusCallback done) {
+  if (!storage_->LedgerExists(ledger_id)) return done(NoLedger(ledger_id));
+  auto rules = rules_.Get(ledger_id);
+  if (!rules.ok()) return done(rules.status());
+  absl::Status s;
+  {
+    absl::MutexLock l(&(*rules)->mu);
+    s = CheckKeyLocked(ledger_id, rules->get(), master_key);
+  }
+  if (!s.ok()) return done(s);
+  // Same journal as every add of this ledger, FIFO: its sync covers them.
+  s = journal_->Add(RecordType::kForce, ledger_id, -1, JournalPayload{},
+                    [done](absl::Status st) { done(st); });
+  if (!s.ok()) done(s);
+}
+
+absl::StatusOr<std::vector<int64_t>> BookieStoreImpl::ListEntries(
+    uint64_t ledger_id) {
+  if (!storage_->LedgerExists(ledger_id)) return NoLedger(ledger_id);
+  return storage_->GetListOfEntriesOfLedger(ledger_id);
+}
+
+absl::Status BookieStoreImpl::DeleteLedger(uint64_t ledger_id) {
+  absl::Status s = storage_->DeleteLedger(ledger_id);
+  rules_.Erase(ledger_id);
+  return s;
+}
+
+StoreStats BookieStoreImpl::Stats() {
+  StoreStats st;
+  st.adds_in_flight = adds_in_flight_.load(std::memory_order_relaxed);
+  st.journal_queue_depth =
+      static_cast<int64_t>(journal_->Stats().queue_depth);
+  absl::Status w = CheckWritable();
+  st.writable = w.ok();
+  if (!w.ok()) st.unwritable_reason = std::string(w.message());
+  return st;
+}
+
+void BookieStoreImpl::SetReadOnly(bool read_only, const std::string& reason) {
+  absl::MutexLock l(&mu_);
+  read_only_reason_ = read_only ? reason : "";
+  read_only_ = read_only;
+}
+
+uint64_t BookieStoreImpl::TakeMark() {
+  if (!journal_started_) return 0;  // during replay: nothing to checkpoint
+  JournalMark mark = journal_->CurrentMark();
+  absl::MutexLock l(&mu_);
+  const uint64_t id = next_mark_++;
+  marks_[id] = std::move(mark);
+  return id;
+}
+
+void BookieStoreImpl::Flushed(uint64_t mark) {
+  if (mark == 0) return;
+  JournalMark m;
+  {
+    absl::MutexLock l(&mu_);
+    auto it = marks_.find(mark);
+    if (it == marks_.end()) return;
+    m = std::move(it->second);
+    marks_.erase(marks_.begin(), std::next(it));
+  }
+  // A failed checkpoint loses nothing (the journal keeps its files and
+  // replays more); the journal records the error itself.
+  journal_->Checkpoint(m).IgnoreError();
+}
+
+}  // namespace bk::bookie

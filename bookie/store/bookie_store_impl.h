@@ -1,0 +1,132 @@
+// BookieStoreImpl: the BookieStore over the journal and the ledger storage.
+//
+// Start-up (Open): replays the journal from its checkpoint into the ledger
+// storage (entries into the write cache, fences, master keys and explicit
+// LACs into the ledger state), starts the journal, then flushes so the
+// replayed records are in entry logs and the checkpoint moves past them.
+//
+// Add path (AddEntry): the ledger's rules are checked under that ledger's
+// own mutex (a sharded map, no global lock); the entry goes to the write
+// cache, then to the journal queue by the same buffer; the callback runs on
+// the journal's completion thread after the group's sync.
+//
+// Checkpoints: the storage's flush takes a numbered mark (a JournalMark
+// remembered here) before swapping caches and reports it once durable; the
+// journal checkpoint then moves to that mark.
+//
+// Failure: a journal or storage error is sticky; from then on adds fail with
+// Internal and Stats() says why. Read-only (SetReadOnly) refuses adds with
+// Unavailable and serves reads.
+
+#ifndef BK_BOOKIE_STORE_BOOKIE_STORE_IMPL_H_
+#define BK_BOOKIE_STORE_BOOKIE_STORE_IMPL_H_
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "bookie/bookie_store.h"
+#include "bookie/journal/journal.h"
+#include "bookie/storage/ledger_storage.h"
+#include "bookie/store/deadline_timer.h"
+#include "bookie/store/ledger_state_map.h"
+#include "common/env.h"
+
+namespace bk::bookie {
+
+struct StoreOptions {
+  JournalOptions journal;
+  LedgerStorageOptions storage;
+};
+
+// What start-up found, for the log.
+struct StartupReport {
+  JournalReplayReport journal;
+  uint64_t replayed_entries = 0;
+};
+
+class BookieStoreImpl final : public BookieStore {
+ public:
+  // `env` must outlive the store.
+  static absl::StatusOr<std::unique_ptr<BookieStoreImpl>> Open(
+      Env* env, const StoreOptions& options, StartupReport* report = nullptr);
+
+  // Stops the journal (completing accepted adds) without flushing; Close()
+  // flushes first.
+  ~BookieStoreImpl() override;
+
+  // Drains: refuses new adds, completes every accepted one, flushes the
+  // storage and checkpoints the journal.
+  absl::Status Close();
+
+  void AddEntry(const AddArgs& args, EntryBuffer body,
+                StatusCallback done) override;
+  absl::StatusOr<EntryBuffer> ReadEntry(uint64_t ledger_id,
+                                        int64_t entry_id) override;
+  void Fence(uint64_t ledger_id, const std::string& master_key,
+             StatusCallback done) override;
+  absl::StatusOr<int64_t> LastAddConfirmed(uint64_t ledger_id) override;
+  void WaitForLacUpdate(
+      uint64_t ledger_id, int64_t previous_lac, absl::Duration timeout,
+      std::function<void(absl::StatusOr<int64_t>)> done) override;
+  void WriteLac(uint64_t ledger_id, int64_t lac, const std::string& master_key,
+                StatusCallback done) override;
+  absl::StatusOr<int64_t> ExplicitLac(uint64_t ledger_id) override;
+  void ForceLedger(uint64_t ledger_id, const std::string& master_key,
+                   StatusCallback done) override;
+  absl::StatusOr<std::vector<int64_t>> ListEntries(
+      uint64_t ledger_id) override;
+  StoreStats Stats() override;
+  void SetReadOnly(bool read_only, const std::string& reason) override;
+
+  // Drops a ledger's entries and state (the daemon's GC, on metadata
+  // deletion).
+  absl::Status DeleteLedger(uint64_t ledger_id);
+
+  JournalStats journal_stats() const { return journal_->Stats(); }
+  StorageStats storage_stats() const { return storage_->GetStats(); }
+  LedgerStorage* storage() { return storage_.get(); }
+
+ private:
+  BookieStoreImpl(Env* env, std::unique_ptr<LedgerStorage> storage,
+                  std::unique_ptr<Journal> journal);
+
+  // OK if adds may proceed, else why not (Unavailable or Internal).
+  absl::Status CheckWritable() const;
+  // Checks (and on first use sets) the master key. REQUIRES: rules->mu.
+  absl::Status CheckKeyLocked(uint64_t ledger_id, LedgerRules* rules,
+                              const std::string& key)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(rules->mu);
+  // Raises the ledger's LAC and answers satisfied long polls.
+  void RaiseLac(uint64_t ledger_id, int64_t lac);
+  static absl::Status NoLedger(uint64_t ledger_id);
+  uint64_t TakeMark();
+  void Flushed(uint64_t mark);
+
+  // Constant after construction.
+  Env* const env_;
+  std::unique_ptr<LedgerStorage> storage_;
+  std::unique_ptr<Journal> journal_;
+
+  // Own synchronisation.
+  LedgerStateMap rules_;
+  DeadlineTimer timer_;
+  std::atomic<int64_t> adds_in_flight_{0};
+  std::atomic<bool> read_only_{false};
+  std::atomic<bool> closing_{false};
+  std::atomic<bool> journal_started_{false};
+  std::atomic<uint64_t> next_waiter_id_{1};
+
+  mutable absl::Mutex mu_;
+  std::string read_only_reason_ ABSL_GUARDED_BY(mu_);
+  // Checkpoint marks handed to the storage's flushes, by number.
+  uint64_t next_mark_ ABSL_GUARDED_BY(mu_) = 1;
+  std::map<uint64_t, JournalMark> marks_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace bk::bookie
+
+#endif  // BK_BOOKIE_STORE_BOOKIE_STORE_IMPL_H_
