@@ -38,8 +38,8 @@ absl::StatusOr<std::unique_ptr<BookieStoreImpl>> BookieStoreImpl::Open(
 
   uint64_t replayed_entries = 0;
   LedgerStorage* st = self->storage_.get();
-  auto replay = self->journal_->Replay(
-      [&](const JournalRecordView& r) -> absl::Status {
+  auto replay =
+      self->journal_->Replay([&](const JournalRecordView& r) -> absl::Status {
         absl::Status s;
         switch (r.type) {
           case RecordType::kEntry:
@@ -64,9 +64,9 @@ absl::StatusOr<std::unique_ptr<BookieStoreImpl>> BookieStoreImpl::Open(
         return s;
       });
   if (!replay.ok()) {
-    return absl::Status(replay.status().code(),
-                        absl::StrCat("journal replay refused: ",
-                                     replay.status().message()));
+    return absl::Status(
+        replay.status().code(),
+        absl::StrCat("journal replay refused: ", replay.status().message()));
   }
   absl::Status s = self->journal_->Start();
   if (!s.ok()) return s;
@@ -138,9 +138,8 @@ absl::Status BookieStoreImpl::CheckWritable() const {
         absl::StrCat("journal failed, bookie unwritable: ", s.message()));
   }
   if (absl::Status s = storage_->writable(); !s.ok()) {
-    return absl::InternalError(
-        absl::StrCat("ledger storage failed, bookie unwritable: ",
-                     s.message()));
+    return absl::InternalError(absl::StrCat(
+        "ledger storage failed, bookie unwritable: ", s.message()));
   }
   if (read_only_) {
     absl::MutexLock l(&mu_);
@@ -218,9 +217,9 @@ void BookieStoreImpl::AddEntry(const AddArgs& args, EntryBuffer body,
                     });
   if (!s.ok()) {
     adds_in_flight_.fetch_sub(1, std::memory_order_relaxed);
-    done(absl::InternalError(absl::StrCat(
-        "journal refused ledger ", ledger, " entry ", args.entry_id, ": ",
-        s.message())));
+    done(absl::InternalError(absl::StrCat("journal refused ledger ", ledger,
+                                          " entry ", args.entry_id, ": ",
+                                          s.message())));
   }
 }
 
@@ -298,7 +297,8 @@ void BookieStoreImpl::WaitForLacUpdate(
   {
     absl::MutexLock l(&(*rules)->mu);
     now_lac = (*rules)->lac;
-    if (now_lac <= previous_lac && !closing_ && timeout > absl::ZeroDuration()) {
+    if (now_lac <= previous_lac && !closing_ &&
+        timeout > absl::ZeroDuration()) {
       LacWaiter w;
       w.id = next_waiter_id_.fetch_add(1);
       w.previous_lac = previous_lac;
@@ -401,8 +401,7 @@ absl::Status BookieStoreImpl::DeleteLedger(uint64_t ledger_id) {
 StoreStats BookieStoreImpl::Stats() {
   StoreStats st;
   st.adds_in_flight = adds_in_flight_.load(std::memory_order_relaxed);
-  st.journal_queue_depth =
-      static_cast<int64_t>(journal_->Stats().queue_depth);
+  st.journal_queue_depth = static_cast<int64_t>(journal_->Stats().queue_depth);
   absl::Status w = CheckWritable();
   st.writable = w.ok();
   if (!w.ok()) st.unwritable_reason = std::string(w.message());

@@ -51,14 +51,14 @@ void DeadlineTimer::Run() {
         DeadlineTimer* t;
         std::pair<absl::Time, uint64_t> key;
       } arg{this, first->first};
-      mu_.AwaitWithDeadline(
-          absl::Condition(
-              +[](Arg* a) ABSL_NO_THREAD_SAFETY_ANALYSIS {
-                return a->t->stop_ || a->t->pending_.empty() ||
-                       a->t->pending_.begin()->first < a->key;
-              },
-              &arg),
-          due);
+      mu_.AwaitWithDeadline(absl::Condition(
+                                +[](Arg* a) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+                                  return a->t->stop_ ||
+                                         a->t->pending_.empty() ||
+                                         a->t->pending_.begin()->first < a->key;
+                                },
+                                &arg),
+                            due);
       continue;
     }
     std::function<void()> fn = std::move(first->second);

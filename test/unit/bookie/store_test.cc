@@ -1,9 +1,8 @@
-#include "bookie/store/bookie_store_impl.h"
-
 #include <errno.h>
 
 #include <catch2/catch.hpp>
 
+#include "bookie/store/bookie_store_impl.h"
 #include "proto/status_codes.h"
 #include "test/unit/bookie/store_test_util.h"
 
@@ -120,8 +119,8 @@ TEST_CASE("acknowledged entries survive a crash before any flush",
   {
     auto store = OpenStore(&env, dir);
     for (int e = 0; e < 50; ++e) {
-      REQUIRE(Add(store.get(), 7, e, e - 1, "payload-" + std::to_string(e))
-                  .ok());
+      REQUIRE(
+          Add(store.get(), 7, e, e - 1, "payload-" + std::to_string(e)).ok());
     }
     // Power cut: unsynced bytes vanish; the store is abandoned unflushed.
     REQUIRE(env.PowerCut().ok());
@@ -146,10 +145,9 @@ TEST_CASE("a long poll answers when the LAC passes the previous one",
   REQUIRE(Add(store.get(), 8, 0, -1, "a").ok());
   auto p = std::make_shared<std::promise<absl::StatusOr<int64_t>>>();
   auto f = p->get_future();
-  store->WaitForLacUpdate(8, -1, absl::Seconds(30),
-                          [p](absl::StatusOr<int64_t> lac) {
-                            p->set_value(lac);
-                          });
+  store->WaitForLacUpdate(
+      8, -1, absl::Seconds(30),
+      [p](absl::StatusOr<int64_t> lac) { p->set_value(lac); });
   CHECK(f.wait_for(std::chrono::milliseconds(0)) ==
         std::future_status::timeout);
   REQUIRE(Add(store.get(), 8, 1, 0, "b").ok());  // carries LAC 0
@@ -163,10 +161,9 @@ TEST_CASE("a long poll times out with the unchanged LAC", "[bookie][store]") {
   REQUIRE(Add(store.get(), 9, 0, -1, "a").ok());
   auto p = std::make_shared<std::promise<absl::StatusOr<int64_t>>>();
   auto f = p->get_future();
-  store->WaitForLacUpdate(9, -1, absl::Milliseconds(50),
-                          [p](absl::StatusOr<int64_t> lac) {
-                            p->set_value(lac);
-                          });
+  store->WaitForLacUpdate(
+      9, -1, absl::Milliseconds(50),
+      [p](absl::StatusOr<int64_t> lac) { p->set_value(lac); });
   REQUIRE(f.wait_for(std::chrono::seconds(10)) == std::future_status::ready);
   CHECK(*f.get() == -1);
 }
@@ -177,10 +174,9 @@ TEST_CASE("close answers every pending long poll", "[bookie][store]") {
   REQUIRE(Add(store.get(), 10, 0, -1, "a").ok());
   auto p = std::make_shared<std::promise<absl::StatusOr<int64_t>>>();
   auto f = p->get_future();
-  store->WaitForLacUpdate(10, 5, absl::Hours(1),
-                          [p](absl::StatusOr<int64_t> lac) {
-                            p->set_value(lac);
-                          });
+  store->WaitForLacUpdate(
+      10, 5, absl::Hours(1),
+      [p](absl::StatusOr<int64_t> lac) { p->set_value(lac); });
   REQUIRE(store->Close().ok());
   REQUIRE(f.wait_for(std::chrono::seconds(10)) == std::future_status::ready);
 }

@@ -34,7 +34,8 @@ inline EntryBuffer Entry(uint64_t ledger, int64_t entry, int64_t lac,
   h.entry_id = entry;
   h.last_add_confirmed = lac;
   h.ledger_length = payload.size();
-  return MakeEntryBuffer(entry::Package(h, payload, entry::DigestType::kCrc32c));
+  return MakeEntryBuffer(
+      entry::Package(h, payload, entry::DigestType::kCrc32c));
 }
 
 inline std::string PayloadOf(const EntryBuffer& body) {

@@ -1,0 +1,304 @@
+#include "bookie/service/bookie_service.h"
+
+#include <grpcpp/grpcpp.h>
+
+#include <catch2/catch.hpp>
+
+#include "bookie/service/grpc_server.h"
+#include "proto/status_codes.h"
+#include "test/support/http_get.h"
+#include "test/unit/bookie/store_test_util.h"
+
+namespace bk::bookie {
+namespace {
+
+using testing::OptionsIn;
+
+// A store, the service over it and a gRPC server on a free loopback port.
+class ServiceHarness {
+ public:
+  explicit ServiceHarness(ServiceOptions so = {}, Env* env = Env::Default()) {
+    auto store = BookieStoreImpl::Open(env, OptionsIn(dir_));
+    REQUIRE(store.ok());
+    store_ = std::move(*store);
+    service_ = std::make_unique<BookieServiceImpl>(
+        store_.get(), so,
+        [](uint64_t requested) {
+          proto::GetBookieInfoResponse r;
+          if (requested & proto::FREE_DISK_SPACE) r.set_free_disk_space(77);
+          r.set_journal_io_util(-1);
+          return r;
+        },
+        nullptr);
+    GrpcServerOptions go;
+    go.address = "127.0.0.1:0";
+    go.max_message_bytes = so.max_message_bytes;
+    auto server = GrpcServer::Start(service_.get(), go);
+    REQUIRE(server.ok());
+    server_ = std::move(*server);
+    auto ch = grpc::CreateChannel(
+        "127.0.0.1:" + std::to_string(server_->port()),
+        grpc::InsecureChannelCredentials());
+    stub_ = proto::Bookie::NewStub(ch);
+  }
+
+  proto::Bookie::Stub* stub() { return stub_.get(); }
+  BookieStoreImpl* store() { return store_.get(); }
+  int port() const { return server_->port(); }
+
+ private:
+  bk::testing::TempDir dir_;
+  std::unique_ptr<BookieStoreImpl> store_;
+  std::unique_ptr<BookieServiceImpl> service_;
+  std::unique_ptr<GrpcServer> server_;
+  std::unique_ptr<proto::Bookie::Stub> stub_;
+};
+
+proto::AddEntry MakeAdd(uint64_t ledger, int64_t entry,
+                        const std::string& payload,
+                        const std::string& key = "key") {
+  proto::AddEntry e;
+  e.set_ledger_id(ledger);
+  e.set_entry_id(entry);
+  e.set_master_key(key);
+  e.set_body(*testing::Entry(ledger, entry, entry - 1, payload));
+  return e;
+}
+
+// Sends the batches on one stream and collects every answer by entry id.
+std::map<int64_t, proto::StatusCode> SendBatches(
+    proto::Bookie::Stub* stub, const std::vector<proto::AddRequest>& batches) {
+  grpc::ClientContext ctx;
+  auto stream = stub->AddEntries(&ctx);
+  size_t expected = 0;
+  for (const auto& b : batches) {
+    REQUIRE(stream->Write(b));
+    expected += b.entries_size();
+  }
+  stream->WritesDone();
+  std::map<int64_t, proto::StatusCode> out;
+  proto::AddResponse resp;
+  while (stream->Read(&resp)) {
+    for (const auto& r : resp.results()) out[r.entry_id()] = r.status();
+  }
+  CHECK(stream->Finish().ok());
+  CHECK(out.size() == expected);
+  return out;
+}
+
+TEST_CASE("a stream of batched adds is answered entry by entry",
+          "[bookie][service]") {
+  ServiceHarness h;
+  std::vector<proto::AddRequest> batches(4);
+  for (int e = 0; e < 100; ++e) {
+    *batches[e / 25].add_entries() = MakeAdd(1, e, "p" + std::to_string(e));
+  }
+  auto answers = SendBatches(h.stub(), batches);
+  for (int e = 0; e < 100; ++e) CHECK(answers[e] == proto::BK_EOK);
+
+  grpc::ClientContext ctx;
+  proto::ReadEntryRequest req;
+  req.set_ledger_id(1);
+  req.set_entry_id(42);
+  proto::ReadEntryResponse resp;
+  REQUIRE(h.stub()->ReadEntry(&ctx, req, &resp).ok());
+  CHECK(resp.status() == proto::BK_EOK);
+  CHECK(testing::PayloadOf(MakeEntryBuffer(resp.body())) == "p42");
+  CHECK(resp.max_lac() == 98);
+}
+
+TEST_CASE("a range read streams entries in order and stops at the first gap",
+          "[bookie][service]") {
+  ServiceHarness h;
+  std::vector<proto::AddRequest> batches(1);
+  for (int e = 0; e < 10; ++e) *batches[0].add_entries() = MakeAdd(2, e, "x");
+  SendBatches(h.stub(), batches);
+  grpc::ClientContext ctx;
+  proto::ReadEntriesRequest req;
+  req.set_ledger_id(2);
+  req.set_first_entry_id(3);
+  req.set_last_entry_id(20);
+  auto reader = h.stub()->ReadEntries(&ctx, req);
+  std::vector<int64_t> ok_ids;
+  proto::ReadEntryResponse msg;
+  proto::StatusCode last = proto::BK_EOK;
+  while (reader->Read(&msg)) {
+    if (msg.status() == proto::BK_EOK) ok_ids.push_back(msg.entry_id());
+    last = msg.status();
+  }
+  CHECK(reader->Finish().ok());
+  CHECK(ok_ids == std::vector<int64_t>{3, 4, 5, 6, 7, 8, 9});
+  CHECK(last == proto::BK_ENOENTRY);
+}
+
+TEST_CASE("an oversize add message gets EBADREQ and the stream goes on",
+          "[bookie][service]") {
+  ServiceOptions so;
+  so.max_message_bytes = 64 * 1024;
+  ServiceHarness h(so);
+  std::vector<proto::AddRequest> batches(2);
+  *batches[0].add_entries() = MakeAdd(3, 0, std::string(100 * 1024, 'z'));
+  *batches[1].add_entries() = MakeAdd(3, 1, "small");
+  auto answers = SendBatches(h.stub(), batches);
+  CHECK(answers[0] == proto::BK_EBADREQ);
+  CHECK(answers[1] == proto::BK_EOK);
+}
+
+TEST_CASE("adds past the in-flight permits get ETOOMANYREQUESTS",
+          "[bookie][service]") {
+  bk::testing::TempDir unused;
+  FaultInjectionEnv env(Env::Default());
+  env.SetSyncDelay(absl::Milliseconds(200));  // keep adds in flight
+  ServiceOptions so;
+  so.max_pending_adds = 2;
+  ServiceHarness h(so, &env);
+  std::vector<proto::AddRequest> batches(1);
+  for (int e = 0; e < 20; ++e) *batches[0].add_entries() = MakeAdd(4, e, "x");
+  auto answers = SendBatches(h.stub(), batches);
+  int ok = 0, rejected = 0;
+  for (const auto& [id, code] : answers) {
+    if (code == proto::BK_EOK) ++ok;
+    if (code == proto::BK_ETOOMANYREQUESTS) ++rejected;
+  }
+  CHECK(ok >= 2);
+  CHECK(rejected >= 1);
+  CHECK(ok + rejected == 20);
+}
+
+TEST_CASE("a fencing read fences the ledger for plain adds",
+          "[bookie][service]") {
+  ServiceHarness h;
+  std::vector<proto::AddRequest> b(1);
+  *b[0].add_entries() = MakeAdd(5, 0, "a");
+  *b[0].add_entries() = MakeAdd(5, 1, "b");
+  SendBatches(h.stub(), b);
+  grpc::ClientContext ctx;
+  proto::ReadEntryRequest req;
+  req.set_ledger_id(5);
+  req.set_entry_id(-1);
+  req.set_flags(proto::FENCE_LEDGER);
+  req.set_master_key("key");
+  proto::ReadEntryResponse resp;
+  REQUIRE(h.stub()->ReadEntry(&ctx, req, &resp).ok());
+  CHECK(resp.status() == proto::BK_EOK);
+  CHECK(resp.entry_id() == 1);
+  std::vector<proto::AddRequest> late(1);
+  *late[0].add_entries() = MakeAdd(5, 2, "c");
+  CHECK(SendBatches(h.stub(), late)[2] == proto::BK_EFENCED);
+  auto rec = MakeAdd(5, 2, "c");
+  rec.set_flags(proto::RECOVERY_ADD);
+  std::vector<proto::AddRequest> recovery(1);
+  *recovery[0].add_entries() = rec;
+  CHECK(SendBatches(h.stub(), recovery)[2] == proto::BK_EOK);
+}
+
+TEST_CASE("a wrong master key over the wire gets EUA", "[bookie][service]") {
+  ServiceHarness h;
+  std::vector<proto::AddRequest> b(1);
+  *b[0].add_entries() = MakeAdd(6, 0, "a", "k1");
+  *b[0].add_entries() = MakeAdd(6, 1, "b", "k2");
+  auto answers = SendBatches(h.stub(), b);
+  CHECK(answers[0] == proto::BK_EOK);
+  CHECK(answers[1] == proto::BK_EUA);
+}
+
+TEST_CASE("a long poll over the wire answers once the LAC moves",
+          "[bookie][service]") {
+  ServiceHarness h;
+  std::vector<proto::AddRequest> b(1);
+  *b[0].add_entries() = MakeAdd(7, 0, "a");
+  SendBatches(h.stub(), b);
+  grpc::ClientContext ctx;
+  proto::ReadEntryRequest req;
+  req.set_ledger_id(7);
+  req.set_entry_id(-1);
+  req.set_long_poll(true);
+  req.set_previous_lac(-1);
+  req.set_timeout_ms(20000);
+  proto::ReadEntryResponse resp;
+  std::promise<grpc::Status> done;
+  h.stub()->async()->ReadEntry(&ctx, &req, &resp,
+                               [&](grpc::Status s) { done.set_value(s); });
+  auto f = done.get_future();
+  CHECK(f.wait_for(std::chrono::milliseconds(0)) ==
+        std::future_status::timeout);
+  std::vector<proto::AddRequest> next(1);
+  *next[0].add_entries() = MakeAdd(7, 1, "b");  // carries LAC 0
+  SendBatches(h.stub(), next);
+  REQUIRE(f.wait_for(std::chrono::seconds(10)) == std::future_status::ready);
+  CHECK(f.get().ok());
+  CHECK(resp.max_lac() == 0);
+  CHECK(resp.status() == proto::BK_EOK);
+  CHECK(resp.entry_id() == 0);
+}
+
+TEST_CASE("bookie info, LAC and entry list are served",
+          "[bookie][service]") {
+  ServiceHarness h;
+  std::vector<proto::AddRequest> b(1);
+  for (int e = 0; e < 3; ++e) *b[0].add_entries() = MakeAdd(8, e, "a");
+  SendBatches(h.stub(), b);
+  {
+    grpc::ClientContext ctx;
+    proto::GetBookieInfoRequest req;
+    req.set_requested(proto::FREE_DISK_SPACE | proto::LOAD);
+    proto::GetBookieInfoResponse resp;
+    REQUIRE(h.stub()->GetBookieInfo(&ctx, req, &resp).ok());
+    CHECK(resp.free_disk_space() == 77);
+    CHECK(resp.journal_io_util() == -1);
+  }
+  {
+    grpc::ClientContext ctx;
+    proto::GetListOfEntriesRequest req;
+    req.set_ledger_id(8);
+    proto::GetListOfEntriesResponse resp;
+    REQUIRE(h.stub()->GetListOfEntriesOfLedger(&ctx, req, &resp).ok());
+    CHECK(resp.entry_ids_size() == 3);
+  }
+  {
+    grpc::ClientContext ctx;
+    proto::WriteLacRequest req;
+    req.set_ledger_id(8);
+    req.set_lac(1);
+    req.set_master_key("key");
+    proto::WriteLacResponse resp;
+    REQUIRE(h.stub()->WriteLac(&ctx, req, &resp).ok());
+    CHECK(resp.status() == proto::BK_EOK);
+  }
+  {
+    grpc::ClientContext ctx;
+    proto::ReadLacRequest req;
+    req.set_ledger_id(8);
+    proto::ReadLacResponse resp;
+    REQUIRE(h.stub()->ReadLac(&ctx, req, &resp).ok());
+    CHECK(resp.lac() == 1);
+    CHECK_FALSE(resp.last_entry().empty());
+  }
+  {
+    grpc::ClientContext ctx;
+    proto::ForceLedgerRequest req;
+    req.set_ledger_id(8);
+    req.set_master_key("key");
+    proto::ForceLedgerResponse resp;
+    REQUIRE(h.stub()->ForceLedger(&ctx, req, &resp).ok());
+    CHECK(resp.status() == proto::BK_EOK);
+  }
+}
+
+TEST_CASE("garbage bytes on the gRPC port leave the server serving",
+          "[bookie][service]") {
+  ServiceHarness h;
+  bk::testing::SendRaw(h.port(), "GET / HTTP/1.1\r\n\r\n", 1000);
+  bk::testing::SendRaw(h.port(), std::string(5000, '\xff'), 1000);
+  // An HTTP/2 preface followed by a malformed frame.
+  bk::testing::SendRaw(h.port(),
+                       std::string("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n") +
+                           std::string("\x00\x00\x04\x09\xff\xff\xff\xff", 8),
+                       1000);
+  std::vector<proto::AddRequest> b(1);
+  *b[0].add_entries() = MakeAdd(9, 0, "still alive");
+  CHECK(SendBatches(h.stub(), b)[0] == proto::BK_EOK);
+}
+
+}  // namespace
+}  // namespace bk::bookie
