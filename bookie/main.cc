@@ -44,9 +44,9 @@ int Format(const DaemonOptions& o, bool yes) {
   if (!md.ok()) return Fail(md.status());
   auto instance = (*md)->InstanceId();
   if (!instance.ok()) return Fail(instance.status());
-  proto::Cookie cookie = MakeCookie(o.bookie_id, *instance,
-                                    o.store.journal.dirs,
-                                    o.store.storage.ledger_dirs);
+  proto::Cookie cookie =
+      MakeCookie(o.bookie_id, *instance, o.store.journal.dirs,
+                 o.store.storage.ledger_dirs);
   if (absl::Status s = FormatDirectories(Env::Default(), cookie); !s.ok()) {
     return Fail(s);
   }
@@ -86,7 +86,8 @@ int Main(int argc, char** argv) {
   ConfigSources sources;
   sources.flags = cl->flags;
   sources.file = cl->config_file;
-  for (char** e = environ; *e != nullptr; ++e) sources.environment.push_back(*e);
+  for (char** e = environ; *e != nullptr; ++e)
+    sources.environment.push_back(*e);
   auto config = Config::Load(schema, sources);
   if (!config.ok()) return Fail(config.status());
   if (cl->print_config) {

@@ -107,20 +107,21 @@ absl::Status BookieDaemon::DoStart() {
   if (absl::Status s = CheckCookies(); !s.ok()) return s;
 
   p.registry = std::make_shared<prometheus::Registry>();
-  p.journal_probe = std::make_unique<JournalProbe>(*p.registry,
-                                                   options_.bookie_id);
-  p.service_probe = std::make_unique<ServiceProbe>(*p.registry,
-                                                   options_.bookie_id);
+  p.journal_probe =
+      std::make_unique<JournalProbe>(*p.registry, options_.bookie_id);
+  p.service_probe =
+      std::make_unique<ServiceProbe>(*p.registry, options_.bookie_id);
   StoreOptions so = options_.store;
   so.journal.observer = p.journal_probe.get();
   StartupReport report;
   auto store = BookieStoreImpl::Open(p.env, so, &report);
   if (!store.ok()) return store.status();
   p.store = std::move(*store);
-  p.log->info("journal replayed: {} records ({} entries), {} torn bytes cut, "
-              "{} corrupt ranges skipped",
-              report.journal.records, report.replayed_entries,
-              report.journal.torn_bytes_cut, report.journal.skipped_ranges);
+  p.log->info(
+      "journal replayed: {} records ({} entries), {} torn bytes cut, "
+      "{} corrupt ranges skipped",
+      report.journal.records, report.replayed_entries,
+      report.journal.torn_bytes_cut, report.journal.skipped_ranges);
 
   p.counters = std::make_unique<StoreCounters>(p.store.get());
   monitor::MonitorEnv menv;
@@ -167,16 +168,15 @@ absl::Status BookieDaemon::DoStart() {
 
   p.collector = std::make_shared<StatsCollector>(
       options_.bookie_id,
-      StatsSources{
-          [this] { return parts_->store->journal_stats(); },
-          [this] { return parts_->store->storage_stats(); },
-          [this] { return parts_->store->Stats(); },
-          [this] { return parts_->monitor->Snapshot(); },
-          [this] {
-            absl::MutexLock l(&parts_->mu);
-            return parts_->last_disk;
-          },
-          [this] { return parts_->registered.load(); }});
+      StatsSources{[this] { return parts_->store->journal_stats(); },
+                   [this] { return parts_->store->storage_stats(); },
+                   [this] { return parts_->store->Stats(); },
+                   [this] { return parts_->monitor->Snapshot(); },
+                   [this] {
+                     absl::MutexLock l(&parts_->mu);
+                     return parts_->last_disk;
+                   },
+                   [this] { return parts_->registered.load(); }});
   if (options_.http_enabled) {
     std::map<std::string, HttpHandler> routes;
     routes["/metrics"] = [this](const HttpRequest&) {
@@ -195,16 +195,16 @@ absl::Status BookieDaemon::DoStart() {
     routes["/ready"] = [this](const HttpRequest&) {
       Parts& q = *parts_;
       if (!q.ready || !q.registered) {
-        return HttpResponse{503, "text/plain; charset=utf-8",
-                            q.ready ? "not ready: not registered\n"
-                                    : "not ready: starting\n"};
+        return HttpResponse{
+            503, "text/plain; charset=utf-8",
+            q.ready ? "not ready: not registered\n" : "not ready: starting\n"};
       }
       StoreStats st = q.store->Stats();
       return HttpResponse{
           200, "text/plain; charset=utf-8",
-          st.writable ? "ready: writable\n"
-                      : absl::StrCat("ready: read-only: ",
-                                     st.unwritable_reason, "\n")};
+          st.writable
+              ? "ready: writable\n"
+              : absl::StrCat("ready: read-only: ", st.unwritable_reason, "\n")};
     };
     auto http = HttpServer::Start(
         absl::StrCat(options_.listen_address, ":", options_.http_port),
@@ -214,13 +214,14 @@ absl::Status BookieDaemon::DoStart() {
   }
 
   if (absl::Status s = Register(); !s.ok()) return s;
-  p.session_listener = p.metadata->AddSessionListener(
-      [this](metadata::SessionEvent e) {
+  p.session_listener =
+      p.metadata->AddSessionListener([this](metadata::SessionEvent e) {
         Parts& q = *parts_;
         if (e == metadata::SessionEvent::kExpired) {
           q.registered = false;
-          q.log->warn("metadata session expired; registration lost until "
-                      "the session is re-established");
+          q.log->warn(
+              "metadata session expired; registration lost until "
+              "the session is re-established");
         } else {
           q.registered = true;
           q.log->info("metadata session re-established; registered again");
@@ -239,8 +240,8 @@ absl::Status BookieDaemon::DoStart() {
 absl::Status BookieDaemon::CheckCookies() {
   Parts& p = *parts_;
   const proto::Cookie expected =
-      MakeCookie(options_.bookie_id, p.instance_id,
-                 options_.store.journal.dirs, options_.store.storage.ledger_dirs);
+      MakeCookie(options_.bookie_id, p.instance_id, options_.store.journal.dirs,
+                 options_.store.storage.ledger_dirs);
   bool any_local = false;
   for (const auto* dirs :
        {&options_.store.journal.dirs, &options_.store.storage.ledger_dirs}) {
@@ -322,16 +323,15 @@ void BookieDaemon::ApplyDiskState() {
     return;
   }
   if (r.state == DiskState::kReadOnly) {
-    p.store->SetReadOnly(
-        true, absl::StrCat("disk usage ", r.max_usage, " above ",
-                           options_.disk.usage_threshold));
+    p.store->SetReadOnly(true,
+                         absl::StrCat("disk usage ", r.max_usage, " above ",
+                                      options_.disk.usage_threshold));
   } else {
     p.store->SetReadOnly(false, "");
   }
   if (r.changed()) {
     p.log->warn("disk state {} -> {} (max usage {:.3f})",
-                DiskStateName(r.previous), DiskStateName(r.state),
-                r.max_usage);
+                DiskStateName(r.previous), DiskStateName(r.state), r.max_usage);
   }
 }
 
@@ -361,8 +361,10 @@ void BookieDaemon::DiskLoop() {
     }
     if (changed && p.registered) {
       absl::Status s = Register();
-      if (!s.ok()) p.log->error("re-registration failed: {}", s.ToString());
-      else p.log->info("registered as {}", read_only ? "read-only" : "writable");
+      if (!s.ok())
+        p.log->error("re-registration failed: {}", s.ToString());
+      else
+        p.log->info("registered as {}", read_only ? "read-only" : "writable");
     }
   }
 }

@@ -19,8 +19,8 @@
 // Shutdown (after RequestShutdown): unregister; close the store (new adds
 // refused, long polls answered, accepted adds completed by the journal,
 // flush and checkpoint); stop the gRPC server, giving open streams up to
-// half the shutdown timeout; stop. Thread-safety: RequestShutdown may be called from any
-// thread (a signal thread); the rest from the owning thread.
+// half the shutdown timeout; stop. Thread-safety: RequestShutdown may be called
+// from any thread (a signal thread); the rest from the owning thread.
 
 #ifndef BK_BOOKIE_DAEMON_BOOKIE_DAEMON_H_
 #define BK_BOOKIE_DAEMON_BOOKIE_DAEMON_H_

@@ -10,8 +10,8 @@ using prometheus::ClientMetric;
 using prometheus::MetricFamily;
 using prometheus::MetricType;
 
-prometheus::Histogram::BucketBoundaries Exponential(double start,
-                                                    double factor, int n) {
+prometheus::Histogram::BucketBoundaries Exponential(double start, double factor,
+                                                    int n) {
   prometheus::Histogram::BucketBoundaries b;
   double v = start;
   for (int i = 0; i < n; ++i, v *= factor) b.push_back(v);
@@ -131,8 +131,8 @@ std::vector<MetricFamily> StatsCollector::Collect() const {
             s.write_cache_hits);
   f.Counter("bookie_read_cache_hits_total", "Reads served by the read cache",
             s.read_cache_hits);
-  f.Counter("bookie_read_cache_misses_total",
-            "Reads that went to an entry log", s.read_cache_misses);
+  f.Counter("bookie_read_cache_misses_total", "Reads that went to an entry log",
+            s.read_cache_misses);
   f.Gauge("bookie_read_cache_hit_ratio",
           "Share of reads served from the caches since start",
           s.read_cache_hit_ratio());
@@ -178,8 +178,10 @@ std::vector<MetricFamily> StatsCollector::Collect() const {
 
   const DiskCheckResult d = sources_.disk();
   for (const DirUsage& u : d.dirs) {
-    f.Gauge("bookie_disk_usage_ratio", "Used share of a ledger or journal "
-            "directory's filesystem", u.usage, {{"dir", u.dir}});
+    f.Gauge("bookie_disk_usage_ratio",
+            "Used share of a ledger or journal "
+            "directory's filesystem",
+            u.usage, {{"dir", u.dir}});
     f.Gauge("bookie_disk_free_bytes", "Free bytes of a directory's filesystem",
             static_cast<double>(u.free_bytes), {{"dir", u.dir}});
   }

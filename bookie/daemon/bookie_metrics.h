@@ -20,10 +20,10 @@
 #include <string>
 #include <vector>
 
+#include "bookie/bookie_store.h"
 #include "bookie/disk_checker.h"
 #include "bookie/journal/journal_stats.h"
 #include "bookie/storage/storage_stats.h"
-#include "bookie/bookie_store.h"
 #include "monitor/load_report.h"
 
 namespace bk::bookie {

@@ -17,18 +17,18 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(
   // Hard limit: a little above the service's own, so oversize adds get
   // EBADREQ from the service and the stream lives on.
   const size_t hard = options.max_message_bytes * 2 + (1u << 20);
-  builder.SetMaxReceiveMessageSize(static_cast<int>(
-      std::min<size_t>(hard, static_cast<size_t>(INT32_MAX))));
-  builder.SetMaxSendMessageSize(static_cast<int>(
-      std::min<size_t>(hard, static_cast<size_t>(INT32_MAX))));
+  builder.SetMaxReceiveMessageSize(
+      static_cast<int>(std::min<size_t>(hard, static_cast<size_t>(INT32_MAX))));
+  builder.SetMaxSendMessageSize(
+      static_cast<int>(std::min<size_t>(hard, static_cast<size_t>(INT32_MAX))));
   if (options.completion_threads > 0) {
     builder.SetSyncServerOption(grpc::ServerBuilder::NUM_CQS,
                                 options.completion_threads);
   }
   // Keep idle client connections alive through NATs, but bounded.
   builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, 30000);
-  builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS,
-                             10000);
+  builder.AddChannelArgument(
+      GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 10000);
   builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
   s->server_ = builder.BuildAndStart();
   if (s->server_ == nullptr || s->port_ == 0) {

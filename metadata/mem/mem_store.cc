@@ -142,8 +142,7 @@ void MemStore::DoReadLedger(LedgerId id,
 
 void MemStore::DoCompareAndSetLedger(LedgerId id,
                                      const proto::LedgerMetadata& metadata,
-                                     Version expected,
-                                     Callback<Version> done) {
+                                     Version expected, Callback<Version> done) {
   absl::StatusOr<std::string> bytes = EncodeLedger(metadata);
   if (!bytes.ok()) {
     done(bytes.status());

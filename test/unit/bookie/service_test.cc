@@ -1,9 +1,8 @@
-#include "bookie/service/bookie_service.h"
-
 #include <grpcpp/grpcpp.h>
 
 #include <catch2/catch.hpp>
 
+#include "bookie/service/bookie_service.h"
 #include "bookie/service/grpc_server.h"
 #include "proto/status_codes.h"
 #include "test/support/http_get.h"
@@ -36,9 +35,9 @@ class ServiceHarness {
     auto server = GrpcServer::Start(service_.get(), go);
     REQUIRE(server.ok());
     server_ = std::move(*server);
-    auto ch = grpc::CreateChannel(
-        "127.0.0.1:" + std::to_string(server_->port()),
-        grpc::InsecureChannelCredentials());
+    auto ch =
+        grpc::CreateChannel("127.0.0.1:" + std::to_string(server_->port()),
+                            grpc::InsecureChannelCredentials());
     stub_ = proto::Bookie::NewStub(ch);
   }
 
@@ -232,8 +231,7 @@ TEST_CASE("a long poll over the wire answers once the LAC moves",
   CHECK(resp.entry_id() == 0);
 }
 
-TEST_CASE("bookie info, LAC and entry list are served",
-          "[bookie][service]") {
+TEST_CASE("bookie info, LAC and entry list are served", "[bookie][service]") {
   ServiceHarness h;
   std::vector<proto::AddRequest> b(1);
   for (int e = 0; e < 3; ++e) *b[0].add_entries() = MakeAdd(8, e, "a");
