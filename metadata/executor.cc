@@ -11,7 +11,9 @@ Executor::Executor() {
 
 Executor::~Executor() { Shutdown(); }
 
-void Executor::Post(Task task) { PostAfter(absl::ZeroDuration(), std::move(task)); }
+void Executor::Post(Task task) {
+  PostAfter(absl::ZeroDuration(), std::move(task));
+}
 
 void Executor::PostAfter(absl::Duration delay, Task task) {
   {

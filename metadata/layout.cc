@@ -22,8 +22,7 @@ bool AllDigits(const std::string& s) {
 
 std::vector<std::string> LedgerPathParts(LedgerId id) {
   char digits[32];
-  std::snprintf(digits, sizeof(digits), "%019lld",
-                static_cast<long long>(id));
+  std::snprintf(digits, sizeof(digits), "%019lld", static_cast<long long>(id));
   const std::string s(digits);
   return {s.substr(0, 3), s.substr(3, 4), s.substr(7, 4), s.substr(11, 4),
           "L" + s.substr(15, 4)};

@@ -30,8 +30,8 @@
 // (registrations are gone cluster-wide), then kReestablished.
 //
 // Lifetimes. Subscriptions (watches, listeners) and ledger iterators must be
-// destroyed before the store that made them. Destroying the store closes its session (its
-// registrations vanish at once), fails calls still in flight with
+// destroyed before the store that made them. Destroying the store closes its
+// session (its registrations vanish at once), fails calls still in flight with
 // kUnavailable and runs their callbacks before the destructor returns.
 
 #ifndef BK_METADATA_METADATA_STORE_H_
@@ -132,8 +132,7 @@ class MetadataStore {
 
   // Replaces the metadata if it is at `expected`; returns the new version.
   virtual absl::StatusOr<Version> CompareAndSetLedger(
-      LedgerId id, const proto::LedgerMetadata& metadata,
-      Version expected) = 0;
+      LedgerId id, const proto::LedgerMetadata& metadata, Version expected) = 0;
   virtual void CompareAndSetLedgerAsync(LedgerId id,
                                         const proto::LedgerMetadata& metadata,
                                         Version expected,

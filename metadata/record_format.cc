@@ -33,8 +33,8 @@ absl::Status Decode(const char* tag, const std::string& bytes,
   }
   if (!msg->ParseFromArray(bytes.data() + kRecordTagSize,
                            static_cast<int>(bytes.size() - kRecordTagSize))) {
-    return absl::DataLossError(absl::StrCat(
-        "malformed ", msg->GetTypeName(), " at ", where, ": bad protobuf"));
+    return absl::DataLossError(absl::StrCat("malformed ", msg->GetTypeName(),
+                                            " at ", where, ": bad protobuf"));
   }
   return absl::OkStatus();
 }
@@ -59,11 +59,10 @@ absl::Status ValidateLedgerMetadata(const proto::LedgerMetadata& md) {
           absl::StrCat("segment at entry ", seg.first_entry_id(), " has ",
                        seg.bookies_size(), " bookies, ensemble is ", e));
     }
-    if (prev == -1 ? seg.first_entry_id() != 0
-                   : seg.first_entry_id() < prev) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "segments must start at entry 0 and ascend; found ",
-          seg.first_entry_id(), " after ", prev));
+    if (prev == -1 ? seg.first_entry_id() != 0 : seg.first_entry_id() < prev) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("segments must start at entry 0 and ascend; found ",
+                       seg.first_entry_id(), " after ", prev));
     }
     prev = seg.first_entry_id();
   }
@@ -82,8 +81,8 @@ absl::StatusOr<proto::LedgerMetadata> DecodeLedger(const std::string& bytes,
     return s;
   }
   if (absl::Status s = ValidateLedgerMetadata(md); !s.ok()) {
-    return absl::DataLossError(absl::StrCat("invalid ledger metadata at ",
-                                            where, ": ", s.message()));
+    return absl::DataLossError(
+        absl::StrCat("invalid ledger metadata at ", where, ": ", s.message()));
   }
   return md;
 }

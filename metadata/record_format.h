@@ -37,8 +37,8 @@ absl::StatusOr<proto::LedgerMetadata> DecodeLedger(const std::string& bytes,
                                                    const std::string& where);
 
 absl::StatusOr<std::string> EncodeBookie(const proto::BookieServiceInfo& info);
-absl::StatusOr<proto::BookieServiceInfo> DecodeBookie(
-    const std::string& bytes, const std::string& where);
+absl::StatusOr<proto::BookieServiceInfo> DecodeBookie(const std::string& bytes,
+                                                      const std::string& where);
 
 absl::StatusOr<std::string> EncodeCookie(const proto::Cookie& cookie);
 absl::StatusOr<proto::Cookie> DecodeCookie(const std::string& bytes,

@@ -83,9 +83,8 @@ StoreBase::StoreBase(std::string uri) : uri_(std::move(uri)) {}
 StoreBase::~StoreBase() { callbacks_.Shutdown(); }
 
 absl::StatusOr<LedgerId> StoreBase::NewLedgerId() {
-  return Await<LedgerId>([this](Callback<LedgerId> d) {
-    DoNewLedgerId(std::move(d));
-  });
+  return Await<LedgerId>(
+      [this](Callback<LedgerId> d) { DoNewLedgerId(std::move(d)); });
 }
 
 void StoreBase::NewLedgerIdAsync(Callback<LedgerId> done) {
@@ -94,9 +93,8 @@ void StoreBase::NewLedgerIdAsync(Callback<LedgerId> done) {
 
 absl::StatusOr<Version> StoreBase::CreateLedger(
     LedgerId id, const proto::LedgerMetadata& metadata) {
-  return Await<Version>([&](Callback<Version> d) {
-    DoCreateLedger(id, metadata, std::move(d));
-  });
+  return Await<Version>(
+      [&](Callback<Version> d) { DoCreateLedger(id, metadata, std::move(d)); });
 }
 
 void StoreBase::CreateLedgerAsync(LedgerId id,
@@ -148,13 +146,12 @@ absl::Status StoreBase::DeleteLedger(LedgerId id, Version expected) {
 
 void StoreBase::DeleteLedgerAsync(LedgerId id, Version expected,
                                   StatusCallback done) {
-  DoDeleteLedger(id, expected,
-                 [this, done = std::move(done)](absl::Status s) mutable {
-                   callbacks_.Post([done = std::move(done),
-                                    s = std::move(s)]() mutable {
-                     done(std::move(s));
-                   });
-                 });
+  DoDeleteLedger(
+      id, expected, [this, done = std::move(done)](absl::Status s) mutable {
+        callbacks_.Post([done = std::move(done), s = std::move(s)]() mutable {
+          done(std::move(s));
+        });
+      });
 }
 
 std::unique_ptr<Subscription> StoreBase::WatchLedger(

@@ -49,8 +49,7 @@ class StoreBase : public MetadataStore {
       Version expected) final;
   void CompareAndSetLedgerAsync(LedgerId id,
                                 const proto::LedgerMetadata& metadata,
-                                Version expected,
-                                Callback<Version> done) final;
+                                Version expected, Callback<Version> done) final;
   absl::Status DeleteLedger(LedgerId id, Version expected) final;
   void DeleteLedgerAsync(LedgerId id, Version expected,
                          StatusCallback done) final;
@@ -115,8 +114,7 @@ class StoreBase : public MetadataStore {
       ABSL_GUARDED_BY(mu_);
   std::map<uint64_t, std::shared_ptr<BookieWatch>> bookie_watches_
       ABSL_GUARDED_BY(mu_);
-  std::map<uint64_t, std::shared_ptr<Listener>> listeners_
-      ABSL_GUARDED_BY(mu_);
+  std::map<uint64_t, std::shared_ptr<Listener>> listeners_ ABSL_GUARDED_BY(mu_);
 
   // Own synchronisation. Declared last: destroyed (joined) first.
   Executor callbacks_;

@@ -208,8 +208,7 @@ absl::StatusOr<Version> MemCluster::WriteCookie(const std::string& id,
   return ++it->second.version;
 }
 
-absl::Status MemCluster::DeleteCookie(const std::string& id,
-                                      Version expected) {
+absl::Status MemCluster::DeleteCookie(const std::string& id, Version expected) {
   absl::MutexLock lock(&mu_);
   auto it = cookies_.find(id);
   if (it == cookies_.end()) {

@@ -50,10 +50,8 @@ class MemStore final : public StoreBase, private MemObserver {
                       Callback<Version> done) override;
   void DoReadLedger(LedgerId id,
                     Callback<Versioned<proto::LedgerMetadata>> done) override;
-  void DoCompareAndSetLedger(LedgerId id,
-                             const proto::LedgerMetadata& metadata,
-                             Version expected,
-                             Callback<Version> done) override;
+  void DoCompareAndSetLedger(LedgerId id, const proto::LedgerMetadata& metadata,
+                             Version expected, Callback<Version> done) override;
   void DoDeleteLedger(LedgerId id, Version expected,
                       StatusCallback done) override;
   absl::StatusOr<Versioned<proto::LedgerMetadata>> ReadLedgerAndWatch(

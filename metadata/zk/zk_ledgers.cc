@@ -48,9 +48,8 @@ class ZkLedgerIterator : public LedgerIterator {
 
   // Children of `path`, sorted; NONODE (removed meanwhile) is empty.
   bool List(const std::string& path, std::vector<std::string>* out) {
-    ZkResult r = session_->Call([&](ZkDone d) {
-      session_->GetChildren(path, false, std::move(d));
-    });
+    ZkResult r = session_->Call(
+        [&](ZkDone d) { session_->GetChildren(path, false, std::move(d)); });
     if (r.rc == ZNONODE) {
       out->clear();
       return true;
@@ -130,8 +129,7 @@ std::string ZkStore::Where(LedgerId id) const {
   return absl::StrCat(uri(), " ledger ", id, " (", layout_.Ledger(id), ")");
 }
 
-void ZkStore::DoCreateLedger(LedgerId id,
-                             const proto::LedgerMetadata& metadata,
+void ZkStore::DoCreateLedger(LedgerId id, const proto::LedgerMetadata& metadata,
                              Callback<Version> done) {
   if (id < 0) {
     done(absl::InvalidArgumentError(absl::StrCat("ledger id ", id, " < 0")));
@@ -168,16 +166,16 @@ void ZkStore::CreateLedgerNode(LedgerId id, std::string bytes,
                            std::move(done));
         } else if (r.rc == ZNODEEXISTS && r.retried) {
           // Our first attempt may have created it: look.
-          session_->Get(path, false,
-                        [this, id, bytes = std::move(bytes),
-                         done = std::move(done)](ZkResult g) mutable {
-                          if (g.rc == ZOK && g.data == bytes &&
-                              g.stat.version == 0) {
-                            done(Version{0});
-                          } else {
-                            done(ZkError(ZNODEEXISTS, Where(id)));
-                          }
-                        });
+          session_->Get(
+              path, false,
+              [this, id, bytes = std::move(bytes),
+               done = std::move(done)](ZkResult g) mutable {
+                if (g.rc == ZOK && g.data == bytes && g.stat.version == 0) {
+                  done(Version{0});
+                } else {
+                  done(ZkError(ZNODEEXISTS, Where(id)));
+                }
+              });
         } else {
           done(ZkError(r.rc, Where(id)));
         }
@@ -186,21 +184,21 @@ void ZkStore::CreateLedgerNode(LedgerId id, std::string bytes,
 
 void ZkStore::DoReadLedger(LedgerId id,
                            Callback<Versioned<proto::LedgerMetadata>> done) {
-  session_->Get(layout_.Ledger(id), false,
-                [this, id, done = std::move(done)](ZkResult r) mutable {
-                  if (r.rc != ZOK) {
-                    done(ZkError(r.rc, Where(id)));
-                    return;
-                  }
-                  absl::StatusOr<proto::LedgerMetadata> md =
-                      DecodeLedger(r.data, Where(id));
-                  if (!md.ok()) {
-                    done(md.status());
-                    return;
-                  }
-                  done(Versioned<proto::LedgerMetadata>{*std::move(md),
-                                                        r.stat.version});
-                });
+  session_->Get(
+      layout_.Ledger(id), false,
+      [this, id, done = std::move(done)](ZkResult r) mutable {
+        if (r.rc != ZOK) {
+          done(ZkError(r.rc, Where(id)));
+          return;
+        }
+        absl::StatusOr<proto::LedgerMetadata> md =
+            DecodeLedger(r.data, Where(id));
+        if (!md.ok()) {
+          done(md.status());
+          return;
+        }
+        done(Versioned<proto::LedgerMetadata>{*std::move(md), r.stat.version});
+      });
 }
 
 void ZkStore::DoCompareAndSetLedger(LedgerId id,
@@ -217,27 +215,26 @@ void ZkStore::DoCompareAndSetLedger(LedgerId id,
   }
   const std::string path = layout_.Ledger(id);
   std::string data = *bytes;
-  session_->Set(
-      path, std::move(data), static_cast<int>(expected),
-      [this, id, path, expected, bytes = *std::move(bytes),
-       done = std::move(done)](ZkResult r) mutable {
-        if (r.rc == ZOK) {
-          done(Version{r.stat.version});
-        } else if (r.rc == ZBADVERSION && r.retried) {
-          session_->Get(path, false,
-                        [this, id, expected, bytes = std::move(bytes),
-                         done = std::move(done)](ZkResult g) mutable {
-                          if (g.rc == ZOK && g.data == bytes &&
-                              g.stat.version == expected + 1) {
-                            done(Version{g.stat.version});
-                          } else {
-                            done(ZkError(ZBADVERSION, Where(id)));
-                          }
-                        });
-        } else {
-          done(ZkError(r.rc, Where(id)));
-        }
-      });
+  session_->Set(path, std::move(data), static_cast<int>(expected),
+                [this, id, path, expected, bytes = *std::move(bytes),
+                 done = std::move(done)](ZkResult r) mutable {
+                  if (r.rc == ZOK) {
+                    done(Version{r.stat.version});
+                  } else if (r.rc == ZBADVERSION && r.retried) {
+                    session_->Get(path, false,
+                                  [this, id, expected, bytes = std::move(bytes),
+                                   done = std::move(done)](ZkResult g) mutable {
+                                    if (g.rc == ZOK && g.data == bytes &&
+                                        g.stat.version == expected + 1) {
+                                      done(Version{g.stat.version});
+                                    } else {
+                                      done(ZkError(ZBADVERSION, Where(id)));
+                                    }
+                                  });
+                  } else {
+                    done(ZkError(r.rc, Where(id)));
+                  }
+                });
 }
 
 void ZkStore::DoDeleteLedger(LedgerId id, Version expected,
@@ -268,7 +265,8 @@ absl::StatusOr<Versioned<proto::LedgerMetadata>> ZkStore::ReadLedgerAndWatch(
     ZkResult r = session_->Call(
         [&](ZkDone d) { session_->Get(path, true, std::move(d)); });
     if (r.rc == ZOK) {
-      absl::StatusOr<proto::LedgerMetadata> md = DecodeLedger(r.data, Where(id));
+      absl::StatusOr<proto::LedgerMetadata> md =
+          DecodeLedger(r.data, Where(id));
       if (!md.ok()) return md.status();
       return Versioned<proto::LedgerMetadata>{*std::move(md), r.stat.version};
     }

@@ -19,9 +19,9 @@ absl::Status ZkStore::DeleteIfOwnedLocked(const std::string& path) {
   if (g.rc == ZNONODE) return absl::OkStatus();
   if (g.rc != ZOK) return ZkError(g.rc, path);
   if (g.stat.ephemeralOwner != me) {
-    return absl::AlreadyExistsError(absl::StrCat(
-        path, " is held by another session (0x",
-        absl::Hex(g.stat.ephemeralOwner), ")"));
+    return absl::AlreadyExistsError(
+        absl::StrCat(path, " is held by another session (0x",
+                     absl::Hex(g.stat.ephemeralOwner), ")"));
   }
   ZkResult d = session_->Call([&](ZkDone done) {
     session_->Delete(path, g.stat.version, std::move(done));
@@ -36,7 +36,8 @@ absl::Status ZkStore::CreateRegistrationLocked(
   if (!bytes.ok()) return bytes.status();
   const std::string& id = info.bookie_id();
   // Leave the other mode's directory first: a bookie is in one place.
-  if (absl::Status s = DeleteIfOwnedLocked(layout_.Bookie(id, !info.read_only()));
+  if (absl::Status s =
+          DeleteIfOwnedLocked(layout_.Bookie(id, !info.read_only()));
       !s.ok()) {
     return s;
   }
@@ -73,8 +74,8 @@ absl::Status ZkStore::UnregisterBookie(const std::string& bookie_id) {
   if (absl::Status s = ValidateBookieId(bookie_id); !s.ok()) return s;
   absl::MutexLock lock(&reg_mu_);
   if (registered_.erase(bookie_id) == 0) {
-    return absl::NotFoundError(absl::StrCat(
-        "bookie ", bookie_id, " is not registered by this store"));
+    return absl::NotFoundError(
+        absl::StrCat("bookie ", bookie_id, " is not registered by this store"));
   }
   for (bool ro : {false, true}) {
     if (absl::Status s = DeleteIfOwnedLocked(layout_.Bookie(bookie_id, ro));

@@ -24,8 +24,8 @@ void QuietClientLog() {
 }
 
 int ToMillis(absl::Duration d) {
-  return static_cast<int>(std::clamp<int64_t>(absl::ToInt64Milliseconds(d), 1,
-                                              INT32_MAX));
+  return static_cast<int>(
+      std::clamp<int64_t>(absl::ToInt64Milliseconds(d), 1, INT32_MAX));
 }
 
 }  // namespace
@@ -150,7 +150,8 @@ void ZkSession::Reopen(uint64_t expired_generation) {
       // (expired: calls fail and retry) and try again later.
       zh_ = old;
       const uint64_t gen = generation_;
-      control_.PostAfter(options_.open.backoff_max, [this, gen] { Reopen(gen); });
+      control_.PostAfter(options_.open.backoff_max,
+                         [this, gen] { Reopen(gen); });
       return;
     }
   }
@@ -219,8 +220,8 @@ void ZkSession::Set(std::string path, std::string data, int version,
 }
 
 void ZkSession::Delete(std::string path, int version, ZkDone done) {
-  Issue(
-      new Op{Op::kDelete, std::move(path), "", 0, version, false, std::move(done)});
+  Issue(new Op{Op::kDelete, std::move(path), "", 0, version, false,
+               std::move(done)});
 }
 
 void ZkSession::GetChildren(std::string path, bool watch, ZkDone done) {
@@ -268,8 +269,8 @@ void ZkSession::Issue(Op* op) {
           break;
         case Op::kSet:
           rc = zoo_aset(zh_, p, op->data.data(),
-                        static_cast<int>(op->data.size()), op->version,
-                        &OnStat, op);
+                        static_cast<int>(op->data.size()), op->version, &OnStat,
+                        op);
           break;
         case Op::kDelete:
           rc = zoo_adelete(zh_, p, op->version, &OnVoid, op);

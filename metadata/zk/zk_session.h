@@ -64,8 +64,8 @@ class ZkSession {
   // Connects, waiting up to options.open.connect_timeout. `events` must
   // outlive the session.
   static absl::StatusOr<std::unique_ptr<ZkSession>> Connect(
-      Options options, Executor* events, WatchSink sink,
-      SessionHook on_expired, SessionHook on_reestablished);
+      Options options, Executor* events, WatchSink sink, SessionHook on_expired,
+      SessionHook on_reestablished);
 
   ~ZkSession();  // Close()
   ZkSession(const ZkSession&) = delete;

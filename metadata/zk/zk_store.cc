@@ -44,8 +44,7 @@ ZkStore::~ZkStore() {
 absl::Status ZkStore::CreateLayout() {
   std::vector<std::string> paths;
   std::string prefix;
-  for (absl::string_view seg :
-       absl::StrSplit(layout_.root().substr(1), '/')) {
+  for (absl::string_view seg : absl::StrSplit(layout_.root().substr(1), '/')) {
     prefix = absl::StrCat(prefix, "/", seg);
     paths.push_back(prefix);
   }
@@ -101,7 +100,8 @@ void ZkStore::OnSessionReestablished() {
   NotifySession(SessionEvent::kReestablished);
 }
 
-// --- Ledger ids ---------------------------------------------------------------
+// --- Ledger ids
+// ---------------------------------------------------------------
 //
 // <root>/idgen holds the next unallocated id. A store takes a range of
 // ledger_id_batch ids by compare-and-set of that counter and hands them out

@@ -58,10 +58,8 @@ class ZkStore final : public StoreBase {
                       Callback<Version> done) override;
   void DoReadLedger(LedgerId id,
                     Callback<Versioned<proto::LedgerMetadata>> done) override;
-  void DoCompareAndSetLedger(LedgerId id,
-                             const proto::LedgerMetadata& metadata,
-                             Version expected,
-                             Callback<Version> done) override;
+  void DoCompareAndSetLedger(LedgerId id, const proto::LedgerMetadata& metadata,
+                             Version expected, Callback<Version> done) override;
   void DoDeleteLedger(LedgerId id, Version expected,
                       StatusCallback done) override;
   absl::StatusOr<Versioned<proto::LedgerMetadata>> ReadLedgerAndWatch(

@@ -35,8 +35,7 @@ struct ZkBackend {
     const uint64_t before = session.generation();
     for (int attempt = 0; attempt < 20; ++attempt) {
       const clientid_t id = session.client_id();
-      REQUIRE(bk::test::ExpireZkSession(Server().hosts(), id,
-                                        absl::Seconds(10))
+      REQUIRE(bk::test::ExpireZkSession(Server().hosts(), id, absl::Seconds(10))
                   .ok());
       const absl::Time deadline = absl::Now() + absl::Seconds(2);
       while (absl::Now() < deadline) {
@@ -75,9 +74,10 @@ struct ZkBackend {
 
 #include "test/unit/metadata/store_contract.inc"
 
-TEST_CASE("an unreachable ensemble fails within the connect timeout, naming "
-          "the URI",
-          "[metadata][integration]") {
+TEST_CASE(
+    "an unreachable ensemble fails within the connect timeout, naming "
+    "the URI",
+    "[metadata][integration]") {
   bk::metadata::OpenOptions o;
   o.connect_timeout = absl::Seconds(1);
   const std::string uri = "zk://127.0.0.1:1/bk";
@@ -86,7 +86,8 @@ TEST_CASE("an unreachable ensemble fails within the connect timeout, naming "
   CHECK(s.status().message().find(uri) != absl::string_view::npos);
 }
 
-TEST_CASE("the ZooKeeper layout follows BookKeeper's", "[metadata][integration]") {
+TEST_CASE("the ZooKeeper layout follows BookKeeper's",
+          "[metadata][integration]") {
   const std::string cluster = contract::UniqueCluster();
   auto store = contract::OpenStore<ZkBackend>(cluster);
   REQUIRE(store->CreateLedger(1234567890123LL, contract::Md()).ok());
@@ -98,9 +99,8 @@ TEST_CASE("the ZooKeeper layout follows BookKeeper's", "[metadata][integration]"
        {root + "/ledgers/000/0001/2345/6789/L0123", root + "/idgen",
         root + "/available/readonly/b1", root + "/cookies"}) {
     INFO(path);
-    auto r = s.Call([&](bk::metadata::ZkDone d) {
-      s.Exists(path, false, std::move(d));
-    });
+    auto r = s.Call(
+        [&](bk::metadata::ZkDone d) { s.Exists(path, false, std::move(d)); });
     CHECK(r.rc == ZOK);
   }
 }

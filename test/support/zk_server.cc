@@ -74,8 +74,8 @@ absl::StatusOr<std::string> FourLetterWord(int port, const std::string& word,
     char buf[4096];
     for (;;) {
       pollfd p = {fd, POLLIN, 0};
-      const int ms = static_cast<int>(
-          absl::ToInt64Milliseconds(deadline - absl::Now()));
+      const int ms =
+          static_cast<int>(absl::ToInt64Milliseconds(deadline - absl::Now()));
       if (ms <= 0 || poll(&p, 1, ms) <= 0) break;
       const ssize_t n = read(fd, buf, sizeof(buf));
       if (n <= 0) break;
@@ -110,10 +110,10 @@ absl::StatusOr<std::unique_ptr<ZkServer>> ZkServer::Start(Options options) {
     if (!out) return absl::InternalError("cannot write " + cfg);
   }
   const std::string java = Env("BK_JAVA", "java");
-  const std::string classpath = Env(
-      "BK_ZK_CLASSPATH",
-      "/usr/share/java/zookeeper.jar:/usr/share/java/zookeeper-jute.jar:"
-      "/usr/share/java/slf4j-api.jar:/usr/share/java/slf4j-simple.jar");
+  const std::string classpath =
+      Env("BK_ZK_CLASSPATH",
+          "/usr/share/java/zookeeper.jar:/usr/share/java/zookeeper-jute.jar:"
+          "/usr/share/java/slf4j-api.jar:/usr/share/java/slf4j-simple.jar");
   const std::string log = s->dir_ + "/zookeeper.log";
 
   const pid_t pid = fork();
@@ -137,17 +137,17 @@ absl::StatusOr<std::unique_ptr<ZkServer>> ZkServer::Start(Options options) {
   while (absl::Now() < deadline) {
     if (Exited(pid)) {
       s->pid_ = -1;
-      return absl::InternalError(absl::StrCat(
-          "ZooKeeper server exited during start-up; see ", log));
+      return absl::InternalError(
+          absl::StrCat("ZooKeeper server exited during start-up; see ", log));
     }
     absl::StatusOr<std::string> a =
         FourLetterWord(s->port_, "srvr", absl::Seconds(1));
     if (a.ok() && a->find("Mode:") != std::string::npos) return s;
     absl::SleepFor(kPollInterval);  // polling interval, bounded by deadline
   }
-  return absl::DeadlineExceededError(absl::StrCat(
-      "ZooKeeper server not serving within ",
-      absl::FormatDuration(options.start_timeout), "; see ", log));
+  return absl::DeadlineExceededError(
+      absl::StrCat("ZooKeeper server not serving within ",
+                   absl::FormatDuration(options.start_timeout), "; see ", log));
 }
 
 ZkServer::~ZkServer() {
@@ -158,7 +158,9 @@ ZkServer::~ZkServer() {
   }
 }
 
-std::string ZkServer::hosts() const { return absl::StrCat("127.0.0.1:", port_); }
+std::string ZkServer::hosts() const {
+  return absl::StrCat("127.0.0.1:", port_);
+}
 
 void ZkServer::Stop() {
   if (pid_ <= 0) return;

@@ -17,11 +17,10 @@ TEST_CASE("a zk URI gives its hosts and root", "[metadata]") {
   CHECK(u->root == "/bk/cluster-1");
 }
 
-TEST_CASE("malformed URIs are kInvalidArgument naming the URI",
-          "[metadata]") {
+TEST_CASE("malformed URIs are kInvalidArgument naming the URI", "[metadata]") {
   for (const char* bad :
-       {"etcd://h:1/x", "h:2181/x", "zk://h:2181", "zk://h:2181/",
-        "zk://h/x", "zk://h:0/x", "zk://h:2181/a//b", "mem://a/b"}) {
+       {"etcd://h:1/x", "h:2181/x", "zk://h:2181", "zk://h:2181/", "zk://h/x",
+        "zk://h:0/x", "zk://h:2181/a//b", "mem://a/b"}) {
     INFO(bad);
     auto u = ParseStoreUri(bad);
     CHECK(absl::IsInvalidArgument(u.status()));

@@ -1,7 +1,8 @@
 // The store contract against the in-process backend.
 
-#include "catch2/catch.hpp"
 #include "metadata/mem/mem_store.h"
+
+#include "catch2/catch.hpp"
 
 struct MemBackend {
   static std::string Uri(const std::string& cluster) {
@@ -15,7 +16,7 @@ struct MemBackend {
                            bk::metadata::LedgerId id,
                            const std::string& bytes) {
     static_cast<bk::metadata::MemStore*>(store)->cluster().PutRawLedger(id,
-                                                                         bytes);
+                                                                        bytes);
   }
 };
 
