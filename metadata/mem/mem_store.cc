@@ -87,9 +87,9 @@ void MemStore::StartNewSession() {
   for (const proto::BookieServiceInfo& info : owned) {
     absl::StatusOr<std::string> bytes = EncodeBookie(info);
     if (bytes.ok()) {
-      // Cannot fail: the id was free in the old session and no other
-      // session may take it between the expiry and now in one process test
-      // unless a test does so on purpose, in which case it stays theirs.
+      // Fails only if another session took the id meanwhile; then it is
+      // theirs, as on ZooKeeper, and the owner learns of the expiry from
+      // the listeners.
       (void)cluster_->Register(session, info.bookie_id(), *std::move(bytes),
                                info.read_only());
     }

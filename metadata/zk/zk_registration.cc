@@ -105,8 +105,10 @@ absl::StatusOr<BookieSet> ZkStore::ListBookiesImpl(bool watch) {
     for (const std::string& name : l.children) {
       if (!ro && name == Layout::kReadonlyDir) continue;
       const std::string path = absl::StrCat(dir, "/", name);
+      // With a watch, a re-registration that only changes the info is seen
+      // too (the children of the directory do not change then).
       ZkResult g = session_->Call(
-          [&](ZkDone d) { session_->Get(path, false, std::move(d)); });
+          [&](ZkDone d) { session_->Get(path, watch, std::move(d)); });
       if (g.rc == ZNONODE) continue;  // left meanwhile
       if (g.rc != ZOK) return ZkError(g.rc, path);
       absl::StatusOr<proto::BookieServiceInfo> info =

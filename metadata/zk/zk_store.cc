@@ -66,8 +66,10 @@ absl::Status ZkStore::CreateLayout() {
 
 void ZkStore::OnWatchEvent(int, const std::string& path) {
   // Runs on a ZooKeeper thread: only hand off.
-  if (path == layout_.Available() || path == layout_.Readonly()) {
-    BookiesChanged();
+  const std::string parent = path.substr(0, path.rfind('/'));
+  if (path == layout_.Available() || path == layout_.Readonly() ||
+      parent == layout_.Available() || parent == layout_.Readonly()) {
+    BookiesChanged();  // membership, or one bookie's info
     return;
   }
   const std::string prefix = layout_.Ledgers() + "/";
