@@ -28,90 +28,17 @@
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
+#include "bench/bench_common.h"
 #include "bookie/journal/journal.h"
-
-// ---- allocation counting ----
-namespace {
-std::atomic<uint64_t> g_allocs{0};
-std::atomic<uint64_t> g_large_allocs{
-    0};  // >= 1 KiB: where a payload copy would land
-}  // namespace
-
-void* operator new(size_t n) {
-  g_allocs.fetch_add(1, std::memory_order_relaxed);
-  if (n >= 1024) g_large_allocs.fetch_add(1, std::memory_order_relaxed);
-  void* p = std::malloc(n == 0 ? 1 : n);
-  if (p == nullptr) throw std::bad_alloc();
-  return p;
-}
-void* operator new[](size_t n) { return operator new(n); }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, size_t) noexcept { std::free(p); }
-void operator delete[](void* p, size_t) noexcept { std::free(p); }
 
 namespace bk::bookie {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double Seconds(Clock::duration d) {
-  return std::chrono::duration<double>(d).count();
-}
-
-struct Ceiling {
-  double mb_per_s = 0;
-  double groups_per_s = 0;
-  double small_sync_ms = 0;  // median fdatasync of a 4 KiB write
-};
-
-Ceiling MeasureCeiling(const std::string& dir, size_t group_bytes,
-                       double seconds) {
-  const std::string path = dir + "/ceiling.dat";
-  int fd = ::open(path.c_str(), O_CREAT | O_TRUNC | O_WRONLY, 0644);
-  if (fd < 0) {
-    std::perror("open");
-    std::exit(1);
-  }
-  std::string buf(group_bytes, 'c');
-  std::vector<double> small;
-  off_t off = 0;
-  for (int i = 0; i < 50; ++i) {
-    auto t0 = Clock::now();
-    if (::pwrite(fd, buf.data(), 4096, off) != 4096 || ::fdatasync(fd) != 0) {
-      std::perror("pwrite/fdatasync");
-      std::exit(1);
-    }
-    small.push_back(Seconds(Clock::now() - t0) * 1e3);
-    off += 4096;
-  }
-  std::sort(small.begin(), small.end());
-  uint64_t groups = 0;
-  const auto start = Clock::now();
-  while (Seconds(Clock::now() - start) < seconds) {
-    if (::pwrite(fd, buf.data(), buf.size(), off) !=
-            static_cast<ssize_t>(buf.size()) ||
-        ::fdatasync(fd) != 0) {
-      std::perror("pwrite/fdatasync");
-      std::exit(1);
-    }
-    off += static_cast<off_t>(buf.size());
-    ++groups;
-    if (off > (off_t{512} << 20)) off = 0;  // bounded file, rewrites pages
-  }
-  const double el = Seconds(Clock::now() - start);
-  ::close(fd);
-  ::unlink(path.c_str());
-  Ceiling c;
-  c.groups_per_s = groups / el;
-  c.mb_per_s = groups * static_cast<double>(group_bytes) / el / 1e6;
-  c.small_sync_ms = small[small.size() / 2];
-  return c;
-}
-
-const char* Regime(double sync_ms) {
-  return sync_ms < 1.5 ? "fast (~0.3 ms fdatasync)" : "slow (~4 ms fdatasync)";
-}
+using bench::Ceiling;
+using bench::Clock;
+using bench::MeasureCeiling;
+using bench::Regime;
+using bench::Seconds;
 
 // One add in flight: the callback captures only a pointer to it.
 struct Slot {
@@ -167,7 +94,8 @@ RunResult RunJournal(const std::string& dir, size_t entry_bytes, int producers,
   }
   std::atomic<bool> stop{false};
   std::atomic<bool> measuring{false};
-  const uint64_t allocs0 = g_allocs.load(), large0 = g_large_allocs.load();
+  const uint64_t allocs0 = bench::Allocations(),
+                 large0 = bench::LargeAllocations();
   std::vector<std::thread> threads;
   for (int p = 0; p < producers; ++p) {
     threads.emplace_back([&, p] {
@@ -222,7 +150,7 @@ RunResult RunJournal(const std::string& dir, size_t entry_bytes, int producers,
     for (auto& p : ps) n += p->completed.load();
     return n;
   };
-  const uint64_t a0 = g_allocs.load(), l0 = g_large_allocs.load();
+  const uint64_t a0 = bench::Allocations(), l0 = bench::LargeAllocations();
   (void)allocs0;
   (void)large0;
   const uint64_t c0 = count();
@@ -239,7 +167,7 @@ RunResult RunJournal(const std::string& dir, size_t entry_bytes, int producers,
   measuring = false;
   const double el = Seconds(Clock::now() - start);
   const uint64_t c1 = count();
-  const uint64_t a1 = g_allocs.load(), l1 = g_large_allocs.load();
+  const uint64_t a1 = bench::Allocations(), l1 = bench::LargeAllocations();
   stop = true;
   for (auto& t : threads) t.join();
   journal.Stop();
@@ -329,8 +257,8 @@ int main(int argc, char** argv) {
   }
   std::printf(
       "\n(ceiling = 512 KiB groups, mean of before/after; same-group = "
-      "pwrite+fdatasync at the journal's own average group size, not "
-      "preallocated, unlike journal files;");
+      "pwrite+fdatasync at the journal's own average group size, "
+      "preallocated like journal files;");
   std::printf(
       "  copies/add is 0 by "
       "construction: the iovec points at the caller's buffer, and "

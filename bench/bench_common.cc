@@ -1,0 +1,81 @@
+#include "bench/bench_common.h"
+
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+
+namespace bk::bench {
+
+Ceiling MeasureCeiling(const std::string& dir, size_t group_bytes,
+                       double seconds) {
+  const std::string path = dir + "/ceiling.dat";
+  int fd = ::open(path.c_str(), O_CREAT | O_TRUNC | O_WRONLY, 0644);
+  if (fd < 0) {
+    std::perror(("open " + path).c_str());
+    std::exit(1);
+  }
+  const off_t span = off_t{256} << 20;
+  if (::fallocate(fd, 0, 0, span) != 0) {
+    // tmpfs and a few others cannot preallocate; the writes then extend.
+  }
+  ::fdatasync(fd);
+  std::string buf(group_bytes, 'c');
+  std::vector<double> small;
+  off_t off = 0;
+  for (int i = 0; i < 50; ++i) {
+    auto t0 = Clock::now();
+    if (::pwrite(fd, buf.data(), 4096, off) != 4096 || ::fdatasync(fd) != 0) {
+      std::perror("pwrite/fdatasync");
+      std::exit(1);
+    }
+    small.push_back(Seconds(Clock::now() - t0) * 1e3);
+    off += 4096;
+  }
+  uint64_t groups = 0;
+  const auto start = Clock::now();
+  while (Seconds(Clock::now() - start) < seconds) {
+    if (off + static_cast<off_t>(group_bytes) > span) off = 0;
+    if (::pwrite(fd, buf.data(), buf.size(), off) !=
+            static_cast<ssize_t>(buf.size()) ||
+        ::fdatasync(fd) != 0) {
+      std::perror("pwrite/fdatasync");
+      std::exit(1);
+    }
+    off += static_cast<off_t>(buf.size());
+    ++groups;
+  }
+  const double el = Seconds(Clock::now() - start);
+  ::close(fd);
+  ::unlink(path.c_str());
+  Ceiling c;
+  c.groups_per_s = groups / el;
+  c.mb_per_s = groups * static_cast<double>(group_bytes) / el / 1e6;
+  std::vector<double> s = small;
+  c.small_sync_ms = Percentile(&s, 0.5);
+  return c;
+}
+
+const char* Regime(double small_sync_ms) {
+  return small_sync_ms < 1.5 ? "fast (~0.3 ms fdatasync)"
+                             : "slow (~4 ms fdatasync)";
+}
+
+double Percentile(std::vector<double>* v, double p) {
+  if (v->empty()) return 0;
+  std::sort(v->begin(), v->end());
+  size_t i = static_cast<size_t>(p * static_cast<double>(v->size() - 1));
+  return (*v)[i];
+}
+
+double CpuSeconds() {
+  struct rusage ru;
+  ::getrusage(RUSAGE_SELF, &ru);
+  return ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 + ru.ru_stime.tv_sec +
+         ru.ru_stime.tv_usec * 1e-6;
+}
+
+}  // namespace bk::bench

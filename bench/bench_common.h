@@ -1,0 +1,54 @@
+// What every storage benchmark needs: the machine's ceiling on the same
+// directory, the fsync regime it ran in, allocation counts and percentiles.
+//
+// The ceiling writes a preallocated file, as journal files are, so that a
+// sync of the ceiling and a sync of the journal do the same work; an
+// unpreallocated file pays for block allocation and metadata on every sync
+// and makes a poor yardstick.
+
+#ifndef BK_BENCH_BENCH_COMMON_H_
+#define BK_BENCH_BENCH_COMMON_H_
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace bk::bench {
+
+using Clock = std::chrono::steady_clock;
+
+inline double Seconds(Clock::duration d) {
+  return std::chrono::duration<double>(d).count();
+}
+
+struct Ceiling {
+  double mb_per_s = 0;
+  double groups_per_s = 0;
+  double small_sync_ms = 0;  // median fdatasync after a 4 KiB write
+};
+
+// pwrite + fdatasync of `group_bytes` groups in a preallocated file in `dir`
+// for `seconds`, plus the median latency of small syncs. Exits the process
+// with a message on an I/O error (a benchmark has no one to return to).
+Ceiling MeasureCeiling(const std::string& dir, size_t group_bytes,
+                       double seconds);
+
+// "fast (~0.3 ms fdatasync)" or "slow (~4 ms fdatasync)".
+const char* Regime(double small_sync_ms);
+
+// p in [0, 1]; sorts `v`. 0 for an empty vector.
+double Percentile(std::vector<double>* v, double p);
+
+// Heap allocations made by this process so far (global operator new is
+// replaced in alloc_counter.cc, linked into every bench), and those of at
+// least 1 KiB, where a copy of a payload would have to land.
+uint64_t Allocations();
+uint64_t LargeAllocations();
+
+// CPU seconds (user + system) used by this process so far.
+double CpuSeconds();
+
+}  // namespace bk::bench
+
+#endif  // BK_BENCH_BENCH_COMMON_H_
