@@ -35,7 +35,9 @@ using bench::Clock;
 using bench::Seconds;
 
 std::atomic<uint64_t> g_lock_waits{0};
-void CountWait(int64_t) { g_lock_waits.fetch_add(1, std::memory_order_relaxed); }
+void CountWait(int64_t) {
+  g_lock_waits.fetch_add(1, std::memory_order_relaxed);
+}
 
 int64_t RssKiB(const char* field) {
   std::ifstream in("/proc/self/status");
@@ -77,7 +79,8 @@ Result Run(const std::string& dir, size_t entry_bytes, int producers,
   }
   const std::string payload(entry_bytes, 'p');
   std::vector<std::unique_ptr<Producer>> ps;
-  for (int i = 0; i < producers; ++i) ps.push_back(std::make_unique<Producer>());
+  for (int i = 0; i < producers; ++i)
+    ps.push_back(std::make_unique<Producer>());
   std::atomic<bool> stop{false};
   const JournalStats j0 = (*store)->journal_stats();
   const uint64_t a0 = bench::Allocations(), l0 = bench::LargeAllocations();
@@ -104,17 +107,17 @@ Result Run(const std::string& dir, size_t entry_bytes, int producers,
         entry::EntryHeader h{ledger, e, e - 1, 0};
         AddArgs args{ledger, e, "key", false};
         const auto t0 = Clock::now();
-        (*store)->AddEntry(
-            args, MakeEntryBuffer(entry::Package(h, payload,
-                                                 entry::DigestType::kCrc32c)),
-            [p, t0](absl::Status s) {
-              const double us = Seconds(Clock::now() - t0) * 1e6;
-              absl::MutexLock l(&p->mu);
-              --p->in_flight;
-              ++p->done;
-              if (!s.ok()) ++p->failed;
-              p->latency_us.push_back(us);
-            });
+        (*store)->AddEntry(args,
+                           MakeEntryBuffer(entry::Package(
+                               h, payload, entry::DigestType::kCrc32c)),
+                           [p, t0](absl::Status s) {
+                             const double us = Seconds(Clock::now() - t0) * 1e6;
+                             absl::MutexLock l(&p->mu);
+                             --p->in_flight;
+                             ++p->done;
+                             if (!s.ok()) ++p->failed;
+                             p->latency_us.push_back(us);
+                           });
       }
     });
   }
@@ -126,9 +129,8 @@ Result Run(const std::string& dir, size_t entry_bytes, int producers,
   for (auto& p : ps) {
     absl::MutexLock l(&p->mu);
     p->mu.Await(absl::Condition(
-        +[](Producer* q) ABSL_NO_THREAD_SAFETY_ANALYSIS {
-          return q->in_flight == 0;
-        },
+        +[](Producer* q)
+             ABSL_NO_THREAD_SAFETY_ANALYSIS { return q->in_flight == 0; },
         p.get()));
   }
   const double el = Seconds(Clock::now() - start);
@@ -184,12 +186,13 @@ int main(int argc, char** argv) {
       before.small_sync_ms, bk::bench::Regime(before.small_sync_ms));
   std::printf("\n%-6s %9s %7s %8s %8s %9s %9s %9s %8s %9s %9s %8s %9s\n",
               "entry", "adds/s", "MB/s", "p50 us", "p99 us", "p999 us",
-              "cpu us/a", "allocs/a", ">=1K/a", "lockw/a", "grp KiB",
-              "jrnl%", "RSS MiB");
+              "cpu us/a", "allocs/a", ">=1K/a", "lockw/a", "grp KiB", "jrnl%",
+              "RSS MiB");
   for (size_t bytes : {size_t{1024}, size_t{16 * 1024}}) {
     Result r = Run(dir + "/store", bytes, producers, window, seconds);
     auto same = bk::bench::MeasureCeiling(
-        dir, std::max<size_t>(static_cast<size_t>(r.avg_group_kib * 1024), 4096),
+        dir,
+        std::max<size_t>(static_cast<size_t>(r.avg_group_kib * 1024), 4096),
         1.5);
     std::printf(
         "%-6s %9.0f %7.1f %8.0f %8.0f %9.0f %9.1f %9.2f %8.2f %9.3f %9.0f "

@@ -40,6 +40,8 @@ proto::GetBookieInfoResponse MakeBookieInfo(uint64_t requested,
   int64_t total = in.load.total_disk_bytes;
   int64_t free = in.load.free_disk_bytes;
   if (total < 0 && !in.disk.dirs.empty()) {
+    // Dirs on one filesystem report the same figures: count each once.
+    std::set<std::pair<uint64_t, uint64_t>> seen;
     total = 0;
     free = 0;
     for (const DirUsage& d : in.disk.dirs) {
@@ -47,6 +49,7 @@ proto::GetBookieInfoResponse MakeBookieInfo(uint64_t requested,
         total = free = -1;
         break;
       }
+      if (!seen.insert({d.total_bytes, d.free_bytes}).second) continue;
       total += static_cast<int64_t>(d.total_bytes);
       free += static_cast<int64_t>(d.free_bytes);
     }

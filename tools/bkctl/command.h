@@ -22,7 +22,7 @@ inline constexpr int kExitFailure = 1;  // the command ran and failed
 inline constexpr int kExitUsage = 2;    // bad flags or arguments
 
 struct Command {
-  std::string group;    // "placement"
+  std::string group;    // "placement"; empty for a one-word command
   std::string name;     // "newensemble"
   std::string summary;  // one line for `bkctl help`
   std::string usage;    // flags, several lines, for `bkctl help <group> <name>`
@@ -34,6 +34,7 @@ struct Command {
 };
 
 std::vector<Command> PlacementCommands();
+std::vector<Command> ClusterCommands();
 
 }  // namespace bk::bkctl
 

@@ -20,6 +20,8 @@ struct FlagSpec {
   std::string name;  // without the leading "--"
   bool required = false;
   std::string help;  // one line, for usage text
+  // A switch: `--name` alone means true; `--name=false` is allowed.
+  bool boolean = false;
 };
 
 class ParsedFlags {
@@ -27,6 +29,8 @@ class ParsedFlags {
   bool Has(absl::string_view name) const;
   // The value of a flag given on the command line; "" if it was not.
   const std::string& Get(absl::string_view name) const;
+  // A boolean flag's value (false when absent).
+  bool GetBool(absl::string_view name) const { return Get(name) == "true"; }
 
   // The flag as an integer in [min, max]; kInvalidArgument naming the flag
   // otherwise. REQUIRES: Has(name).

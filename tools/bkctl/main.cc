@@ -12,7 +12,7 @@ namespace {
 // Every command group, in the order `help` lists them.
 std::vector<Command> AllCommands() {
   std::vector<Command> all;
-  for (auto group : {&PlacementCommands}) {
+  for (auto group : {&ClusterCommands, &PlacementCommands}) {
     std::vector<Command> commands = group();
     all.insert(all.end(), commands.begin(), commands.end());
   }
@@ -20,10 +20,13 @@ std::vector<Command> AllCommands() {
 }
 
 void PrintHelp(const std::vector<Command>& commands, std::ostream& out) {
-  out << "usage: bkctl <group> <command> [--flag value ...]\n"
-         "       bkctl help [<group> <command>]\n\ncommands:\n";
+  out << "usage: bkctl [<group>] <command> [--flag value ...]\n"
+         "       bkctl help [[<group>] <command>]\n\ncommands:\n";
   for (const Command& c : commands) {
-    out << "  " << c.group << " " << c.name << "\t" << c.summary << "\n";
+    const std::string full = c.group.empty() ? c.name : c.group + " " + c.name;
+    out << "  " << full
+        << std::string(full.size() < 24 ? 24 - full.size() : 1, ' ')
+        << c.summary << "\n";
   }
 }
 
@@ -39,23 +42,31 @@ int Main(const std::vector<std::string>& args) {
     return kExitOk;
   }
   const size_t first = help ? 1 : 0;
-  if (args.size() < first + 2) {
-    std::cerr << "bkctl: expected <group> <command>; see `bkctl help`\n";
+  if (args.size() < first + 1) {
+    std::cerr << "bkctl: expected a command; see `bkctl help`\n";
     return kExitUsage;
   }
   for (const Command& c : commands) {
-    if (c.group != args[first] || c.name != args[first + 1]) continue;
+    // A command is `<name>` (no group) or `<group> <name>`.
+    size_t words = c.group.empty() ? 1 : 2;
+    if (args.size() < first + words) continue;
+    if (c.group.empty() ? c.name != args[first]
+                        : c.group != args[first] || c.name != args[first + 1]) {
+      continue;
+    }
+    const std::string full = c.group.empty() ? c.name : c.group + " " + c.name;
     if (help) {
-      std::cout << "usage: bkctl " << c.group << " " << c.name << " [flags]\n"
+      std::cout << "usage: bkctl " << full << " [flags]\n"
                 << c.summary << "\n"
                 << c.usage;
       return kExitOk;
     }
-    std::vector<std::string> rest(args.begin() + 2, args.end());
+    std::vector<std::string> rest(args.begin() + first + words, args.end());
     return c.run(rest, std::cout, std::cerr);
   }
-  std::cerr << "bkctl: unknown command \"" << args[first] << " "
-            << args[first + 1] << "\"; see `bkctl help`\n";
+  std::cerr << "bkctl: unknown command \"" << args[first]
+            << (args.size() > first + 1 ? " " + args[first + 1] : "")
+            << "\"; see `bkctl help`\n";
   return kExitUsage;
 }
 
