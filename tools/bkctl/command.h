@@ -34,6 +34,7 @@ struct Command {
 };
 
 std::vector<Command> PlacementCommands();
+std::vector<Command> SimulateCommands();  // placement simulate | sweep
 
 }  // namespace bk::bkctl
 

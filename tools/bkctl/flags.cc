@@ -53,11 +53,11 @@ absl::StatusOr<std::vector<std::string>> ParsedFlags::GetList(
 
 absl::StatusOr<ParsedFlags> ParseFlags(const std::vector<std::string>& args,
                                        const std::vector<FlagSpec>& specs) {
-  auto known = [&specs](absl::string_view name) {
+  auto find = [&specs](absl::string_view name) -> const FlagSpec* {
     for (const FlagSpec& spec : specs) {
-      if (spec.name == name) return true;
+      if (spec.name == name) return &spec;
     }
-    return false;
+    return nullptr;
   };
   ParsedFlags flags;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -72,6 +72,16 @@ absl::StatusOr<ParsedFlags> ParseFlags(const std::vector<std::string>& args,
     if (size_t eq = arg.find('='); eq != absl::string_view::npos) {
       name = std::string(arg.substr(0, eq));
       value = std::string(arg.substr(eq + 1));
+      const FlagSpec* spec = find(name);
+      if (spec != nullptr && spec->boolean && value != "true" &&
+          value != "false") {
+        return absl::InvalidArgumentError(
+            absl::StrCat("--", name, " takes true or false, got \"", value,
+                         "\""));
+      }
+    } else if (const FlagSpec* spec = find(arg); spec && spec->boolean) {
+      name = std::string(arg);
+      value = "true";
     } else {
       name = std::string(arg);
       if (i + 1 >= args.size()) {
@@ -80,7 +90,7 @@ absl::StatusOr<ParsedFlags> ParseFlags(const std::vector<std::string>& args,
       }
       value = args[++i];
     }
-    if (!known(name)) {
+    if (find(name) == nullptr) {
       return absl::InvalidArgumentError(absl::StrCat("unknown flag --", name));
     }
     if (!flags.values_.emplace(name, std::move(value)).second) {
@@ -100,7 +110,8 @@ absl::StatusOr<ParsedFlags> ParseFlags(const std::vector<std::string>& args,
 std::string FlagsUsage(const std::vector<FlagSpec>& specs) {
   std::string out;
   for (const FlagSpec& spec : specs) {
-    absl::StrAppend(&out, "  --", spec.name, " VALUE  ", spec.help,
+    absl::StrAppend(&out, "  --", spec.name, spec.boolean ? "  " : " VALUE  ",
+                    spec.help,
                     spec.required ? " (required)" : "", "\n");
   }
   return out;

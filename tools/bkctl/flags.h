@@ -1,5 +1,5 @@
 // A small, strict flag parser for bkctl commands: `--key value` or
-// `--key=value`. Unknown flags, repeated flags, missing values, missing
+// `--key=value`; a boolean flag is `--key` alone (or `--key=true|false`). Unknown flags, repeated flags, missing values, missing
 // required flags and positional arguments are errors (kInvalidArgument), so
 // that a typo never silently runs a command with a default.
 
@@ -20,11 +20,15 @@ struct FlagSpec {
   std::string name;  // without the leading "--"
   bool required = false;
   std::string help;  // one line, for usage text
+  // Takes no value: `--name` sets it to "true"; `--name=true|false` works.
+  bool boolean = false;
 };
 
 class ParsedFlags {
  public:
   bool Has(absl::string_view name) const;
+  // A boolean flag's value: given as `--name` or `--name=true`.
+  bool IsSet(absl::string_view name) const { return Get(name) == "true"; }
   // The value of a flag given on the command line; "" if it was not.
   const std::string& Get(absl::string_view name) const;
 
