@@ -36,19 +36,15 @@ absl::StatusOr<std::unique_ptr<metadata::MetadataStore>> OpenStore(
 }
 
 json BookieJson(const proto::BookieServiceInfo& b) {
-  return json{{"id", b.bookie_id()},
-              {"grpc", b.grpc_endpoint()},
-              {"http", b.http_endpoint()},
-              {"rack", b.network_location()},
-              {"readonly", b.read_only()},
-              {"version", b.version()}};
+  return json{{"id", b.bookie_id()},       {"grpc", b.grpc_endpoint()},
+              {"http", b.http_endpoint()}, {"rack", b.network_location()},
+              {"readonly", b.read_only()}, {"version", b.version()}};
 }
 
 int ListBookies(const std::vector<std::string>& args, std::ostream& out,
                 std::ostream& err) {
-  auto f = ParseFlags(args, {kUri, kJson,
-                             {"readonly", false, "only read-only bookies",
-                              true}});
+  auto f = ParseFlags(
+      args, {kUri, kJson, {"readonly", false, "only read-only bookies", true}});
   if (!f.ok()) return Fail(err, "listbookies", f.status());
   auto store = OpenStore(*f);
   if (!store.ok()) return Fail(err, "listbookies", store.status());
@@ -90,16 +86,19 @@ absl::StatusOr<proto::GetBookieInfoResponse> QueryInfo(
 
 const char* SourceName(proto::UtilSource s) {
   switch (s) {
-    case proto::BLOCK_DEVICE: return "block_device";
-    case proto::OWN_BUSY_TIME: return "own_busy_time";
-    default: return "unknown";
+    case proto::BLOCK_DEVICE:
+      return "block_device";
+    case proto::OWN_BUSY_TIME:
+      return "own_busy_time";
+    default:
+      return "unknown";
   }
 }
 
 int BookieInfo(const std::vector<std::string>& args, std::ostream& out,
                std::ostream& err) {
-  auto f = ParseFlags(args, {kUri, kJson,
-                             {"bookies", false, "comma-separated ids (all)"}});
+  auto f = ParseFlags(
+      args, {kUri, kJson, {"bookies", false, "comma-separated ids (all)"}});
   if (!f.ok()) return Fail(err, "bookieinfo", f.status());
   auto store = OpenStore(*f);
   if (!store.ok()) return Fail(err, "bookieinfo", store.status());
@@ -120,9 +119,8 @@ int BookieInfo(const std::vector<std::string>& args, std::ostream& out,
     }
   }
   for (const auto& b : all) {
-    if (!wanted->empty() &&
-        std::find(wanted->begin(), wanted->end(), b.bookie_id()) ==
-            wanted->end()) {
+    if (!wanted->empty() && std::find(wanted->begin(), wanted->end(),
+                                      b.bookie_id()) == wanted->end()) {
       continue;
     }
     auto info = QueryInfo(b.grpc_endpoint());
@@ -131,19 +129,19 @@ int BookieInfo(const std::vector<std::string>& args, std::ostream& out,
       row["error"] = std::string(info.status().message());
       ++failures;
     } else {
-      row.update(json{
-          {"total_disk_capacity", info->total_disk_capacity()},
-          {"free_disk_space", info->free_disk_space()},
-          {"journal_io_util", info->journal_io_util()},
-          {"journal_util_source", SourceName(info->journal_util_source())},
-          {"ledger_io_util", info->ledger_io_util()},
-          {"ledger_util_source", SourceName(info->ledger_util_source())},
-          {"cpu_used_rate", info->cpu_used_rate()},
-          {"write_bytes_per_second", info->write_bytes_per_second()},
-          {"window_ms", info->window_ms()},
-          {"adds_in_flight", info->adds_in_flight()},
-          {"journal_queue_depth", info->journal_queue_depth()},
-          {"read_only", info->read_only()}});
+      row.update(
+          json{{"total_disk_capacity", info->total_disk_capacity()},
+               {"free_disk_space", info->free_disk_space()},
+               {"journal_io_util", info->journal_io_util()},
+               {"journal_util_source", SourceName(info->journal_util_source())},
+               {"ledger_io_util", info->ledger_io_util()},
+               {"ledger_util_source", SourceName(info->ledger_util_source())},
+               {"cpu_used_rate", info->cpu_used_rate()},
+               {"write_bytes_per_second", info->write_bytes_per_second()},
+               {"window_ms", info->window_ms()},
+               {"adds_in_flight", info->adds_in_flight()},
+               {"journal_queue_depth", info->journal_queue_depth()},
+               {"read_only", info->read_only()}});
     }
     rows.push_back(row);
   }
@@ -165,8 +163,8 @@ int BookieInfo(const std::vector<std::string>& args, std::ostream& out,
           << r["journal_util_source"].get<std::string>() << ")"
           << "\tledger_util=" << fig(r["ledger_io_util"].get<double>(), 1, "%")
           << "\tcpu=" << fig(r["cpu_used_rate"].get<double>(), 1, "%")
-          << "\twrite=" << fig(r["write_bytes_per_second"].get<double>(),
-                               1048576.0, "MiB/s")
+          << "\twrite="
+          << fig(r["write_bytes_per_second"].get<double>(), 1048576.0, "MiB/s")
           << "\tfree=" << fig(r["free_disk_space"].get<double>(), 1e9, "GB")
           << "\tin_flight=" << r["adds_in_flight"].get<int64_t>()
           << (r["read_only"].get<bool>() ? "\tread-only" : "") << "\n";
@@ -177,14 +175,19 @@ int BookieInfo(const std::vector<std::string>& args, std::ostream& out,
 
 const char* StateName(proto::LedgerState s) {
   switch (s) {
-    case proto::OPEN: return "OPEN";
-    case proto::IN_RECOVERY: return "IN_RECOVERY";
-    case proto::CLOSED: return "CLOSED";
-    default: return "UNKNOWN";
+    case proto::OPEN:
+      return "OPEN";
+    case proto::IN_RECOVERY:
+      return "IN_RECOVERY";
+    case proto::CLOSED:
+      return "CLOSED";
+    default:
+      return "UNKNOWN";
   }
 }
 
-json MetadataJson(int64_t id, const metadata::Versioned<proto::LedgerMetadata>& v) {
+json MetadataJson(int64_t id,
+                  const metadata::Versioned<proto::LedgerMetadata>& v) {
   const auto& m = v.value;
   json segs = json::array();
   for (const auto& s : m.segments()) {
@@ -194,19 +197,19 @@ json MetadataJson(int64_t id, const metadata::Versioned<proto::LedgerMetadata>& 
   }
   json custom = json::object();
   for (const auto& [k, val] : m.custom_metadata()) custom[k] = val;
-  return json{{"ledger_id", id},
-              {"version", v.version},
-              {"ensemble_size", m.ensemble_size()},
-              {"write_quorum_size", m.write_quorum_size()},
-              {"ack_quorum_size", m.ack_quorum_size()},
-              {"state", StateName(m.state())},
-              {"last_entry_id", m.last_entry_id()},
-              {"length", m.length()},
-              {"digest_type", m.digest_type() == proto::CRC32C ? "CRC32C"
-                                                               : "DUMMY"},
-              {"ctime_ms", m.ctime_ms()},
-              {"segments", segs},
-              {"custom_metadata", custom}};
+  return json{
+      {"ledger_id", id},
+      {"version", v.version},
+      {"ensemble_size", m.ensemble_size()},
+      {"write_quorum_size", m.write_quorum_size()},
+      {"ack_quorum_size", m.ack_quorum_size()},
+      {"state", StateName(m.state())},
+      {"last_entry_id", m.last_entry_id()},
+      {"length", m.length()},
+      {"digest_type", m.digest_type() == proto::CRC32C ? "CRC32C" : "DUMMY"},
+      {"ctime_ms", m.ctime_ms()},
+      {"segments", segs},
+      {"custom_metadata", custom}};
 }
 
 int LedgerList(const std::vector<std::string>& args, std::ostream& out,
@@ -301,8 +304,8 @@ int PlacementExplain(const std::vector<std::string>& args, std::ostream& out,
       }
       bookies.push_back(row);
     }
-    segs.push_back({{"first_entry_id", s.first_entry_id()},
-                    {"bookies", bookies}});
+    segs.push_back(
+        {{"first_entry_id", s.first_entry_id()}, {"bookies", bookies}});
   }
   if (f->GetBool("json")) {
     out << json{{"ledger_id", *id}, {"segments", segs}}.dump(2) << "\n";
@@ -339,8 +342,8 @@ std::vector<Command> ClusterCommands() {
        "each bookie's extended GetBookieInfo: disk, journal/ledger util, "
        "CPU, write rate",
        uri + "  --bookies ID,...  only these\n  --json\n", BookieInfo},
-      {"ledger", "list", "ledger ids in ascending order",
-       uri + "  --json\n", LedgerList},
+      {"ledger", "list", "ledger ids in ascending order", uri + "  --json\n",
+       LedgerList},
       {"ledger", "metadata", "a ledger's metadata as JSON",
        uri + "  --ledger ID\n", LedgerMetadata},
       {"ledger", "delete", "delete a ledger's metadata (data is then GC'd)",

@@ -108,8 +108,8 @@ absl::StatusOr<ParsedFlags> ParseFlags(const std::vector<std::string>& args,
 std::string FlagsUsage(const std::vector<FlagSpec>& specs) {
   std::string out;
   for (const FlagSpec& spec : specs) {
-    absl::StrAppend(&out, "  --", spec.name, " VALUE  ", spec.help,
-                    spec.required ? " (required)" : "", "\n");
+    absl::StrAppend(&out, "  --", spec.name, spec.boolean ? "  " : " VALUE  ",
+                    spec.help, spec.required ? " (required)" : "", "\n");
   }
   return out;
 }

@@ -1,7 +1,8 @@
 // A small, strict flag parser for bkctl commands: `--key value` or
-// `--key=value`. Unknown flags, repeated flags, missing values, missing
-// required flags and positional arguments are errors (kInvalidArgument), so
-// that a typo never silently runs a command with a default.
+// `--key=value`; a boolean flag is `--key` alone (or `--key=true|false`).
+// Unknown flags, repeated flags, missing values, missing required flags and
+// positional arguments are errors (kInvalidArgument), so that a typo never
+// silently runs a command with a default.
 
 #ifndef BK_TOOLS_BKCTL_FLAGS_H_
 #define BK_TOOLS_BKCTL_FLAGS_H_

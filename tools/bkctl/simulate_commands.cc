@@ -1,0 +1,179 @@
+// bkctl placement simulate | sweep: the placement-quality simulator
+// (tools/sim/) on a scenario file.
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "tools/bkctl/command.h"
+#include "tools/bkctl/flags.h"
+#include "tools/sim/report.h"
+#include "tools/sim/result_json.h"
+#include "tools/sim/scenario_yaml.h"
+#include "tools/sim/simulator.h"
+#include "tools/sim/sweep.h"
+
+namespace bk::bkctl {
+namespace {
+
+int Fail(std::ostream& err, int code, const absl::Status& status) {
+  err << "bkctl placement: " << status.message() << "\n";
+  return code;
+}
+
+const std::vector<FlagSpec>& SimulateFlags() {
+  static const auto* const kFlags = new std::vector<FlagSpec>{
+      {"scenario", true, "scenario file (YAML, see tools/sim/README.md)"},
+      {"seed", true, "random seed"},
+      {"json", false, "print the JSON result (default: a table)", true},
+      {"report", false, "write report.md and PNG charts into this directory"},
+      {"gnuplot", false, "gnuplot program for --report (default: gnuplot)"},
+  };
+  return *kFlags;
+}
+
+const std::vector<FlagSpec>& SweepFlags() {
+  static const auto* const kFlags = new std::vector<FlagSpec>{
+      {"scenario", true, "base scenario file (YAML)"},
+      {"seed", true, "random seed"},
+      {"report-intervals", false,
+       "report poll intervals in seconds (default 1,5,15,30,60)"},
+      {"clients", false, "client counts (default 1,5,10,20,50)"},
+      {"json", false, "print JSON (default: Markdown tables)", true},
+  };
+  return *kFlags;
+}
+
+std::string Table(const sim::SimulationResult& r) {
+  std::string out = absl::StrFormat(
+      "%-9s %10s %10s %10s %9s %9s %9s %6s %7s\n", "policy", "stddev", "range",
+      "top10", "p50_s", "p99_s", "p999_s", "herd", "wall_s");
+  for (const sim::PolicyRun& run : r.runs) {
+    const sim::PolicySummary& s = run.summary;
+    const absl::string_view name = placement::WeightingName(run.weighting);
+    absl::StrAppendFormat(&out,
+                          "%-9s %10.2f %10.2f %10.2f %9.4f %9.4f %9.4f %6.2f "
+                          "%7.1f\n",
+                          std::string(name.data(), name.size()),
+                          s.throughput_stddev, s.throughput_range,
+                          s.top10_throughput, s.p50_write_latency,
+                          s.p99_write_latency, s.p999_write_latency,
+                          s.herd_index, run.wall_seconds);
+  }
+  absl::StrAppendFormat(&out,
+                        "(MB/s = MiB/s; peaks over %g s intervals; "
+                        "total wall time %.1f s)\n",
+                        r.scenario.metrics_interval_s, r.wall_seconds);
+  return out;
+}
+
+int Simulate(const std::vector<std::string>& args, std::ostream& out,
+             std::ostream& err) {
+  absl::StatusOr<ParsedFlags> flags = ParseFlags(args, SimulateFlags());
+  if (!flags.ok()) return Fail(err, kExitUsage, flags.status());
+  absl::StatusOr<uint64_t> seed = flags->GetUint64("seed");
+  if (!seed.ok()) return Fail(err, kExitUsage, seed.status());
+  absl::StatusOr<sim::Scenario> scenario =
+      sim::ReadScenarioFile(flags->Get("scenario"));
+  if (!scenario.ok()) return Fail(err, kExitFailure, scenario.status());
+  const std::string gnuplot =
+      flags->Has("gnuplot") ? flags->Get("gnuplot") : "gnuplot";
+  // Fail before a long run, not after it.
+  if (flags->Has("report") && sim::FindProgram(gnuplot).empty()) {
+    return Fail(err, kExitFailure,
+                absl::FailedPreconditionError(absl::StrCat(
+                    "--report needs gnuplot (\"", gnuplot,
+                    "\" not found in PATH); install gnuplot-nox")));
+  }
+
+  const sim::SimulationResult result = sim::Simulate(*scenario, *seed);
+  if (flags->GetBool("json")) {
+    out << sim::ResultToJson(result).dump(2) << "\n";
+  } else {
+    out << Table(result);
+  }
+  err << absl::StrFormat("simulated in %.2f s wall time\n",
+                         result.wall_seconds);
+  if (flags->Has("report")) {
+    if (absl::Status s =
+            sim::WriteReport(result, flags->Get("report"), gnuplot);
+        !s.ok()) {
+      return Fail(err, kExitFailure, s);
+    }
+  }
+  return kExitOk;
+}
+
+template <typename T>
+absl::StatusOr<std::vector<T>> NumberList(const ParsedFlags& flags,
+                                          absl::string_view name,
+                                          std::vector<T> fallback) {
+  if (!flags.Has(name)) return fallback;
+  absl::StatusOr<std::vector<std::string>> items = flags.GetList(name);
+  if (!items.ok()) return items.status();
+  std::vector<T> values;
+  for (const std::string& item : *items) {
+    T v{};
+    bool ok;
+    if constexpr (std::is_same_v<T, int>) {
+      ok = absl::SimpleAtoi(item, &v);
+    } else {
+      ok = absl::SimpleAtod(item, &v);
+    }
+    if (!ok) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--", name, ": \"", item, "\" is not a number"));
+    }
+    values.push_back(v);
+  }
+  return values;
+}
+
+int SweepCommand(const std::vector<std::string>& args, std::ostream& out,
+                 std::ostream& err) {
+  absl::StatusOr<ParsedFlags> flags = ParseFlags(args, SweepFlags());
+  if (!flags.ok()) return Fail(err, kExitUsage, flags.status());
+  absl::StatusOr<uint64_t> seed = flags->GetUint64("seed");
+  if (!seed.ok()) return Fail(err, kExitUsage, seed.status());
+  sim::SweepOptions options;
+  absl::StatusOr<std::vector<double>> intervals =
+      NumberList<double>(*flags, "report-intervals", {1, 5, 15, 30, 60});
+  if (!intervals.ok()) return Fail(err, kExitUsage, intervals.status());
+  absl::StatusOr<std::vector<int>> clients =
+      NumberList<int>(*flags, "clients", {1, 5, 10, 20, 50});
+  if (!clients.ok()) return Fail(err, kExitUsage, clients.status());
+  options.report_intervals = *intervals;
+  options.client_counts = *clients;
+  absl::StatusOr<sim::Scenario> scenario =
+      sim::ReadScenarioFile(flags->Get("scenario"));
+  if (!scenario.ok()) return Fail(err, kExitFailure, scenario.status());
+  absl::StatusOr<sim::SweepResult> result =
+      sim::Sweep(*scenario, *seed, options);
+  if (!result.ok()) return Fail(err, kExitUsage, result.status());
+  if (flags->GetBool("json")) {
+    out << sim::SweepToJson(*scenario, *seed, *result).dump(2) << "\n";
+  } else {
+    out << sim::SweepToMarkdown(*result);
+  }
+  err << absl::StrFormat("swept in %.1f s wall time\n", result->wall_seconds);
+  return kExitOk;
+}
+
+}  // namespace
+
+std::vector<Command> SimulateCommands() {
+  return {
+      {"placement", "simulate",
+       "simulate placement quality per policy on a scenario (tools/sim)",
+       FlagsUsage(SimulateFlags()), &Simulate},
+      {"placement", "sweep",
+       "simulate over report ages and client counts: where policies break",
+       FlagsUsage(SweepFlags()), &SweepCommand},
+  };
+}
+
+}  // namespace bk::bkctl

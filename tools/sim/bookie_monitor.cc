@@ -1,0 +1,45 @@
+#include "tools/sim/bookie_monitor.h"
+
+#include <algorithm>
+
+namespace bk::sim {
+
+BookieMonitor::BookieMonitor(int window, int64_t total_disk_bytes,
+                             int64_t free_disk_bytes)
+    : window_(static_cast<size_t>(std::max(window, 1))),
+      total_disk_bytes_(total_disk_bytes),
+      free_disk_bytes_(static_cast<double>(free_disk_bytes)) {}
+
+void BookieMonitor::Accumulate(double seconds, double utilisation,
+                               double written_bytes) {
+  busy_seconds_ += seconds * utilisation;
+  seconds_ += seconds;
+  bytes_ += written_bytes;
+  // Entries land on the ledger disk too (after the write cache flushes);
+  // nothing is deleted within a run.
+  free_disk_bytes_ = std::max(0.0, free_disk_bytes_ - written_bytes);
+}
+
+void BookieMonitor::Sample() {
+  if (seconds_ <= 0) return;
+  samples_.push_back({100 * busy_seconds_ / seconds_, bytes_ / seconds_});
+  if (samples_.size() > window_) samples_.pop_front();
+  busy_seconds_ = seconds_ = bytes_ = 0;
+}
+
+placement::BookieInfo BookieMonitor::Report() const {
+  placement::BookieInfo info;
+  info.total_disk_bytes = total_disk_bytes_;
+  info.free_disk_bytes = static_cast<int64_t>(free_disk_bytes_);
+  if (samples_.empty()) return info;
+  double util = 0, bytes = 0;
+  for (const WindowSample& s : samples_) {
+    util += s.util_percent;
+    bytes += s.bytes_per_second;
+  }
+  info.journal_io_util = util / static_cast<double>(samples_.size());
+  info.write_bytes_per_second = bytes / static_cast<double>(samples_.size());
+  return info;
+}
+
+}  // namespace bk::sim

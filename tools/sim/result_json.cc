@@ -1,0 +1,127 @@
+#include "tools/sim/result_json.h"
+
+#include <cmath>
+#include <string>
+
+#include "absl/time/time.h"
+
+namespace bk::sim {
+namespace {
+
+using nlohmann::ordered_json;
+
+double Round6(double v) {
+  if (v == 0 || !std::isfinite(v)) return v;
+  const double scale = std::pow(
+      10.0, 5 - static_cast<int>(std::floor(std::log10(std::fabs(v)))));
+  return std::round(v * scale) / scale;
+}
+
+std::string Name(placement::Weighting w) {
+  const absl::string_view n = placement::WeightingName(w);
+  return std::string(n.data(), n.size());
+}
+
+}  // namespace
+
+ordered_json ScenarioToJson(const Scenario& s) {
+  ordered_json j;
+  j["name"] = s.name;
+  j["duration_s"] = s.duration_s;
+  j["tick_ms"] = s.tick_ms;
+  j["metrics_interval_s"] = s.metrics_interval_s;
+  j["herd_window_s"] = s.herd_window_s;
+  j["warmup_s"] = s.warmup_s;
+  j["max_queue_s"] = s.max_queue_s;
+  j["journal_max_group_wait_ms"] = s.journal_max_group_wait_ms;
+  j["bookies"] = s.BookieCount();
+  j["racks"] = s.racks;
+  j["readonly_bookies"] = s.readonly_bookies;
+  j["devices"] = ordered_json::array();
+  for (const DeviceClass& d : s.devices) {
+    j["devices"].push_back(
+        {{"name", d.name},
+         {"capacity_mib_per_second", d.capacity_mib_per_second},
+         {"sync_ms", d.sync_ms}});
+  }
+  j["bookie_groups"] = ordered_json::array();
+  for (const BookieGroup& g : s.bookie_groups) {
+    j["bookie_groups"].push_back(
+        {{"count", g.count},
+         {"device", g.device},
+         {"bookies_per_device", g.bookies_per_device},
+         {"disk_capacity_gib", g.disk_capacity_gib},
+         {"disk_used_fraction", g.disk_used_fraction}});
+  }
+  j["gray_failures"] = ordered_json::array();
+  for (const GrayFailure& f : s.gray_failures) {
+    j["gray_failures"].push_back({{"bookie", f.bookie},
+                                  {"start_s", f.start_s},
+                                  {"duration_s", f.duration_s},
+                                  {"slowdown", f.slowdown}});
+  }
+  const ClientConfig& c = s.clients;
+  j["clients"] = {{"count", c.count},
+                  {"topics_per_client", c.topics_per_client},
+                  {"report_interval_s", c.report_interval_s},
+                  {"report_jitter", c.report_jitter},
+                  {"observation_interval_s", c.observation_interval_s}};
+  const TrafficConfig& t = s.traffic;
+  j["traffic"] = {{"mean_mib_per_second", t.mean_mib_per_second},
+                  {"pareto_shape", t.pareto_shape},
+                  {"max_mib_per_second", t.max_mib_per_second},
+                  {"burst_sigma", t.burst_sigma},
+                  {"entry_bytes", t.entry_bytes}};
+  const LedgerConfig& l = s.ledgers;
+  j["ledgers"] = {{"ensemble_size", l.ensemble_size},
+                  {"write_quorum", l.write_quorum},
+                  {"ack_quorum", l.ack_quorum},
+                  {"lifetime_s", l.lifetime_s},
+                  {"lifetime_jitter", l.lifetime_jitter}};
+  j["monitor"] = {{"sample_interval_s", s.monitor.sample_interval_s},
+                  {"window_samples", s.monitor.window_samples}};
+  j["policies"] = ordered_json::array();
+  for (placement::Weighting w : s.policies) j["policies"].push_back(Name(w));
+  const placement::PlacementOptions& p = s.placement;
+  const placement::AdaptiveOptions& a = p.adaptive;
+  j["placement"] = {
+      {"minNumRacksPerWriteQuorum", p.min_num_racks_per_write_quorum},
+      {"enforceMinNumRacksPerWriteQuorum",
+       p.enforce_min_num_racks_per_write_quorum},
+      {"bookieMaxWeightMultipleForWeightBasedPlacement",
+       p.bookie_max_weight_multiple},
+      {"loadThreshold", p.load_threshold},
+      {"lowLoadBookieRatio", p.low_load_bookie_ratio},
+      {"adaptive",
+       {{"report_half_life_s", absl::ToDoubleSeconds(a.report_half_life)},
+        {"observation_half_life_s",
+         absl::ToDoubleSeconds(a.observation_half_life)},
+        {"saturation_mib_per_second", a.saturation_mib_per_second},
+        {"min_weight", a.min_weight},
+        {"cap_multiple", a.cap_multiple},
+        {"choices", a.choices},
+        {"choice_margin", a.choice_margin}}}};
+  return j;
+}
+
+ordered_json ResultToJson(const SimulationResult& r) {
+  ordered_json out;
+  ordered_json policies = ordered_json::object();
+  for (const PolicyRun& run : r.runs) {
+    const PolicySummary& s = run.summary;
+    policies[Name(run.weighting)] = {
+        {"throughput_stddev", Round6(s.throughput_stddev)},
+        {"throughput_range", Round6(s.throughput_range)},
+        {"top10_throughput", Round6(s.top10_throughput)},
+        {"p50_write_latency", Round6(s.p50_write_latency)},
+        {"p99_write_latency", Round6(s.p99_write_latency)},
+        {"p999_write_latency", Round6(s.p999_write_latency)},
+        {"herd_index", Round6(s.herd_index)}};
+  }
+  out["policies"] = std::move(policies);
+  out["scenario"] = ScenarioToJson(r.scenario);
+  out["seed"] = r.seed;
+  return out;
+}
+
+}  // namespace bk::sim

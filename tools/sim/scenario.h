@@ -1,0 +1,110 @@
+// Scenario: everything one simulation run needs to know about the cluster,
+// the clients and their traffic, as read from a YAML file (scenario_yaml.h).
+//
+// Units are in the field names (_s seconds, _ms milliseconds, _mib_per_second
+// MiB/s, the "MB/s" of BookKeeper and BP-65). ValidateScenario states what is
+// possible; the reader runs it, so a Scenario in hand is always valid.
+
+#ifndef BK_TOOLS_SIM_SCENARIO_H_
+#define BK_TOOLS_SIM_SCENARIO_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "placement/options.h"
+
+namespace bk::sim {
+
+// A journal device's service curve (device_model.h): `capacity` bytes/s with
+// full group commits, `sync_ms` per group commit (fsync), which also sets how
+// fast queueing delay grows as the device fills.
+struct DeviceClass {
+  std::string name;                      // "hdd", "ssd", ...
+  double capacity_mib_per_second = 100;  // > 0
+  double sync_ms = 5;                    // > 0
+};
+
+// `count` bookies on devices of class `device`, `bookies_per_device` of them
+// sharing each journal disk (BP-65's cluster ran three bookies on one).
+struct BookieGroup {
+  int count = 0;                    // >= 1; a multiple of bookies_per_device
+  std::string device;               // a DeviceClass name
+  int bookies_per_device = 1;       // >= 1
+  double disk_capacity_gib = 4096;  // ledger disk size, > 0
+  double disk_used_fraction = 0.5;  // ledger disk in use at the start, [0, 1)
+};
+
+// A bookie that slows down (a gray failure): its journal device's capacity is
+// divided by `slowdown` and its sync time multiplied by it, from `start_s`
+// for `duration_s`, then it recovers. A shared device slows every bookie on it.
+struct GrayFailure {
+  int bookie = 0;         // index into the bookies, in group order
+  double start_s = 0;     // >= 0, < duration of the run
+  double duration_s = 0;  // > 0
+  double slowdown = 10;   // >= 1
+};
+
+struct ClientConfig {
+  int count = 1;                      // [1, 1000]
+  int topics_per_client = 10;         // [1, 100000]: open ledgers each
+  double report_interval_s = 30;      // getBookieInfoIntervalSeconds, > 0
+  double report_jitter = 0.1;         // poll period x U(1-j, 1+j), [0, 1)
+  double observation_interval_s = 1;  // own view refresh, > 0
+};
+
+// Heavy-tailed write rates: each topic's base rate is Pareto (scale chosen so
+// the mean is `mean_mib_per_second`), capped at max; each ledger multiplies
+// it by a lognormal(0, burst_sigma) factor.
+struct TrafficConfig {
+  double mean_mib_per_second = 1;   // per topic, > 0
+  double pareto_shape = 1.5;        // > 1 (finite mean)
+  double max_mib_per_second = 100;  // >= mean
+  double burst_sigma = 0.5;         // [0, 3]
+  double entry_bytes = 16384;       // > 0
+};
+
+struct LedgerConfig {
+  int ensemble_size = 2;
+  int write_quorum = 2;
+  int ack_quorum = 2;            // 1 <= ack <= write <= ensemble
+  double lifetime_s = 600;       // roll-over age, > 0
+  double lifetime_jitter = 0.5;  // lifetime x U(1-j, 1+j), [0, 1)
+};
+
+struct MonitorConfig {
+  double sample_interval_s = 1;  // BaseMetricMonitor period, > 0
+  int window_samples = 3;        // baseMetricMonitorMetricSlideWindowSize
+};
+
+struct Scenario {
+  std::string name;
+  double duration_s = 3600;        // simulated time, > 0
+  double tick_ms = 250;            // fluid step of the devices, (0, 10000]
+  double metrics_interval_s = 60;  // throughput / percentile interval
+  double herd_window_s = 10;       // herd_index window (README)
+  double warmup_s = 0;             // metrics ignore [0, warmup_s)
+  double max_queue_s = 30;         // journal backlog cap, seconds of work
+  double journal_max_group_wait_ms = 2;  // journalMaxGroupWaitMSec, [0, 1000]
+  int racks = 1;                         // bookies round-robin over racks
+  int readonly_bookies = 0;              // the last N bookies are read-only
+  std::vector<DeviceClass> devices;
+  std::vector<BookieGroup> bookie_groups;
+  std::vector<GrayFailure> gray_failures;
+  ClientConfig clients;
+  TrafficConfig traffic;
+  LedgerConfig ledgers;
+  MonitorConfig monitor;
+  std::vector<placement::Weighting> policies;  // compared, in this order
+  placement::PlacementOptions placement;       // weighting is set per policy
+
+  int BookieCount() const;
+};
+
+// kInvalidArgument naming the first impossible value (by its YAML key).
+absl::Status ValidateScenario(const Scenario& scenario);
+
+}  // namespace bk::sim
+
+#endif  // BK_TOOLS_SIM_SCENARIO_H_

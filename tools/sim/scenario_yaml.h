@@ -1,0 +1,48 @@
+// Reads a Scenario from YAML, strictly: an unknown key, a value of the wrong
+// type or an impossible value is kInvalidArgument naming the key
+// ("clients.report_interval_s"); missing keys take the defaults of
+// scenario.h. yaml-cpp's exceptions never leave this reader.
+//
+// The format, every key optional except devices and bookie_groups:
+//
+//   name: bp65
+//   duration_s: 3600          tick_ms: 250          metrics_interval_s: 60
+//   herd_window_s: 10         warmup_s: 300         max_queue_s: 30
+//   racks: 15                 readonly_bookies: 5
+//   devices:       [{name: hdd, capacity_mib_per_second: 110, sync_ms: 6}]
+//   bookie_groups: [{count: 45, device: hdd, bookies_per_device: 3,
+//                    disk_capacity_gib: 4096, disk_used_fraction: 0.5}]
+//   gray_failures: [{bookie: 7, start_s: 900, duration_s: 300, slowdown: 10}]
+//   clients:  {count, topics_per_client, report_interval_s, report_jitter,
+//              observation_interval_s}
+//   traffic:  {mean_mib_per_second, pareto_shape, max_mib_per_second,
+//              burst_sigma, entry_bytes}
+//   ledgers:  {ensemble_size, write_quorum, ack_quorum, lifetime_s,
+//              lifetime_jitter}
+//   monitor:  {sample_interval_s, window_samples}
+//   policies: [none, disk, load, adaptive]
+//   placement: {minNumRacksPerWriteQuorum, enforceMinNumRacksPerWriteQuorum,
+//               bookieMaxWeightMultipleForWeightBasedPlacement, loadThreshold,
+//               lowLoadBookieRatio,
+//               adaptive: {report_half_life_s, observation_half_life_s,
+//                          saturation_mib_per_second, min_weight,
+//                          cap_multiple, choices, choice_margin}}
+
+#ifndef BK_TOOLS_SIM_SCENARIO_YAML_H_
+#define BK_TOOLS_SIM_SCENARIO_YAML_H_
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "tools/sim/scenario.h"
+
+namespace bk::sim {
+
+absl::StatusOr<Scenario> ParseScenarioYaml(absl::string_view text);
+// kNotFound if the file cannot be read; otherwise as ParseScenarioYaml.
+absl::StatusOr<Scenario> ReadScenarioFile(const std::string& path);
+
+}  // namespace bk::sim
+
+#endif  // BK_TOOLS_SIM_SCENARIO_YAML_H_

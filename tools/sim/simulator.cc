@@ -1,0 +1,330 @@
+#include "tools/sim/simulator.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <memory>
+#include <queue>
+
+#include "absl/random/distributions.h"
+#include "absl/time/time.h"
+#include "tools/sim/cluster.h"
+#include "tools/sim/sim_client.h"
+#include "tools/sim/traffic.h"
+
+namespace bk::sim {
+namespace {
+
+enum class Kind {
+  kTick,
+  kSample,
+  kPoll,
+  kObserve,
+  kRoll,
+  kGrayStart,
+  kGrayEnd
+};
+
+struct Event {
+  double at_s;
+  uint64_t seq;  // ties: scheduling order, for determinism
+  Kind kind;
+  int a;  // client, or gray failure
+  int b;  // topic
+  bool operator>(const Event& o) const {
+    return at_s != o.at_s ? at_s > o.at_s : seq > o.seq;
+  }
+};
+
+// The policy's clock: a fixed epoch plus simulated seconds.
+absl::Time ToTime(double seconds) {
+  return absl::FromUnixSeconds(1'700'000'000) + absl::Seconds(seconds);
+}
+
+// One weighting over one scenario and seed.
+class Run {
+ public:
+  Run(const Scenario& s, placement::Weighting weighting, uint64_t seed)
+      : s_(s),
+        tick_s_(s.tick_ms / 1000),
+        cluster_(BuildCluster(s, seed)),
+        metrics_(Writable(cluster_), s.metrics_interval_s, s.herd_window_s,
+                 s.warmup_s),
+        offered_(cluster_.bookies.size(), 0.0),
+        latency_(cluster_.bookies.size(), 0.0),
+        written_(cluster_.bookies.size(), 0.0),
+        next_interval_end_(s.metrics_interval_s) {
+    result_.weighting = weighting;
+    for (int c = 0; c < s.clients.count; ++c) {
+      clients_.push_back(
+          std::make_unique<SimClient>(c, s, weighting, seed, cluster_));
+    }
+    for (size_t d = 0; d < cluster_.devices.size(); ++d) {
+      device_offered_.emplace_back(cluster_.device_bookies[d].size(), 0.0);
+    }
+  }
+
+  PolicyRun Go() {
+    Schedule(tick_s_, Kind::kTick);
+    Schedule(s_.monitor.sample_interval_s, Kind::kSample);
+    const ClientConfig& cc = s_.clients;
+    for (int c = 0; c < cc.count; ++c) {
+      SimClient& client = *clients_[c];
+      Schedule(absl::Uniform<double>(client.rng(), 0, cc.report_interval_s),
+               Kind::kPoll, c);
+      Schedule(
+          absl::Uniform<double>(client.rng(), 0, cc.observation_interval_s),
+          Kind::kObserve, c);
+      for (int k = 0; k < cc.topics_per_client; ++k) {
+        Topic& t = client.topics()[k];
+        const double life = DrawLifetime(s_.ledgers, t.rng);
+        const double remaining = life * absl::Uniform<double>(t.rng, 0, 1);
+        Open(0, c, k, remaining);
+      }
+    }
+    for (size_t f = 0; f < s_.gray_failures.size(); ++f) {
+      Schedule(s_.gray_failures[f].start_s, Kind::kGrayStart,
+               static_cast<int>(f));
+    }
+    while (!events_.empty()) {
+      Event e = events_.top();
+      if (e.at_s > s_.duration_s + 1e-9) break;
+      events_.pop();
+      Handle(e);
+    }
+    result_.summary = metrics_.Finish();
+    const double measured = s_.duration_s - s_.warmup_s;
+    result_.offered_mib_per_second =
+        offered_bytes_measured_ / measured / (1024.0 * 1024.0);
+    return result_;
+  }
+
+ private:
+  static std::vector<bool> Writable(const Cluster& c) {
+    std::vector<bool> w;
+    for (const SimBookie& b : c.bookies) w.push_back(!b.readonly);
+    return w;
+  }
+
+  void Schedule(double at_s, Kind kind, int a = 0, int b = 0) {
+    events_.push(Event{at_s, next_seq_++, kind, a, b});
+  }
+
+  void Handle(const Event& e) {
+    switch (e.kind) {
+      case Kind::kTick:
+        Tick(e.at_s);
+        Schedule(e.at_s + tick_s_, Kind::kTick);
+        break;
+      case Kind::kSample:
+        for (BookieMonitor& m : cluster_.monitors) m.Sample();
+        Schedule(e.at_s + s_.monitor.sample_interval_s, Kind::kSample);
+        break;
+      case Kind::kPoll:
+        Poll(e.at_s, e.a);
+        break;
+      case Kind::kObserve:
+        Observe(e.at_s, e.a);
+        Schedule(e.at_s + s_.clients.observation_interval_s, Kind::kObserve,
+                 e.a);
+        break;
+      case Kind::kRoll:
+        Roll(e.at_s, e.a, e.b);
+        break;
+      case Kind::kGrayStart:
+      case Kind::kGrayEnd: {
+        const GrayFailure& f = s_.gray_failures[e.a];
+        const int device = cluster_.bookies[f.bookie].device;
+        const bool start = e.kind == Kind::kGrayStart;
+        cluster_.devices[device].SetSlowdown(start ? f.slowdown : 1);
+        if (start) Schedule(e.at_s + f.duration_s, Kind::kGrayEnd, e.a);
+        break;
+      }
+    }
+  }
+
+  // Devices, monitors and latencies for the tick ending at `end_s`.
+  void Tick(double end_s) {
+    const double entry_bytes = s_.traffic.entry_bytes;
+    for (size_t d = 0; d < cluster_.devices.size(); ++d) {
+      const std::vector<int>& on = cluster_.device_bookies[d];
+      std::vector<double>& offered = device_offered_[d];
+      double bytes = 0;
+      for (size_t i = 0; i < on.size(); ++i) {
+        offered[i] = std::max(offered_[on[i]], 0.0) * tick_s_;
+        bytes += offered[i];
+      }
+      JournalDevice& device = cluster_.devices[d];
+      device.Step(tick_s_, offered, bytes / entry_bytes);
+      metrics_.AddThrottled(device.throttled_bytes());
+      for (size_t i = 0; i < on.size(); ++i) {
+        const int b = on[i];
+        latency_[b] = device.latency_seconds();
+        written_[b] = device.written_bytes(static_cast<int>(i));
+        cluster_.monitors[b].Accumulate(tick_s_, device.utilisation(),
+                                        written_[b]);
+      }
+    }
+    metrics_.AddWritten(written_);
+    const bool measured = end_s > s_.warmup_s;
+    const LedgerConfig& lc = s_.ledgers;
+    for (auto& client : clients_) {
+      for (Topic& t : client->topics()) {
+        const Ledger& l = t.ledger;
+        if (l.ensemble.empty()) continue;
+        const double adds = l.bytes_per_second * tick_s_ / entry_bytes;
+        if (measured) offered_bytes_measured_ += l.bytes_per_second * tick_s_;
+        AddLedgerLatency(l, lc, adds);
+      }
+    }
+    if (end_s + 1e-9 >= next_interval_end_) {
+      metrics_.CloseInterval(next_interval_end_);
+      next_interval_end_ += s_.metrics_interval_s;
+    }
+  }
+
+  void AddLedgerLatency(const Ledger& l, const LedgerConfig& lc, double adds) {
+    const int e = static_cast<int>(l.ensemble.size());
+    const int sets = e == lc.write_quorum ? 1 : e;
+    double set_latency[64];
+    for (int k = 0; k < sets; ++k) {
+      const int wq = std::min(lc.write_quorum, 64);
+      for (int i = 0; i < wq; ++i) {
+        set_latency[i] = latency_[l.ensemble[(k + i) % e]];
+      }
+      std::nth_element(set_latency, set_latency + lc.ack_quorum - 1,
+                       set_latency + wq);
+      metrics_.AddLatency(set_latency[lc.ack_quorum - 1], adds / sets);
+    }
+  }
+
+  void Poll(double at_s, int c) {
+    SimClient& client = *clients_[c];
+    const absl::Time now = ToTime(at_s);
+    for (size_t b = 0; b < cluster_.bookies.size(); ++b) {
+      client.policy().OnBookieInfo(cluster_.bookies[b].node.id,
+                                   cluster_.monitors[b].Report(), now);
+    }
+    const ClientConfig& cc = s_.clients;
+    const double period =
+        cc.report_interval_s * absl::Uniform<double>(client.rng(),
+                                                     1 - cc.report_jitter,
+                                                     1 + cc.report_jitter);
+    Schedule(at_s + period, Kind::kPoll, c);
+  }
+
+  void Observe(double at_s, int c) {
+    SimClient& client = *clients_[c];
+    const absl::Time now = ToTime(at_s);
+    const std::vector<double>& to = client.bytes_to_bookie();
+    for (size_t b = 0; b < to.size(); ++b) {
+      if (to[b] <= 1e-6) continue;
+      const double adds_per_second = to[b] / s_.traffic.entry_bytes;
+      const double latency = latency_[b];
+      client.policy().OnClientObservation(
+          cluster_.bookies[b].node.id,
+          static_cast<int64_t>(std::llround(adds_per_second * latency)),
+          absl::Seconds(latency), now);
+    }
+  }
+
+  void Roll(double at_s, int c, int k) {
+    SimClient& client = *clients_[c];
+    Topic& t = client.topics()[k];
+    Close(client, t);
+    Open(at_s, c, k, DrawLifetime(s_.ledgers, t.rng));
+  }
+
+  void Close(SimClient& client, Topic& t) {
+    Account(client, t.ledger, -1);
+    t.ledger = Ledger{};
+  }
+
+  // Opens topic k's next ledger at `at_s`, to roll after `life` seconds. A
+  // failed placement leaves the topic without a ledger until the next roll.
+  void Open(double at_s, int c, int k, double life) {
+    SimClient& client = *clients_[c];
+    Topic& t = client.topics()[k];
+    const double rate =
+        DrawLedgerRate(s_.traffic, t.base_bytes_per_second, t.rng);
+    Schedule(at_s + life, Kind::kRoll, c, k);
+    placement::RackAwarePolicy& policy = client.policy();
+    policy.AdvanceTime(ToTime(at_s));
+    const LedgerConfig& lc = s_.ledgers;
+    absl::StatusOr<placement::PlacementResult> placed = policy.NewEnsemble(
+        lc.ensemble_size, lc.write_quorum, lc.ack_quorum, {});
+    if (!placed.ok()) {
+      ++result_.placement_failures;
+      return;
+    }
+    ++result_.ledgers_created;
+    Ledger l;
+    l.bytes_per_second = rate;
+    for (const placement::BookieId& id : placed->ensemble) {
+      l.ensemble.push_back(Index(id));
+    }
+    metrics_.AddPlacement(at_s, l.ensemble);
+    t.ledger = std::move(l);
+    Account(client, t.ledger, +1);
+  }
+
+  void Account(SimClient& client, const Ledger& l, int sign) {
+    if (l.ensemble.empty()) return;
+    client.Account(l, s_.ledgers.write_quorum, sign);
+    const double share = l.bytes_per_second * s_.ledgers.write_quorum /
+                         static_cast<double>(l.ensemble.size());
+    for (int b : l.ensemble) offered_[b] += sign * share;
+  }
+
+  // Bookie ids are "b%03d" of their index (cluster.h).
+  static int Index(const placement::BookieId& id) {
+    return std::atoi(id.c_str() + 1);
+  }
+
+  const Scenario& s_;
+  const double tick_s_;
+  Cluster cluster_;
+  Metrics metrics_;
+  std::vector<std::unique_ptr<SimClient>> clients_;
+  std::vector<double> offered_;  // bytes/s per bookie, all clients
+  std::vector<double> latency_;  // seconds per bookie, last tick
+  std::vector<double> written_;  // bytes per bookie, last tick
+  std::vector<std::vector<double>> device_offered_;  // scratch, per device
+  std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events_;
+  uint64_t next_seq_ = 0;
+  double next_interval_end_;
+  double offered_bytes_measured_ = 0;
+  PolicyRun result_;
+};
+
+double Since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+}  // namespace
+
+PolicyRun SimulatePolicy(const Scenario& scenario,
+                         placement::Weighting weighting, uint64_t seed) {
+  // Wall time is measured for the report only; it never feeds the model.
+  const auto start = std::chrono::steady_clock::now();
+  Run run(scenario, weighting, seed);
+  PolicyRun result = run.Go();
+  result.wall_seconds = Since(start);
+  return result;
+}
+
+SimulationResult Simulate(const Scenario& scenario, uint64_t seed) {
+  const auto start = std::chrono::steady_clock::now();
+  SimulationResult result;
+  result.scenario = scenario;
+  result.seed = seed;
+  for (placement::Weighting w : scenario.policies) {
+    result.runs.push_back(SimulatePolicy(scenario, w, seed));
+  }
+  result.wall_seconds = Since(start);
+  return result;
+}
+
+}  // namespace bk::sim

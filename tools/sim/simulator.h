@@ -1,0 +1,63 @@
+// The placement-quality simulator: a seeded, deterministic discrete-event
+// simulation of many clients placing ledgers on a cluster of bookies with the
+// real placement policy (placement/RackAwarePolicy), once per weighting.
+//
+// Events, in time order (ties in the order they were scheduled):
+//  - tick (every tick_ms): journal devices advance (journal_device.h) with
+//    the bytes the open ledgers offer; every open ledger's adds of the tick
+//    get the latency of their entry: for each of the E write sets
+//    {(k + i) mod E, i < WQ}, the AQ-th smallest of its bookies' device
+//    latencies, weighted by the adds the set receives;
+//  - monitor sample (every monitor.sample_interval_s): each bookie's report
+//    slides (bookie_monitor.h);
+//  - client poll (per client, every report_interval_s x U(1-j, 1+j), first
+//    at a uniform phase): the client's policy receives every bookie's current
+//    report, received now (getBookieInfoIntervalSeconds);
+//  - client observation (per client, every observation_interval_s): for each
+//    bookie its ledgers write to, its adds in flight (Little's law: its adds/s
+//    to the bookie x the bookie's latency) and that latency
+//    (OnClientObservation) -- fresh, private to the client;
+//  - ledger roll (per topic): the open ledger closes and the client's policy
+//    chooses the next ensemble (NewEnsemble) at the topic's next rate; at
+//    time 0 every topic opens a ledger whose remaining life is
+//    U(0, 1) x its lifetime, so rolls are spread from the start;
+//  - gray failure start / end.
+// Traffic and cluster come from streams of the seed that do not depend on
+// the weighting (seeds.h), so every weighting sees the same load.
+
+#ifndef BK_TOOLS_SIM_SIMULATOR_H_
+#define BK_TOOLS_SIM_SIMULATOR_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "placement/options.h"
+#include "tools/sim/metrics.h"
+#include "tools/sim/scenario.h"
+
+namespace bk::sim {
+
+struct PolicyRun {
+  placement::Weighting weighting = placement::Weighting::kNone;
+  PolicySummary summary;
+  int64_t ledgers_created = 0;
+  int64_t placement_failures = 0;     // NotEnoughBookies and other errors
+  double offered_mib_per_second = 0;  // mean, per replica, after warm-up
+  double wall_seconds = 0;            // not part of the deterministic output
+};
+
+struct SimulationResult {
+  Scenario scenario;
+  uint64_t seed = 0;
+  std::vector<PolicyRun> runs;  // in scenario.policies order
+  double wall_seconds = 0;
+};
+
+// REQUIRES: ValidateScenario(scenario).ok().
+PolicyRun SimulatePolicy(const Scenario& scenario,
+                         placement::Weighting weighting, uint64_t seed);
+SimulationResult Simulate(const Scenario& scenario, uint64_t seed);
+
+}  // namespace bk::sim
+
+#endif  // BK_TOOLS_SIM_SIMULATOR_H_
