@@ -35,6 +35,7 @@ struct Command {
 
 std::vector<Command> PlacementCommands();
 std::vector<Command> ClusterCommands();
+std::vector<Command> LocalClusterCommands();
 std::vector<Command> SimulateCommands();  // placement simulate | sweep
 
 }  // namespace bk::bkctl
