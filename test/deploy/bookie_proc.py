@@ -1,12 +1,30 @@
 """Starts a real bookie process for the deploy tests (mem:// metadata)."""
 
+import atexit
 import os
+import shutil
 import socket
 import subprocess
 import tempfile
 import time
 import urllib.error
 import urllib.request
+
+
+_TEMP_DIRS = []
+
+
+def temp_dir(prefix):
+    """A temporary directory removed when the test process exits."""
+    d = tempfile.mkdtemp(prefix=prefix)
+    _TEMP_DIRS.append(d)
+    return d
+
+
+@atexit.register
+def _remove_temp_dirs():
+    for d in _TEMP_DIRS:
+        shutil.rmtree(d, ignore_errors=True)
 
 
 def free_port():
@@ -38,7 +56,7 @@ def http_get(port, path, timeout=2.0):
 class Bookie:
     def __init__(self, binary, extra_env=None, extra_flags=(),
                  metadata="mem://", directory=None):
-        self.dir = directory or tempfile.mkdtemp(prefix="bk-deploy-")
+        self.dir = directory or temp_dir("bk-deploy-")
         self.http_port = free_port()
         self.args = [
             binary,
@@ -93,7 +111,7 @@ class ZooKeeper:
     """A throw-away ZooKeeper server (Debian's zookeeper package)."""
 
     def __init__(self):
-        self.dir = tempfile.mkdtemp(prefix="bk-zk-")
+        self.dir = temp_dir("bk-zk-")
         self.port = free_port()
         cfg = os.path.join(self.dir, "zoo.cfg")
         with open(cfg, "w") as f:

@@ -31,7 +31,7 @@ import tempfile
 import yaml
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bookie_proc import clean_env  # noqa: E402
+from bookie_proc import clean_env, temp_dir  # noqa: E402
 
 failures = []
 
@@ -201,7 +201,7 @@ def main():
               ["fieldPath"] == "spec.nodeName" for e in init["env"]),
           "init container knows its node (downward API spec.nodeName)")
     script = init["args"][0]
-    tmp = tempfile.mkdtemp(prefix="bk-k8s-")
+    tmp = temp_dir("bk-k8s-")
     topo = os.path.join(tmp, "topology")
     os.mkdir(topo)
     kubectl = os.path.join(tmp, "kubectl")

@@ -14,16 +14,15 @@ import os
 import signal
 import socket
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bookie_proc import Bookie  # noqa: E402
+from bookie_proc import Bookie, temp_dir  # noqa: E402
 
 
 def main():
     binary = sys.argv[1]
-    sockdir = tempfile.mkdtemp(prefix="bk-notify-")
+    sockdir = temp_dir("bk-notify-")
     path = os.path.join(sockdir, "notify.sock")
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
     sock.bind(path)
