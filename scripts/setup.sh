@@ -16,6 +16,8 @@ PACKAGES=(
   zookeeper default-jre-headless prometheus
   # tests generate TLS certificates; reports are drawn with gnuplot
   libcivetweb-dev openssl gnuplot-nox
+  # deploy/ checks: systemd-analyze (systemd), manifests parsed with PyYAML
+  systemd python3-yaml
 )
 
 missing=()
