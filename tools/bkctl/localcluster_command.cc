@@ -117,12 +117,13 @@ int Run(const std::vector<std::string>& args, std::ostream& out,
   out << "metadata URI: " << (*cluster)->metadata_uri() << "\n";
   std::vector<std::unique_ptr<proto::Bookie::Stub>> stubs;
   for (const auto& b : (*cluster)->bookies()) {
-    out << "  " << b.id << "  rack " << b.rack << "  gRPC 127.0.0.1:"
-        << b.grpc_port << "  HTTP http://127.0.0.1:" << b.http_port
-        << "/metrics  log " << b.dir << "/bookie.log\n";
-    stubs.push_back(proto::Bookie::NewStub(grpc::CreateChannel(
-        absl::StrCat("127.0.0.1:", b.grpc_port),
-        grpc::InsecureChannelCredentials())));
+    out << "  " << b.id << "  rack " << b.rack
+        << "  gRPC 127.0.0.1:" << b.grpc_port
+        << "  HTTP http://127.0.0.1:" << b.http_port << "/metrics  log "
+        << b.dir << "/bookie.log\n";
+    stubs.push_back(proto::Bookie::NewStub(
+        grpc::CreateChannel(absl::StrCat("127.0.0.1:", b.grpc_port),
+                            grpc::InsecureChannelCredentials())));
   }
   out << "per-bookie load once a second (j = journal util, MB/s written, "
          "if = adds in flight); Ctrl-C stops everything\n"
@@ -130,7 +131,9 @@ int Run(const std::vector<std::string>& args, std::ostream& out,
   const absl::Time end = seconds > 0 ? absl::Now() + absl::Seconds(seconds)
                                      : absl::InfiniteFuture();
   while (absl::Now() < end) {
-    struct timespec one_second{1, 0};
+    struct timespec one_second {
+      1, 0
+    };
     if (sigtimedwait(&set, nullptr, &one_second) > 0) break;
     out << absl::FormatTime("%H:%M:%S", absl::Now(), absl::LocalTimeZone())
         << "  " << LoadLineOf((*cluster)->bookies(), stubs) << std::endl;

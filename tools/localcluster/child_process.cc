@@ -25,9 +25,8 @@ absl::StatusOr<std::unique_ptr<ChildProcess>> ChildProcess::Start(
   int log = ::open(options.log_path.c_str(),
                    O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (log < 0) {
-    return absl::InternalError(absl::StrCat("cannot open log ",
-                                            options.log_path, ": ",
-                                            std::strerror(errno)));
+    return absl::InternalError(absl::StrCat(
+        "cannot open log ", options.log_path, ": ", std::strerror(errno)));
   }
   std::vector<char*> argv;
   for (auto& a : options.argv) argv.push_back(a.data());

@@ -1,8 +1,8 @@
 #include "tools/localcluster/local_cluster.h"
 
 #include <arpa/inet.h>
-#include <signal.h>
 #include <netinet/in.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -21,7 +21,9 @@ namespace {
 std::string Ask(int port, const std::string& request) {
   int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return "";
-  struct timeval tv{1, 0};
+  struct timeval tv {
+    1, 0
+  };
   ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
   sockaddr_in a{};
   a.sin_family = AF_INET;
@@ -49,10 +51,10 @@ absl::StatusOr<std::unique_ptr<LocalCluster>> LocalCluster::Start(
   std::vector<std::pair<int, std::string>> ports = {
       {options.zookeeper_port, "ZooKeeper"}};
   for (int i = 0; i < options.bookies; ++i) {
-    ports.push_back({options.first_bookie_port + i,
-                     absl::StrCat("bookie-", i, " gRPC")});
-    ports.push_back({options.first_http_port + i,
-                     absl::StrCat("bookie-", i, " HTTP")});
+    ports.push_back(
+        {options.first_bookie_port + i, absl::StrCat("bookie-", i, " gRPC")});
+    ports.push_back(
+        {options.first_http_port + i, absl::StrCat("bookie-", i, " HTTP")});
   }
   for (const auto& [port, what] : ports) {
     if (!PortFree(port)) {
@@ -101,15 +103,18 @@ absl::Status LocalCluster::StartZooKeeper() {
     return s;
   }
   const std::string cfg = absl::StrCat(
-      "tickTime=500\ndataDir=", dir, "/data\nclientPort=",
-      options_.zookeeper_port,
+      "tickTime=500\ndataDir=", dir,
+      "/data\nclientPort=", options_.zookeeper_port,
       "\nclientPortAddress=127.0.0.1\nadmin.enableServer=false\n"
       "4lw.commands.whitelist=srvr,ruok,mntr\nmaxClientCnxns=200\n");
   if (absl::Status s = env->WriteFileAtomic(dir + "/zoo.cfg", cfg); !s.ok()) {
     return s;
   }
   ChildProcess::Options o;
-  o.argv = {options_.java, "-Xmx256m", "-cp", options_.zookeeper_classpath,
+  o.argv = {options_.java,
+            "-Xmx256m",
+            "-cp",
+            options_.zookeeper_classpath,
             "org.apache.zookeeper.server.ZooKeeperServerMain",
             dir + "/zoo.cfg"};
   o.log_path = dir + "/zookeeper.log";
@@ -129,8 +134,8 @@ absl::Status LocalCluster::StartZooKeeper() {
     }
     absl::SleepFor(absl::Milliseconds(100));
   }
-  return absl::DeadlineExceededError(absl::StrCat(
-      "ZooKeeper did not come up; see ", o.log_path));
+  return absl::DeadlineExceededError(
+      absl::StrCat("ZooKeeper did not come up; see ", o.log_path));
 }
 
 absl::Status LocalCluster::StartBookie(int i) {
@@ -170,8 +175,8 @@ absl::Status LocalCluster::WaitReady(int i, absl::Time deadline) {
   const BookieEndpoint& e = endpoints_[i];
   while (absl::Now() < deadline) {
     if (!bookies_[i]->Running()) {
-      return absl::UnavailableError(absl::StrCat(
-          e.id, " exited at start; see ", e.dir, "/bookie.log"));
+      return absl::UnavailableError(
+          absl::StrCat(e.id, " exited at start; see ", e.dir, "/bookie.log"));
     }
     std::string r = Ask(e.http_port,
                         "GET /ready HTTP/1.1\r\nHost: x\r\nConnection: "
