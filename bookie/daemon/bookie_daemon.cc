@@ -141,8 +141,12 @@ absl::Status BookieDaemon::DoStart() {
   }
   ApplyDiskState();
 
+  ServiceOptions service_options = options_.service;
+  service_options.latency_window_seconds = static_cast<int>(std::max<int64_t>(
+      1, absl::ToInt64Seconds(options_.monitor.stat_interval *
+                              options_.monitor.slide_window_size)));
   p.service = std::make_unique<BookieServiceImpl>(
-      p.store.get(), options_.service,
+      p.store.get(), service_options,
       [this](uint64_t requested) {
         Parts& q = *parts_;
         BookieInfoInputs in;
@@ -152,7 +156,7 @@ absl::Status BookieDaemon::DoStart() {
           absl::MutexLock l(&q.mu);
           in.disk = q.last_disk;
         }
-        in.add_latency_p99_ms = -1;
+        in.add_latency_p99_ms = q.service->add_latency_p99_ms();
         return MakeBookieInfo(requested, in);
       },
       p.service_probe.get());

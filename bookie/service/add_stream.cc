@@ -100,9 +100,9 @@ class AddStreamReactor final
           args, std::move(body), [this, ledger, entry, start](absl::Status s) {
             service_->add_permits().Release();
             const proto::StatusCode code = ToWire(s);
-            if (auto* p = service_->probe()) {
-              p->AddDone(SecondsSince(start), code);
-            }
+            const double seconds = SecondsSince(start);
+            if (code == proto::BK_EOK) service_->RecordAddLatency(seconds);
+            if (auto* p = service_->probe()) p->AddDone(seconds, code);
             Answer(ledger, entry, code, /*completes_pending=*/true);
           });
     }

@@ -106,6 +106,7 @@ BookieServiceImpl::BookieServiceImpl(BookieStore* store, ServiceOptions options,
       options_(options),
       info_(std::move(info)),
       probe_(probe),
+      add_latency_(options.latency_window_seconds),
       add_permits_(options.max_pending_adds),
       read_permits_(options.max_pending_reads) {}
 

@@ -21,6 +21,7 @@
 
 #include "bookie/bookie_store.h"
 #include "bookie/service/service_probe.h"
+#include "bookie/service/windowed_latency.h"
 #include "proto/bookie.grpc.pb.h"
 
 namespace bk::bookie {
@@ -36,6 +37,9 @@ struct ServiceOptions {
   size_t max_range_read_bytes = 16u << 20;
   // Longest long-poll wait a client may ask for.
   absl::Duration max_long_poll = absl::Seconds(30);
+  // Window of the add-latency quantile in load reports (the load monitor's
+  // window: stat interval x slide window size).
+  int latency_window_seconds = 3;
 };
 
 // Fills a GetBookieInfo answer for the requested bits (the daemon combines
@@ -94,6 +98,14 @@ class BookieServiceImpl final : public proto::Bookie::CallbackService {
       proto::GetBookieInfoResponse* resp) override;
 
   int64_t adds_in_flight() const { return add_permits_.in_use(); }
+  // p99 add latency over the last latency_window_seconds, ms; -1 if no adds.
+  double add_latency_p99_ms() const {
+    const double s = add_latency_.Quantile(0.99, WindowedLatency::NowSeconds());
+    return s < 0 ? -1 : s * 1e3;
+  }
+  void RecordAddLatency(double seconds) {
+    add_latency_.Record(seconds, WindowedLatency::NowSeconds());
+  }
   int64_t reads_in_flight() const { return read_permits_.in_use(); }
 
   // Internal to the service's reactors.
@@ -115,6 +127,7 @@ class BookieServiceImpl final : public proto::Bookie::CallbackService {
   ServiceProbe* const probe_;
 
   // Own synchronisation.
+  WindowedLatency add_latency_;
   Permits add_permits_;
   Permits read_permits_;
 };
