@@ -13,7 +13,9 @@
 
 #include <cstdio>
 #include <iostream>
+#include <string_view>
 #include <thread>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "bookie/bookie_config.h"
@@ -59,7 +61,19 @@ int Format(const DaemonOptions& o, bool yes) {
 }
 
 int Main(int argc, char** argv) {
-  auto cl = ParseCommandLine(argc, argv);
+  // `format --yes` is a bare switch, which the generic parser would read as
+  // a flag missing its value (or as taking the next word): take it out
+  // first.
+  bool bare_yes = false;
+  std::vector<char*> args;
+  for (int i = 0; i < argc; ++i) {
+    if (i > 0 && std::string_view(argv[i]) == "--yes") {
+      bare_yes = true;
+      continue;
+    }
+    args.push_back(argv[i]);
+  }
+  auto cl = ParseCommandLine(static_cast<int>(args.size()), args.data());
   if (!cl.ok()) return Fail(cl.status());
   const ConfigSchema& schema = BookieConfigSchema();
   if (cl->help) {
@@ -70,7 +84,7 @@ int Main(int argc, char** argv) {
         schema.Help().c_str());
     return 0;
   }
-  bool format = false, yes = false;
+  bool format = false, yes = bare_yes;
   for (const auto& arg : cl->positional) {
     if (arg == "format") {
       format = true;
