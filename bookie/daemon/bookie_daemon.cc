@@ -104,6 +104,8 @@ absl::Status BookieDaemon::DoStart() {
   if (!instance.ok()) return instance.status();
   p.instance_id = *instance;
 
+  if (absl::Status s = WaitForOldRegistration(); !s.ok()) return s;
+
   if (absl::Status s = CheckCookies(); !s.ok()) return s;
 
   p.registry = std::make_shared<prometheus::Registry>();
@@ -239,6 +241,45 @@ absl::Status BookieDaemon::DoStart() {
   p.log->info("{}", status);
   NotifyReady(status);
   return absl::OkStatus();
+}
+
+// A registration under our id before we have registered is either a live
+// bookie with the same id, or the leftover of a bookie that died (SIGKILL,
+// power loss) whose metadata session has not expired yet. Wait up to two
+// session timeouts for it to go, as BookKeeper does, then refuse: the id
+// belongs to a live bookie. Runs before any directory is touched, so a
+// second process on the same directories never opens them.
+absl::Status BookieDaemon::WaitForOldRegistration() {
+  Parts& p = *parts_;
+  const absl::Time deadline =
+      absl::Now() + 2 * options_.metadata_session_timeout;
+  bool logged = false;
+  while (true) {
+    auto set = p.metadata->ListBookies();
+    if (!set.ok()) return set.status();
+    const proto::BookieServiceInfo* found = nullptr;
+    for (const auto* list : {&set->writable, &set->readonly}) {
+      for (const auto& b : *list) {
+        if (b.bookie_id() == options_.bookie_id) found = &b;
+      }
+    }
+    if (found == nullptr) return absl::OkStatus();
+    if (absl::Now() >= deadline) {
+      return absl::AlreadyExistsError(
+          absl::StrCat("another live bookie is registered as ",
+                       options_.bookie_id, " (gRPC ", found->grpc_endpoint(),
+                       "); refusing to serve with a duplicate id"));
+    }
+    if (!logged) {
+      p.log->warn(
+          "bookie id {} is registered (gRPC {}); waiting up to {} for a "
+          "dead predecessor's session to expire",
+          options_.bookie_id, found->grpc_endpoint(),
+          absl::FormatDuration(deadline - absl::Now()));
+      logged = true;
+    }
+    absl::SleepFor(absl::Milliseconds(100));
+  }
 }
 
 absl::Status BookieDaemon::CheckCookies() {

@@ -1,7 +1,9 @@
 // BookieDaemon: one running bookie, from start-up checks to drained exit.
 //
 // Start, in order, refusing with one clear error at the first problem:
-//   1. open the metadata store; learn the cluster's instance id;
+//   1. open the metadata store; learn the cluster's instance id; wait (up
+//      to two session timeouts) for a registration under our id to go, and
+//      refuse if it stays: a live bookie holds the id;
 //   2. cookies: every journal and ledger dir and the metadata store must
 //      agree on (bookie id, instance id, dirs); empty dirs of a new bookie
 //      get cookies; empty dirs of a bookie the metadata store knows are a
@@ -53,6 +55,7 @@ class BookieDaemon {
   struct Parts;
   explicit BookieDaemon(DaemonOptions options);
   absl::Status DoStart();
+  absl::Status WaitForOldRegistration();
   absl::Status CheckCookies();
   absl::Status Register();
   void DiskLoop();

@@ -20,9 +20,11 @@ struct HttpReply {
 };
 
 // Sends `bytes` to 127.0.0.1:port and returns all bytes answered until the
-// peer closes or `timeout_ms` passes.
+// peer closes or `timeout_ms` passes. With `half_close` the write side is
+// shut after sending; Go servers (Prometheus) take that as the client going
+// away and cancel the request, so pass false for them.
 inline std::string SendRaw(int port, const std::string& bytes,
-                           int timeout_ms = 5000) {
+                           int timeout_ms = 5000, bool half_close = true) {
   int fd = socket(AF_INET, SOCK_STREAM, 0);
   if (fd < 0) return "";
   struct timeval tv {
@@ -43,7 +45,7 @@ inline std::string SendRaw(int port, const std::string& bytes,
       if (n <= 0) break;
       sent += static_cast<size_t>(n);
     }
-    shutdown(fd, SHUT_WR);
+    if (half_close) shutdown(fd, SHUT_WR);
     char buf[4096];
     ssize_t n;
     while ((n = recv(fd, buf, sizeof(buf), 0)) > 0) out.append(buf, n);
@@ -52,10 +54,13 @@ inline std::string SendRaw(int port, const std::string& bytes,
   return out;
 }
 
-inline HttpReply HttpGet(int port, const std::string& path) {
-  std::string raw = SendRaw(port, "GET " + path +
-                                      " HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                                      "Connection: close\r\n\r\n");
+inline HttpReply HttpGet(int port, const std::string& path,
+                         bool half_close = true) {
+  std::string raw = SendRaw(port,
+                            "GET " + path +
+                                " HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                                "Connection: close\r\n\r\n",
+                            5000, half_close);
   HttpReply r;
   if (raw.rfind("HTTP/1.", 0) != 0 || raw.size() < 12) return r;
   r.status = std::stoi(raw.substr(9, 3));

@@ -1,0 +1,450 @@
+// bookie_add_bench: the bookie's add path against the RPC stack's ceiling,
+// in one run.
+//
+//   bookie_add_bench [--seconds=5] [--streams=2] [--batch=64] [--size=1024]
+//                    [--window=4096] [--disk_dir=/var/tmp] [--shm_dir=/dev/shm]
+//                    [--only=echo,shm,disk] [--deadlock_detection=false]
+//
+// (a) echo: a gRPC server with the Bookie service whose AddEntries answers
+//     every entry EOK at once, with the add path's stream structure (one
+//     read in flight, answers accumulated and written one write at a time).
+//     Same messages, same batching, same client: the RPC stack's ceiling.
+// (b) shm: the real service over the real store (journal, write cache, entry
+//     log, RocksDB index), journal on tmpfs (--shm_dir), ledgers on disk.
+// (c) disk: the same with the journal on disk (--disk_dir); fdatasync's
+//     regime is probed before and after and printed.
+// Client and server share the process (and this machine's two vCPUs). Each
+// client stream keeps up to --window entries in flight in batches of
+// --batch. Reports adds/s, p50/p99/p999 add latency (batch sent -> entry
+// answered), CPU seconds per add (getrusage: client and server), and the
+// ratio of (b) and (c) to (a). Not a test: it asserts nothing.
+
+#include <fcntl.h>
+#include <grpcpp/grpcpp.h>
+#include <prometheus/registry.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/synchronization/mutex.h"
+#include "bookie/daemon/bookie_metrics.h"
+#include "bookie/service/bookie_service.h"
+#include "bookie/service/grpc_server.h"
+#include "bookie/service/service_probe.h"
+#include "bookie/store/bookie_store_impl.h"
+#include "proto/entry_format.h"
+
+namespace bk::bookie {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Flags {
+  double seconds = 5;
+  int streams = 2;
+  int batch = 64;
+  size_t size = 1024;
+  int64_t window = 4096;
+  std::string disk_dir = "/var/tmp";
+  std::string shm_dir = "/dev/shm";
+  std::string only = "echo,shm,disk";
+  bool deadlock_detection = false;
+};
+
+Flags ParseFlags(int argc, char** argv) {
+  Flags f;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto eq = a.find('=');
+    if (a.rfind("--", 0) != 0 || eq == std::string::npos) continue;
+    std::string k = a.substr(2, eq - 2), v = a.substr(eq + 1);
+    if (k == "seconds") f.seconds = std::stod(v);
+    if (k == "streams") f.streams = std::stoi(v);
+    if (k == "batch") f.batch = std::stoi(v);
+    if (k == "size") f.size = std::stoul(v);
+    if (k == "window") f.window = std::stoll(v);
+    if (k == "disk_dir") f.disk_dir = v;
+    if (k == "shm_dir") f.shm_dir = v;
+    if (k == "only") f.only = v;
+    if (k == "deadlock_detection") f.deadlock_detection = v == "true";
+  }
+  return f;
+}
+
+double CpuSeconds() {
+  rusage u;
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_utime.tv_sec + u.ru_stime.tv_sec +
+         (u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+}
+
+// ---------------------------------------------------------------- (a) echo
+
+// The add stream's structure without the store: every entry answered EOK
+// as soon as its batch is read.
+class EchoReactor final
+    : public grpc::ServerBidiReactor<proto::AddRequest, proto::AddResponse> {
+ public:
+  EchoReactor() { StartRead(&request_); }
+  void OnReadDone(bool ok) override {
+    if (!ok) {
+      {
+        absl::MutexLock l(&mu_);
+        reads_done_ = true;
+      }
+      MaybeFinish();
+      return;
+    }
+    bool start;
+    {
+      absl::MutexLock l(&mu_);
+      for (const auto& e : request_.entries()) {
+        auto* r = outgoing_.add_results();
+        r->set_ledger_id(e.ledger_id());
+        r->set_entry_id(e.entry_id());
+        r->set_status(proto::BK_EOK);
+      }
+      start = TakeLocked();
+    }
+    if (start) StartWrite(&writing_);
+    request_.Clear();
+    StartRead(&request_);
+  }
+  void OnWriteDone(bool ok) override {
+    bool start;
+    {
+      absl::MutexLock l(&mu_);
+      write_in_flight_ = false;
+      if (!ok) failed_ = true;
+      start = TakeLocked();
+    }
+    if (start) StartWrite(&writing_);
+    MaybeFinish();
+  }
+  void OnDone() override { delete this; }
+
+ private:
+  bool TakeLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    if (write_in_flight_ || failed_ || outgoing_.results_size() == 0)
+      return false;
+    writing_.Clear();
+    writing_.Swap(&outgoing_);
+    write_in_flight_ = true;
+    return true;
+  }
+  void MaybeFinish() {
+    {
+      absl::MutexLock l(&mu_);
+      if (finished_ || !reads_done_ || write_in_flight_) return;
+      if (!failed_ && outgoing_.results_size() > 0) return;
+      finished_ = true;
+    }
+    Finish(grpc::Status::OK);
+  }
+  proto::AddRequest request_;
+  proto::AddResponse writing_;
+  absl::Mutex mu_;
+  proto::AddResponse outgoing_ ABSL_GUARDED_BY(mu_);
+  bool reads_done_ ABSL_GUARDED_BY(mu_) = false;
+  bool write_in_flight_ ABSL_GUARDED_BY(mu_) = false;
+  bool failed_ ABSL_GUARDED_BY(mu_) = false;
+  bool finished_ ABSL_GUARDED_BY(mu_) = false;
+};
+
+class EchoService final : public proto::Bookie::CallbackService {
+  grpc::ServerBidiReactor<proto::AddRequest, proto::AddResponse>* AddEntries(
+      grpc::CallbackServerContext*) override {
+    return new EchoReactor();
+  }
+};
+
+// ---------------------------------------------------------------- client
+
+struct RunResult {
+  int64_t adds = 0;
+  int64_t errors = 0;
+  double seconds = 0;
+  double cpu = 0;
+  std::vector<float> latencies_us;
+};
+
+// One stream: a writer thread sends batches while fewer than `window`
+// entries are unanswered; the calling thread reads answers.
+void RunStream(proto::Bookie::Stub* stub, uint64_t ledger, const Flags& f,
+               Clock::time_point stop_at, RunResult* out) {
+  const std::string payload(f.size, 'x');
+  // Send times by entry id modulo a ring larger than the window (at most
+  // `window` entries are unanswered).
+  const size_t ring = 1 << 20;
+  std::vector<Clock::time_point> sent_at(ring);
+  absl::Mutex mu;
+  int64_t sent = 0, answered = 0;
+  bool stop = false;
+  grpc::ClientContext ctx;
+  auto stream = stub->AddEntries(&ctx);
+  std::thread writer([&] {
+    int64_t next = 0;
+    proto::AddRequest req;
+    for (int i = 0; i < f.batch; ++i) {
+      auto* e = req.add_entries();
+      e->set_ledger_id(ledger);
+      e->set_master_key("bench-key");
+    }
+    while (Clock::now() < stop_at) {
+      {
+        absl::MutexLock l(&mu);
+        auto room = [&] {
+          return stop || sent - answered + f.batch <= f.window;
+        };
+        mu.Await(absl::Condition(&room));
+        if (stop) break;
+      }
+      const auto now = Clock::now();
+      for (int i = 0; i < f.batch; ++i, ++next) {
+        auto* e = req.mutable_entries(i);
+        e->set_entry_id(next);
+        entry::EntryHeader h;
+        h.ledger_id = ledger;
+        h.entry_id = next;
+        h.last_add_confirmed = next - 1;
+        h.ledger_length = (next + 1) * f.size;
+        std::string* body = e->mutable_body();
+        body->clear();
+        entry::Package(h, payload, entry::DigestType::kCrc32c, body);
+        sent_at[next % ring] = now;
+      }
+      {
+        absl::MutexLock l(&mu);
+        sent += f.batch;
+      }
+      if (!stream->Write(req)) break;
+    }
+    stream->WritesDone();
+  });
+  proto::AddResponse resp;
+  out->latencies_us.reserve(out->latencies_us.size() + (1 << 20));
+  while (stream->Read(&resp)) {
+    const auto now = Clock::now();
+    int64_t errors = 0;
+    for (const auto& r : resp.results()) {
+      if (r.status() != proto::BK_EOK) ++errors;
+      out->latencies_us.push_back(std::chrono::duration<float, std::micro>(
+                                      now - sent_at[r.entry_id() % ring])
+                                      .count());
+    }
+    out->adds += resp.results_size() - errors;
+    out->errors += errors;
+    absl::MutexLock l(&mu);
+    answered += resp.results_size();
+  }
+  {
+    absl::MutexLock l(&mu);
+    stop = true;
+  }
+  writer.join();
+  stream->Finish().IgnoreError();
+}
+
+RunResult RunClients(const std::string& target, const Flags& f,
+                     uint64_t first_ledger) {
+  std::vector<std::unique_ptr<proto::Bookie::Stub>> stubs;
+  for (int s = 0; s < f.streams; ++s) {
+    grpc::ChannelArguments args;
+    args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+    args.SetMaxSendMessageSize(64 << 20);
+    args.SetMaxReceiveMessageSize(64 << 20);
+    stubs.push_back(proto::Bookie::NewStub(grpc::CreateCustomChannel(
+        target, grpc::InsecureChannelCredentials(), args)));
+  }
+  std::vector<RunResult> per(f.streams);
+  const double cpu0 = CpuSeconds();
+  const auto t0 = Clock::now();
+  const auto stop_at =
+      t0 + std::chrono::microseconds(static_cast<int64_t>(f.seconds * 1e6));
+  std::vector<std::thread> threads;
+  for (int s = 0; s < f.streams; ++s) {
+    threads.emplace_back([&, s] {
+      RunStream(stubs[s].get(), first_ledger + s, f, stop_at, &per[s]);
+    });
+  }
+  for (auto& t : threads) t.join();
+  RunResult r;
+  r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  r.cpu = CpuSeconds() - cpu0;
+  for (auto& p : per) {
+    r.adds += p.adds;
+    r.errors += p.errors;
+    r.latencies_us.insert(r.latencies_us.end(), p.latencies_us.begin(),
+                          p.latencies_us.end());
+  }
+  return r;
+}
+
+double Percentile(std::vector<float>& v, double q) {
+  if (v.empty()) return 0;
+  size_t k = std::min(v.size() - 1, static_cast<size_t>(q * v.size()));
+  std::nth_element(v.begin(), v.begin() + k, v.end());
+  return v[k];
+}
+
+struct Line {
+  std::string name;
+  double adds_per_s = 0;
+};
+
+Line Report(const std::string& name, RunResult r, size_t entry_size) {
+  Line l{name, r.adds / r.seconds};
+  const double p50 = Percentile(r.latencies_us, 0.50);
+  const double p99 = Percentile(r.latencies_us, 0.99);
+  const double p999 = Percentile(r.latencies_us, 0.999);
+  std::printf(
+      "%-6s %9.0f adds/s  %6.1f MB/s  p50 %7.0f us  p99 %7.0f us  p999 %7.0f "
+      "us  cpu %5.1f us/add  errors %lld\n",
+      name.c_str(), l.adds_per_s, l.adds_per_s * entry_size / 1e6, p50, p99,
+      p999, r.adds > 0 ? r.cpu / r.adds * 1e6 : 0.0,
+      static_cast<long long>(r.errors));
+  std::fflush(stdout);
+  return l;
+}
+
+// ---------------------------------------------------------------- fsync
+
+// Median latency of a 4 KiB pwrite + fdatasync in `dir`.
+double ProbeSyncUs(const std::string& dir) {
+  const std::string path = dir + "/bk_add_bench_probe";
+  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd < 0) return -1;
+  std::string block(4096, 'p');
+  std::vector<double> us;
+  for (int i = 0; i < 200; ++i) {
+    const auto t = Clock::now();
+    if (pwrite(fd, block.data(), block.size(), (i % 64) * 4096) < 0) break;
+    fdatasync(fd);
+    us.push_back(
+        std::chrono::duration<double, std::micro>(Clock::now() - t).count());
+  }
+  close(fd);
+  unlink(path.c_str());
+  if (us.empty()) return -1;
+  std::sort(us.begin(), us.end());
+  return us[us.size() / 2];
+}
+
+void PrintSync(const char* when, const std::string& dir) {
+  const double us = ProbeSyncUs(dir);
+  std::printf("fdatasync %s (%s): median %.0f us -> %s regime\n", when,
+              dir.c_str(), us,
+              us < 0 ? "unknown" : (us < 1500 ? "fast" : "slow (~4 ms)"));
+}
+
+// ---------------------------------------------------------------- runs
+
+RunResult RunEcho(const Flags& f) {
+  EchoService service;
+  GrpcServerOptions go;
+  go.address = "127.0.0.1:0";
+  auto server = GrpcServer::Start(&service, go);
+  if (!server.ok()) {
+    std::fprintf(stderr, "%s\n", server.status().ToString().c_str());
+    std::exit(1);
+  }
+  return RunClients(absl::StrCat("127.0.0.1:", (*server)->port()), f, 1);
+}
+
+RunResult RunBookie(const Flags& f, const std::string& journal_base,
+                    const std::string& ledger_base) {
+  const std::string jdir =
+      absl::StrCat(journal_base, "/bk_add_bench_journal.", getpid());
+  const std::string ldir =
+      absl::StrCat(ledger_base, "/bk_add_bench_ledgers.", getpid());
+  std::filesystem::remove_all(jdir);
+  std::filesystem::remove_all(ldir);
+  RunResult r;
+  {
+    auto registry = std::make_shared<prometheus::Registry>();
+    JournalProbe journal_probe(*registry, "bench");
+    ServiceProbe service_probe(*registry, "bench");
+    StoreOptions so;
+    so.journal.dirs = {jdir};
+    so.journal.observer = &journal_probe;
+    so.storage.ledger_dirs = {ldir};
+    so.storage.write_cache_bytes = 256u << 20;
+    auto store = BookieStoreImpl::Open(Env::Default(), so);
+    if (!store.ok()) {
+      std::fprintf(stderr, "%s\n", store.status().ToString().c_str());
+      std::exit(1);
+    }
+    ServiceOptions svc;
+    svc.max_pending_adds = 1 << 20;
+    BookieServiceImpl service(
+        store->get(), svc,
+        [](uint64_t) { return proto::GetBookieInfoResponse(); },
+        &service_probe);
+    GrpcServerOptions go;
+    go.address = "127.0.0.1:0";
+    auto server = GrpcServer::Start(&service, go);
+    if (!server.ok()) std::exit(1);
+    r = RunClients(absl::StrCat("127.0.0.1:", (*server)->port()), f, 1);
+    (*server)->Shutdown(absl::Seconds(5));
+    (*store)->Close().IgnoreError();
+  }
+  std::filesystem::remove_all(jdir);
+  std::filesystem::remove_all(ldir);
+  return r;
+}
+
+int Main(int argc, char** argv) {
+  Flags f = ParseFlags(argc, argv);
+  // As the bookie's main() does (Debian's Abseil has it on).
+  if (!f.deadlock_detection)
+    absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
+  f.window = std::min<int64_t>(f.window, (1 << 20) - f.batch);
+  std::printf(
+      "bookie_add_bench: %d streams x window %lld, batches of %d x %zu B "
+      "entries, %.0f s per run; client and server in one process\n",
+      f.streams, static_cast<long long>(f.window), f.batch, f.size, f.seconds);
+  auto want = [&](const char* n) {
+    for (absl::string_view p : absl::StrSplit(f.only, ','))
+      if (p == n) return true;
+    return false;
+  };
+  double echo = 0;
+  if (want("echo")) {
+    // Warm up gRPC (thread pools, first connection) before measuring.
+    Flags warm = f;
+    warm.seconds = 1;
+    RunEcho(warm);
+    echo = Report("echo", RunEcho(f), f.size).adds_per_s;
+  }
+  if (want("shm")) {
+    const double v =
+        Report("shm", RunBookie(f, f.shm_dir, f.disk_dir), f.size).adds_per_s;
+    if (echo > 0)
+      std::printf("shm / echo = %.0f %% (target >= 70 %%)\n", 100 * v / echo);
+  }
+  if (want("disk")) {
+    PrintSync("before disk run", f.disk_dir);
+    const double v =
+        Report("disk", RunBookie(f, f.disk_dir, f.disk_dir), f.size).adds_per_s;
+    PrintSync("after disk run", f.disk_dir);
+    if (echo > 0) std::printf("disk / echo = %.0f %%\n", 100 * v / echo);
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace bk::bookie
+
+int main(int argc, char** argv) { return bk::bookie::Main(argc, argv); }
