@@ -119,6 +119,14 @@ ordered_json ResultToJson(const SimulationResult& r) {
         {"herd_index", Round6(s.herd_index)}};
   }
   out["policies"] = std::move(policies);
+  // Traffic is the same for every policy, so is the ideal balance (metrics.h).
+  if (!r.runs.empty()) {
+    const PolicySummary& s = r.runs.front().summary;
+    out["ideal_balance"] = {
+        {"throughput_stddev", Round6(s.ideal_throughput_stddev)},
+        {"mean_throughput_stddev", Round6(s.mean_ideal_stddev)},
+        {"lower_bound_throughput_stddev", Round6(s.bound_throughput_stddev)}};
+  }
   out["scenario"] = ScenarioToJson(r.scenario);
   out["seed"] = r.seed;
   return out;
