@@ -97,6 +97,8 @@ ordered_json ScenarioToJson(const Scenario& s) {
         {"observation_half_life_s",
          absl::ToDoubleSeconds(a.observation_half_life)},
         {"saturation_mib_per_second", a.saturation_mib_per_second},
+        {"full_multiple_of_mean", a.full_multiple_of_mean},
+        {"busy_util_percent", a.busy_util_percent},
         {"min_weight", a.min_weight},
         {"cap_multiple", a.cap_multiple},
         {"choices", a.choices},
