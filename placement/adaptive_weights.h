@@ -4,7 +4,10 @@
 //
 // The rule, for a choice among candidates at time `now`:
 //
-//  1. Reported load. From a bookie's latest report, with mean = the mean
+//  1. Reported load (defaults: full_multiple_of_mean 0 = relative term off,
+//     busy_util_percent 0, so load = max(util / 100, MiB/s / 200): the
+//     latency-first rule; the relative form below was measured and lost, see
+//     tools/sim/README.md). From a bookie's latest report, with mean = the mean
 //     write MiB/s reported by the writable bookies,
 //       load = clamp(max(busy, MiB/s / saturation_mib_per_second,
 //                        MiB/s / (full_multiple_of_mean x mean)), 0, 1),

@@ -59,6 +59,8 @@ TEST_CASE("adaptive report weight decays from the load to 1 with age",
 TEST_CASE("adaptive load is relative to the cluster's mean throughput",
           "[placement]") {
   AdaptiveOptions options;
+  options.full_multiple_of_mean = 2;
+  options.busy_util_percent = 80;
   auto at = [&](double mib, double util) {
     BookieReport r{BookieInfo{.journal_io_util = util,
                               .write_bytes_per_second = mib * kBytesPerMiB},
@@ -174,7 +176,7 @@ TEST_CASE("no adaptive weight exceeds twice the median weight", "[placement]") {
   Topology topology;
   std::vector<BookieNode> nodes = MakeBookies(5, 5);
   topology.SetMembers(nodes, {});
-  const BookieInfo busy{.journal_io_util = 96};  // load 0.8
+  const BookieInfo busy{.journal_io_util = 80};
   for (int i = 1; i < 5; ++i) topology.SetReport(Id(i), busy, kNow);
   topology.SetReport(Id(0), BookieInfo{.journal_io_util = 0}, kNow);
   AdaptiveWeigher weigher{AdaptiveOptions{}};
