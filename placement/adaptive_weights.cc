@@ -27,20 +27,40 @@ double MedianOf(std::vector<double> values) {
 }  // namespace
 
 double AdaptiveReportWeight(const BookieReport* report, absl::Time now,
+                            double mean_mib_per_second,
                             const AdaptiveOptions& options) {
   if (report == nullptr) return 1;
   const BookieInfo& info = report->info;
   double load = -1;
-  if (info.journal_io_util >= 0) load = info.journal_io_util / 100;
-  if (info.write_bytes_per_second >= 0 &&
-      options.saturation_mib_per_second > 0) {
-    load = std::max(load, info.write_bytes_per_second / kBytesPerMiB /
-                              options.saturation_mib_per_second);
+  if (info.journal_io_util >= 0) {
+    load = std::max(0.0, (info.journal_io_util - options.busy_util_percent) /
+                             (100 - options.busy_util_percent));
+  }
+  if (info.write_bytes_per_second >= 0) {
+    const double mib = info.write_bytes_per_second / kBytesPerMiB;
+    load = std::max(load, mib / options.saturation_mib_per_second);
+    if (options.full_multiple_of_mean > 0 && mean_mib_per_second > 0) {
+      load = std::max(
+          load, mib / (options.full_multiple_of_mean * mean_mib_per_second));
+    }
   }
   if (load < 0) return 1;
   load = std::clamp(load, 0.0, 1.0);
   double influence = Decay(now - report->received_at, options.report_half_life);
   return std::max(options.min_weight, 1 - influence * load);
+}
+
+double MeanReportedMiBPerSecond(absl::Span<const BookieId> population,
+                                const Topology& topology) {
+  double sum = 0;
+  int known = 0;
+  for (const BookieId& id : population) {
+    const BookieReport* report = topology.Report(id);
+    if (report == nullptr || report->info.write_bytes_per_second < 0) continue;
+    sum += report->info.write_bytes_per_second / kBytesPerMiB;
+    ++known;
+  }
+  return known > 0 ? sum / known : -1;
 }
 
 AdaptiveWeigher::AdaptiveWeigher(const AdaptiveOptions& options)
@@ -63,11 +83,12 @@ void AdaptiveWeigher::Retain(const Topology& topology) {
 std::vector<double> AdaptiveWeigher::Weights(
     absl::Span<const BookieId> bookies, absl::Span<const BookieId> population,
     const Topology& topology, absl::Time now) const {
+  const double mean = MeanReportedMiBPerSecond(population, topology);
   std::vector<double> population_weights;
   population_weights.reserve(population.size());
   for (const BookieId& id : population) {
     population_weights.push_back(
-        AdaptiveReportWeight(topology.Report(id), now, options_));
+        AdaptiveReportWeight(topology.Report(id), now, mean, options_));
   }
   const double cap = options_.cap_multiple > 0
                          ? options_.cap_multiple * MedianOf(population_weights)
@@ -75,7 +96,7 @@ std::vector<double> AdaptiveWeigher::Weights(
   std::vector<double> weights;
   weights.reserve(bookies.size());
   for (const BookieId& id : bookies) {
-    double w = AdaptiveReportWeight(topology.Report(id), now, options_);
+    double w = AdaptiveReportWeight(topology.Report(id), now, mean, options_);
     if (cap > 0) w = std::min(w, cap);
     weights.push_back(w);
   }

@@ -1,13 +1,29 @@
 // AdaptiveWeigher: our load-aware weighting, built to beat BP-65 where BP-65
-// is weakest -- many independent clients acting on the same reports.
+// is weakest -- many independent clients acting on the same reports -- and
+// to even out the per-bookie journal throughput, BP-65's balance figure.
 //
 // The rule, for a choice among candidates at time `now`:
 //
-//  1. Reported load. From a bookie's latest report,
-//       load = clamp(max(journal_io_util / 100,
-//                        write MiB/s / saturation_mib_per_second), 0, 1),
+//  1. Reported load (defaults: full_multiple_of_mean 0 = relative term off,
+//     busy_util_percent 0, so load = max(util / 100, MiB/s / 200): the
+//     latency-first rule; the relative form below was measured and lost, see
+//     tools/sim/README.md). From a bookie's latest report, with mean = the mean
+//     write MiB/s reported by the writable bookies,
+//       load = clamp(max(busy, MiB/s / saturation_mib_per_second,
+//                        MiB/s / (full_multiple_of_mean x mean)), 0, 1),
+//       busy = max(0, (journal_io_util - busy_util_percent)
+//                     / (100 - busy_util_percent)),
 //     over the figures that are known; a bookie with no report, or with
-//     neither figure known, has influence 0 below.
+//     neither figure known, has influence 0 below. The relative term is the
+//     one that balances: a bookie at the mean is half loaded, one at twice
+//     the mean (2) full, an idle one empty, whatever its device. Utilisation
+//     counts only above busy_util_percent (80): an HDD journal spends >= 50%
+//     of its time in fsync at any steady traffic yet answers in a few ms, so
+//     low and middling utilisation is no reason to avoid it (the rule before
+//     this one used util / 100 and so pushed traffic off every HDD onto the
+//     SSDs, widening the throughput spread); 100% means a backlog (a
+//     saturated or slowed device), and that must be avoided whatever its
+//     throughput, which a slowed device's is not.
 //  2. Decay with age. influence = 2^(-age / report_half_life), age = now -
 //     received_at (30 s half-life: 10 s old -> 0.79, 1 min -> 0.25, 1 h ->
 //     2^-120). weight = max(min_weight, 1 - influence x load).
@@ -52,8 +68,16 @@
 namespace bk::placement {
 
 // The report-derived part of the rule (steps 1-2) for one report; 1 for none.
+// `mean_mib_per_second` is the population's mean reported write MiB/s (<= 0:
+// unknown, the relative term is left out).
 double AdaptiveReportWeight(const BookieReport* report, absl::Time now,
+                            double mean_mib_per_second,
                             const AdaptiveOptions& options);
+
+// The mean write MiB/s over the bookies of `population` that report it; -1
+// when none does.
+double MeanReportedMiBPerSecond(absl::Span<const BookieId> population,
+                                const Topology& topology);
 
 class AdaptiveWeigher {
  public:

@@ -71,6 +71,12 @@ absl::Status ValidatePlacementOptions(const PlacementOptions& o) {
       a.saturation_mib_per_second <= 0) {
     return OutOfRange("adaptive.saturation_mib_per_second", "> 0");
   }
+  if (!std::isfinite(a.full_multiple_of_mean)) {
+    return OutOfRange("adaptive.full_multiple_of_mean", "finite");
+  }
+  if (!In(a.busy_util_percent, 0, 99)) {
+    return OutOfRange("adaptive.busy_util_percent", "in [0, 99]");
+  }
   if (!In(a.min_weight, 0, 1) || a.min_weight == 0) {
     return OutOfRange("adaptive.min_weight", "in (0, 1]");
   }

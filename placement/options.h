@@ -34,9 +34,23 @@ struct AdaptiveOptions {
   // The client's own observations (adds in flight, add latency) decay faster:
   // they describe this client's recent traffic only.
   absl::Duration observation_half_life = absl::Seconds(5);
-  // Write throughput (MiB/s) at which a bookie counts as saturated when its
-  // IO utilisation does not already say so.
+  // Write throughput (MiB/s) at which a bookie counts as saturated whatever
+  // the rest of the cluster does.
   double saturation_mib_per_second = 200;
+  // Relative load: a bookie writing this multiple of the mean reported
+  // throughput (over the writable bookies) counts as full, one at the mean as
+  // half full. This is what evens out the per-bookie throughput. <= 0: off.
+  // Default off: measured over five bp65 seeds it did not lower the peak
+  // spread and lost the latency tail (tools/sim/README.md); 2 is the value
+  // measured.
+  double full_multiple_of_mean = 0;
+  // Journal IO utilisation (percent) from which a bookie counts as busy: load
+  // rises from 0 here to 1 at 100% (a backlog, or a slowed device). Below
+  // it, utilisation says nothing: an HDD journal is >= 50% busy in fsync at
+  // any steady traffic and still answers in milliseconds. Default 0 (load =
+  // util / 100, the rule that keeps the latency tail; see above); 80 is the
+  // value measured with full_multiple_of_mean 2.
+  double busy_util_percent = 0;
   // Smallest weight of a bookie relative to an idle one (a saturated bookie
   // with a fresh report), so that no bookie is starved entirely.
   double min_weight = 0.05;

@@ -32,6 +32,9 @@ const std::vector<FlagSpec>& SimulateFlags() {
       {"json", false, "print the JSON result (default: a table)", true},
       {"report", false, "write report.md and PNG charts into this directory"},
       {"gnuplot", false, "gnuplot program for --report (default: gnuplot)"},
+      {"policies", false,
+       "comma-separated policies to run instead of the scenario's "
+       "(none,disk,load,adaptive)"},
   };
   return *kFlags;
 }
@@ -43,6 +46,8 @@ const std::vector<FlagSpec>& SweepFlags() {
       {"report-intervals", false,
        "report poll intervals in seconds (default 1,5,15,30,60)"},
       {"clients", false, "client counts (default 1,5,10,20,50)"},
+      {"policies", false,
+       "comma-separated policies to run instead of the scenario's"},
       {"json", false, "print JSON (default: Markdown tables)", true},
   };
   return *kFlags;
@@ -64,11 +69,42 @@ std::string Table(const sim::SimulationResult& r) {
                           s.p99_write_latency, s.p999_write_latency,
                           s.herd_index, run.wall_seconds);
   }
+  for (const sim::PolicyRun& run : r.runs) {
+    const sim::PolicySummary& s = run.summary;
+    const absl::string_view name = placement::WeightingName(run.weighting);
+    absl::StrAppendFormat(&out,
+                          "%-9s mean stddev %.2f; ideal balancer: peak %.2f, "
+                          "mean %.2f; lower bound: peak %.2f\n",
+                          std::string(name.data(), name.size()),
+                          s.mean_throughput_stddev, s.ideal_throughput_stddev,
+                          s.mean_ideal_stddev, s.bound_throughput_stddev);
+  }
   absl::StrAppendFormat(&out,
                         "(MB/s = MiB/s; peaks over %g s intervals; "
                         "total wall time %.1f s)\n",
                         r.scenario.metrics_interval_s, r.wall_seconds);
   return out;
+}
+
+// Replaces the scenario's policy list with --policies, when given.
+absl::Status OverridePolicies(const ParsedFlags& flags, sim::Scenario* s) {
+  if (!flags.Has("policies")) return absl::OkStatus();
+  absl::StatusOr<std::vector<std::string>> names = flags.GetList("policies");
+  if (!names.ok()) return names.status();
+  if (names->empty()) {
+    return absl::InvalidArgumentError("--policies: empty list");
+  }
+  s->policies.clear();
+  for (const std::string& name : *names) {
+    absl::StatusOr<placement::Weighting> w = placement::ParseWeighting(name);
+    if (!w.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--policies: unknown policy \"", name,
+                       "\" (none, disk, load, adaptive)"));
+    }
+    s->policies.push_back(*w);
+  }
+  return absl::OkStatus();
 }
 
 int Simulate(const std::vector<std::string>& args, std::ostream& out,
@@ -80,6 +116,9 @@ int Simulate(const std::vector<std::string>& args, std::ostream& out,
   absl::StatusOr<sim::Scenario> scenario =
       sim::ReadScenarioFile(flags->Get("scenario"));
   if (!scenario.ok()) return Fail(err, kExitFailure, scenario.status());
+  if (absl::Status st = OverridePolicies(*flags, &*scenario); !st.ok()) {
+    return Fail(err, kExitUsage, st);
+  }
   const std::string gnuplot =
       flags->Has("gnuplot") ? flags->Get("gnuplot") : "gnuplot";
   // Fail before a long run, not after it.
@@ -151,6 +190,9 @@ int SweepCommand(const std::vector<std::string>& args, std::ostream& out,
   absl::StatusOr<sim::Scenario> scenario =
       sim::ReadScenarioFile(flags->Get("scenario"));
   if (!scenario.ok()) return Fail(err, kExitFailure, scenario.status());
+  if (absl::Status st = OverridePolicies(*flags, &*scenario); !st.ok()) {
+    return Fail(err, kExitUsage, st);
+  }
   absl::StatusOr<sim::SweepResult> result =
       sim::Sweep(*scenario, *seed, options);
   if (!result.ok()) return Fail(err, kExitUsage, result.status());

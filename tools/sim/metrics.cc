@@ -31,7 +31,8 @@ void Metrics::AddPlacement(double at_s, const std::vector<int>& ensemble) {
                           ensemble.end());
 }
 
-void Metrics::CloseInterval(double end_s) {
+void Metrics::CloseInterval(double end_s, double ideal_stddev,
+                            double bound_stddev) {
   const bool measured = end_s - interval_s_ >= warmup_s_ - 1e-9;
   if (measured) {
     std::vector<double> mib;
@@ -44,6 +45,8 @@ void Metrics::CloseInterval(double end_s) {
     }
     IntervalPoint p;
     p.end_s = end_s;
+    p.ideal_stddev = ideal_stddev;
+    p.bound_stddev = bound_stddev;
     if (!mib.empty()) {
       double mean = 0;
       for (double v : mib) mean += v;
@@ -80,6 +83,16 @@ PolicySummary Metrics::Finish() const {
     s.p50_write_latency = std::max(s.p50_write_latency, p.p50);
     s.p99_write_latency = std::max(s.p99_write_latency, p.p99);
     s.p999_write_latency = std::max(s.p999_write_latency, p.p999);
+    s.ideal_throughput_stddev =
+        std::max(s.ideal_throughput_stddev, p.ideal_stddev);
+    s.bound_throughput_stddev =
+        std::max(s.bound_throughput_stddev, p.bound_stddev);
+    s.mean_throughput_stddev += p.throughput_stddev;
+    s.mean_ideal_stddev += p.ideal_stddev;
+  }
+  if (!series_.empty()) {
+    s.mean_throughput_stddev /= static_cast<double>(series_.size());
+    s.mean_ideal_stddev /= static_cast<double>(series_.size());
   }
   s.run_p50 = run_hist_.Quantile(0.50);
   s.run_p99 = run_hist_.Quantile(0.99);

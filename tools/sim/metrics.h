@@ -46,6 +46,12 @@ struct IntervalPoint {
   double throughput_range = 0;        // MiB/s
   double top10_throughput = 0;        // MiB/s
   double p50 = 0, p99 = 0, p999 = 0;  // seconds
+  // The stddev an omniscient balancer would reach with the ledgers open at
+  // the interval's end (ideal_balance.h), MiB/s: the floor for
+  // throughput_stddev set by the traffic itself, the same for every policy.
+  double ideal_stddev = 0;
+  // BalanceLowerBoundStddev of the same ledgers: no placement goes below.
+  double bound_stddev = 0;
 };
 
 struct HerdPoint {
@@ -63,7 +69,11 @@ struct PolicySummary {
   double p99_write_latency = 0;
   double p999_write_latency = 0;
   double herd_index = 0;
+  double ideal_throughput_stddev = 0;  // peak of IntervalPoint::ideal_stddev
+  double bound_throughput_stddev = 0;  // peak of IntervalPoint::bound_stddev
   // Whole-run figures for the report.
+  double mean_throughput_stddev = 0;  // mean over the measured intervals
+  double mean_ideal_stddev = 0;
   double run_p50 = 0, run_p99 = 0, run_p999 = 0;
   double mean_herd = 0;
   double throttled_mib = 0;
@@ -83,8 +93,9 @@ class Metrics {
   void AddThrottled(double bytes) { throttled_bytes_ += bytes; }
   // A new ensemble chosen at `at_s`.
   void AddPlacement(double at_s, const std::vector<int>& ensemble);
-  // Closes the interval ending at `end_s`.
-  void CloseInterval(double end_s);
+  // Closes the interval ending at `end_s`; the stddevs as IntervalPoint's.
+  void CloseInterval(double end_s, double ideal_stddev = 0,
+                     double bound_stddev = 0);
 
   PolicySummary Finish() const;
 

@@ -97,6 +97,8 @@ ordered_json ScenarioToJson(const Scenario& s) {
         {"observation_half_life_s",
          absl::ToDoubleSeconds(a.observation_half_life)},
         {"saturation_mib_per_second", a.saturation_mib_per_second},
+        {"full_multiple_of_mean", a.full_multiple_of_mean},
+        {"busy_util_percent", a.busy_util_percent},
         {"min_weight", a.min_weight},
         {"cap_multiple", a.cap_multiple},
         {"choices", a.choices},
@@ -119,6 +121,14 @@ ordered_json ResultToJson(const SimulationResult& r) {
         {"herd_index", Round6(s.herd_index)}};
   }
   out["policies"] = std::move(policies);
+  // Traffic is the same for every policy, so is the ideal balance (metrics.h).
+  if (!r.runs.empty()) {
+    const PolicySummary& s = r.runs.front().summary;
+    out["ideal_balance"] = {
+        {"throughput_stddev", Round6(s.ideal_throughput_stddev)},
+        {"mean_throughput_stddev", Round6(s.mean_ideal_stddev)},
+        {"lower_bound_throughput_stddev", Round6(s.bound_throughput_stddev)}};
+  }
   out["scenario"] = ScenarioToJson(r.scenario);
   out["seed"] = r.seed;
   return out;

@@ -183,6 +183,8 @@ absl::Status ReadPlacement(const YAML::Node& node, Scenario* s) {
   ar.Get("report_half_life_s", &report_half_life_s);
   ar.Get("observation_half_life_s", &observation_half_life_s);
   ar.Get("saturation_mib_per_second", &a.saturation_mib_per_second);
+  ar.Get("full_multiple_of_mean", &a.full_multiple_of_mean);
+  ar.Get("busy_util_percent", &a.busy_util_percent);
   ar.Get("min_weight", &a.min_weight);
   ar.Get("cap_multiple", &a.cap_multiple);
   ar.Get("choices", &a.choices);

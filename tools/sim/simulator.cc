@@ -9,7 +9,9 @@
 
 #include "absl/random/distributions.h"
 #include "absl/time/time.h"
+#include "placement/weighted_selection.h"
 #include "tools/sim/cluster.h"
+#include "tools/sim/ideal_balance.h"
 #include "tools/sim/sim_client.h"
 #include "tools/sim/traffic.h"
 
@@ -179,9 +181,31 @@ class Run {
       }
     }
     if (end_s + 1e-9 >= next_interval_end_) {
-      metrics_.CloseInterval(next_interval_end_);
+      const std::vector<double> rates = OpenMemberRates();
+      metrics_.CloseInterval(
+          next_interval_end_,
+          IdealBalanceStddev(rates, WritableCount(), s_.ledgers.ensemble_size),
+          BalanceLowerBoundStddev(rates, WritableCount(),
+                                  s_.ledgers.ensemble_size));
       next_interval_end_ += s_.metrics_interval_s;
     }
+  }
+
+  // MiB/s each member of each open ledger receives (ideal_balance.h).
+  std::vector<double> OpenMemberRates() const {
+    const LedgerConfig& lc = s_.ledgers;
+    std::vector<double> rates;
+    for (const auto& client : clients_) {
+      for (const Topic& t : client->topics()) {
+        if (t.ledger.ensemble.empty()) continue;
+        rates.push_back(t.ledger.bytes_per_second * lc.write_quorum /
+                        lc.ensemble_size / placement::kBytesPerMiB);
+      }
+    }
+    return rates;
+  }
+  int WritableCount() const {
+    return static_cast<int>(cluster_.writable.size());
   }
 
   void AddLedgerLatency(const Ledger& l, const LedgerConfig& lc, double adds) {

@@ -40,17 +40,41 @@ Counts Choose(RackAwarePolicy& policy, int draws) {
 TEST_CASE("adaptive report weight decays from the load to 1 with age",
           "[placement]") {
   AdaptiveOptions options;
-  CHECK(AdaptiveReportWeight(nullptr, kNow, options) == 1);
+  const double no_mean = -1;
+  CHECK(AdaptiveReportWeight(nullptr, kNow, no_mean, options) == 1);
   BookieReport fresh{kSaturated, kNow};
-  CHECK(AdaptiveReportWeight(&fresh, kNow, options) == options.min_weight);
+  CHECK(AdaptiveReportWeight(&fresh, kNow, no_mean, options) ==
+        options.min_weight);
   BookieReport half_life_old{kSaturated, kNow - absl::Seconds(30)};
-  CHECK(AdaptiveReportWeight(&half_life_old, kNow, options) == Approx(0.5));
+  CHECK(AdaptiveReportWeight(&half_life_old, kNow, no_mean, options) ==
+        Approx(0.5));
   BookieReport unknown{BookieInfo{}, kNow};
-  CHECK(AdaptiveReportWeight(&unknown, kNow, options) == 1);
+  CHECK(AdaptiveReportWeight(&unknown, kNow, no_mean, options) == 1);
   // Throughput alone: 100 MiB/s of a 200 MiB/s saturation is half loaded.
   BookieReport writing{BookieInfo{.write_bytes_per_second = 100 * kBytesPerMiB},
                        kNow};
-  CHECK(AdaptiveReportWeight(&writing, kNow, options) == Approx(0.5));
+  CHECK(AdaptiveReportWeight(&writing, kNow, no_mean, options) == Approx(0.5));
+}
+
+TEST_CASE("adaptive load is relative to the cluster's mean throughput",
+          "[placement]") {
+  AdaptiveOptions options;
+  options.full_multiple_of_mean = 2;
+  options.busy_util_percent = 80;
+  auto at = [&](double mib, double util) {
+    BookieReport r{BookieInfo{.journal_io_util = util,
+                              .write_bytes_per_second = mib * kBytesPerMiB},
+                   kNow};
+    return AdaptiveReportWeight(&r, kNow, /*mean=*/20, options);
+  };
+  CHECK(at(20, 10) == Approx(0.5));  // at the mean: half loaded
+  CHECK(at(10, 10) == Approx(0.75));
+  CHECK(at(40, 10) == options.min_weight);  // twice the mean: full
+  // An HDD journal 70% busy in fsync is not avoided for it...
+  CHECK(at(10, 70) == Approx(0.75));
+  // ...but a backlog (100%) is, however little the device writes.
+  CHECK(at(2, 100) == options.min_weight);
+  CHECK(at(2, 90) == Approx(0.5));
 }
 
 TEST_CASE(
