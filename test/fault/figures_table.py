@@ -43,6 +43,17 @@ def main():
     for t in table:
         print("|".join(" %s " % c.ljust(w) for c, w in zip(t, widths)))
     print(line)
+    # Items of issue 11 with no figures yet (they need the client library,
+    # which this branch does not have yet; item 7's fuzz targets report
+    # through their own CTest results, fuzz_corpus_* and fuzz_short_run).
+    expected = {"1": "crash loop (needs the client)",
+                "2": "writer crash and fencing race (needs the client)",
+                "6": "ZooKeeper session expiry (needs the client)",
+                "8": "network partition (needs the client)"}
+    seen = {r[0].split(" ")[0] for r in rows}
+    for k, what in sorted(expected.items()):
+        if k not in seen:
+            print("item %s %s: no figures recorded" % (k, what))
     unmet = [t for t in table if t[4] != "yes"]
     if unmet:
         print("%d promise(s) NOT met" % len(unmet))
