@@ -126,6 +126,14 @@ ConfigSchema* Build() {
       "TESTING AID: slow every journal and entry-log sync by this many ms "
       "(fault Env), to make a slow bookie on purpose; 0 = off",
       0, 60000);
+  add("testingFailSyncNth", T::kInt, "0",
+      "TESTING AID: the Nth sync (counted from start) of a file whose path "
+      "contains testingFailSyncPath fails with EIO (fault Env), to test a "
+      "failing disk; 0 = off",
+      0, 100000);
+  add("testingFailSyncPath", T::kString, ".jnl",
+      "TESTING AID: which files testingFailSyncNth counts: a path substring "
+      "(.jnl: journal files, .log: entry logs)");
   return s;
 }
 

@@ -3,6 +3,8 @@
 #include <prometheus/registry.h>
 #include <prometheus/text_serializer.h>
 
+#include <cerrno>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "bookie/cookie.h"
@@ -38,7 +40,8 @@ class StoreCounters final : public monitor::OwnCounters {
 
 struct BookieDaemon::Parts {
   log::Logger log;
-  std::unique_ptr<FaultInjectionEnv> fault_env;  // testingSyncDelayMs only
+  // Only with the testing aids testingSyncDelayMs / testingFailSyncNth.
+  std::unique_ptr<FaultInjectionEnv> fault_env;
   Env* env = Env::Default();
   std::unique_ptr<metadata::MetadataStore> metadata;
   std::string instance_id;
@@ -87,12 +90,25 @@ absl::Status BookieDaemon::DoStart() {
   Parts& p = *parts_;
   p.log = log::Get("bookie");
   p.start_time_ms = absl::ToUnixMillis(absl::Now());
-  if (options_.testing_sync_delay > absl::ZeroDuration()) {
+  if (options_.testing_sync_delay > absl::ZeroDuration() ||
+      options_.testing_fail_sync_nth > 0) {
     p.fault_env = std::make_unique<FaultInjectionEnv>(Env::Default());
-    p.fault_env->SetSyncDelay(options_.testing_sync_delay);
     p.env = p.fault_env.get();
+  }
+  if (options_.testing_sync_delay > absl::ZeroDuration()) {
+    p.fault_env->SetSyncDelay(options_.testing_sync_delay);
     p.log->warn("testingSyncDelayMs={}: every sync is slowed on purpose",
                 absl::ToInt64Milliseconds(options_.testing_sync_delay));
+  }
+  if (options_.testing_fail_sync_nth > 0) {
+    p.fault_env->FailNth(FaultInjectionEnv::Op::kSync,
+                         options_.testing_fail_sync_nth, EIO,
+                         options_.testing_fail_sync_path);
+    p.log->warn(
+        "testingFailSyncNth={}: sync number {} of a file matching '{}' will "
+        "fail with EIO on purpose",
+        options_.testing_fail_sync_nth, options_.testing_fail_sync_nth,
+        options_.testing_fail_sync_path);
   }
 
   metadata::OpenOptions mo;

@@ -128,6 +128,8 @@ absl::StatusOr<DaemonOptions> DaemonOptionsFromConfig(const Config& c) {
   o.log_level = *level;
   o.shutdown_timeout = absl::Milliseconds(c.GetInt("shutdownTimeoutMs"));
   o.testing_sync_delay = absl::Milliseconds(c.GetInt("testingSyncDelayMs"));
+  o.testing_fail_sync_nth = c.GetInt("testingFailSyncNth");
+  o.testing_fail_sync_path = c.GetString("testingFailSyncPath");
   return o;
 }
 

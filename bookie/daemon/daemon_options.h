@@ -38,6 +38,10 @@ struct DaemonOptions {
   log::Level log_level = log::Level::kInfo;
   absl::Duration shutdown_timeout = absl::Seconds(30);
   absl::Duration testing_sync_delay = absl::ZeroDuration();
+  // testingFailSyncNth / testingFailSyncPath: the nth sync of a matching
+  // file fails with EIO (0: off). Testing aid for the fault suite.
+  int64_t testing_fail_sync_nth = 0;
+  std::string testing_fail_sync_path = ".jnl";
 };
 
 // Errors name the key and what is wrong with it.
