@@ -46,9 +46,10 @@ uint64_t Seed() {
 // within about 2 s, so the restart does not wait long.
 std::map<std::string, std::string> Flags(
     std::map<std::string, std::string> more = {}) {
-  std::map<std::string, std::string> f = {{"zkTimeout", "2000"},
-                                          {"journalPreAllocSizeMB", "1"},
-                                          {"baseMetricMonitorEnabled", "false"}};
+  std::map<std::string, std::string> f = {
+      {"zkTimeout", "2000"},
+      {"journalPreAllocSizeMB", "1"},
+      {"baseMetricMonitorEnabled", "false"}};
   for (auto& [k, v] : more) f[k] = v;
   return f;
 }
@@ -117,8 +118,8 @@ TEST_CASE(
   const uint64_t seed = Seed();
   std::mt19937_64 rng(seed);
   TempDir dir;
-  auto b = StartBookie(BookieOptions(dir, "bk-torn", FreshZkUri("torn"),
-                                     Flags()));
+  auto b =
+      StartBookie(BookieOptions(dir, "bk-torn", FreshZkUri("torn"), Flags()));
   constexpr uint64_t L = 3;
   constexpr int64_t kEntries = 6;
   {
@@ -145,16 +146,20 @@ TEST_CASE(
   // A sample of the cut offsets: the record's first byte, inside its
   // header, the header's end, inside the payload, its last byte, random.
   const uint64_t h = bookie::journal_format::kRecordHeaderSize;
-  std::vector<uint64_t> cuts = {last.offset, last.offset + 1,
-                                last.offset + h - 1, last.offset + h,
-                                (last.offset + last.end) / 2, last.end - 1};
+  std::vector<uint64_t> cuts = {last.offset,
+                                last.offset + 1,
+                                last.offset + h - 1,
+                                last.offset + h,
+                                (last.offset + last.end) / 2,
+                                last.end - 1};
   for (int i = 0; i < 2; ++i)
     cuts.push_back(last.offset + rng() % (last.end - last.offset));
   int started = 0, intact = 0, never_served = 0;
   for (size_t i = 0; i < cuts.size(); ++i) {
     const uint64_t cut = cuts[i];
     const bool zero_fill = i % 2 == 1;
-    INFO("seed " << seed << " cut at " << cut << (zero_fill ? " (zeroed)" : ""));
+    INFO("seed " << seed << " cut at " << cut
+                 << (zero_fill ? " (zeroed)" : ""));
     restore();
     if (zero_fill) {
       Overwrite(jdir + "/" + jname, cut, std::string(last.end - cut, '\0'));
@@ -197,23 +202,21 @@ TEST_CASE(
   INFO(refused_log);
   const bool refused = exit->signal == 0 && exit->exit_code != 0;
   CHECK(refused);
-  const bool clear = absl::StrContains(refused_log, jname) &&
-                     absl::StrContains(refused_log,
-                                       absl::StrCat("offset ", mid->offset)) &&
-                     absl::StrContains(refused_log, "journalSkipCorruptRecords");
+  const bool clear =
+      absl::StrContains(refused_log, jname) &&
+      absl::StrContains(refused_log, absl::StrCat("offset ", mid->offset)) &&
+      absl::StrContains(refused_log, "journalSkipCorruptRecords");
   CHECK(clear);
 
   // The same damage with journalSkipCorruptRecords=true: starts, reports,
   // does not serve the damaged entry, serves the rest.
   BK_REQUIRE_OK(b->Restart({{"journalSkipCorruptRecords", "true"}}));
-  const bool reported =
-      absl::StrContains(b->Log(), "1 corrupt ranges skipped");
+  const bool reported = absl::StrContains(b->Log(), "1 corrupt ranges skipped");
   CHECK(reported);
   bool damaged_not_served, rest_intact = true;
   {
     auto stub = Connect(b->grpc_target());
-    damaged_not_served =
-        Read(stub.get(), L, 2).status() == proto::BK_ENOENTRY;
+    damaged_not_served = Read(stub.get(), L, 2).status() == proto::BK_ENOENTRY;
     for (int64_t e = 0; e < kEntries; ++e)
       if (e != 2) rest_intact &= ReadsBackIntact(stub.get(), L, e, size_of(e));
   }
@@ -252,8 +255,8 @@ struct EioOutcome {
 EioOutcome RunEio(const std::string& name,
                   std::map<std::string, std::string> flags) {
   TempDir dir;
-  auto b = StartBookie(BookieOptions(dir, name, FreshZkUri(name),
-                                     Flags(std::move(flags))));
+  auto b = StartBookie(
+      BookieOptions(dir, name, FreshZkUri(name), Flags(std::move(flags))));
   auto stub = Connect(b->grpc_target());
   constexpr uint64_t L = 9;
   EioOutcome out;
@@ -317,8 +320,9 @@ void ReportEio(const std::string& which, const EioOutcome& o) {
                        o.refused_after_failure, " refused after)"),
           "0", o.acked_after_failure == 0);
   fig.Add(item, "unwritable in /ready after the failure, s",
-          o.unwritable_after_s < 0 ? "never"
-                                   : absl::StrFormat("%.3f", o.unwritable_after_s),
+          o.unwritable_after_s < 0
+              ? "never"
+              : absl::StrFormat("%.3f", o.unwritable_after_s),
           "<= 1", o.unwritable_after_s >= 0 && o.unwritable_after_s <= 1.0);
   fig.Add(item, "bookie_server_status 0 and reason in /ready",
           o.status_zero ? "yes" : "no", "yes",
@@ -368,7 +372,8 @@ class Tmpfs {
   double Usage() const {
     struct statvfs s;
     if (statvfs(path_.c_str(), &s) != 0) return -1;
-    return 1.0 - static_cast<double>(s.f_bavail) / static_cast<double>(s.f_blocks);
+    return 1.0 -
+           static_cast<double>(s.f_bavail) / static_cast<double>(s.f_blocks);
   }
   uint64_t Total() const {
     struct statvfs s;
@@ -392,20 +397,20 @@ TEST_CASE(
   if (!disk.mounted()) {
     WARN("tmpfs mount refused (" << disk.error() << "): test skipped");
     fault::Figures fig("disk_full");
-    fig.Add("5 disk full", "tmpfs mount", "refused: " + disk.error(),
-            "mounted", false);
+    fig.Add("5 disk full", "tmpfs mount", "refused: " + disk.error(), "mounted",
+            false);
     return;
   }
   constexpr int kIntervalMs = 500;
-  auto o = BookieOptions(
-      dir, "bk-full", FreshZkUri("full"),
-      Flags({{"journalDirectories", dir.Sub("disk") + "/journal"},
-             {"ledgerDirectories", dir.Sub("disk") + "/ledgers"},
-             {"diskUsageThreshold", "0.70"},
-             {"diskUsageWarnThreshold", "0.60"},
-             {"diskUsageLwmThreshold", "0.50"},
-             {"diskCheckInterval", absl::StrCat(kIntervalMs)},
-             {"flushInterval", "200"}}));
+  auto o =
+      BookieOptions(dir, "bk-full", FreshZkUri("full"),
+                    Flags({{"journalDirectories", dir.Sub("disk") + "/journal"},
+                           {"ledgerDirectories", dir.Sub("disk") + "/ledgers"},
+                           {"diskUsageThreshold", "0.70"},
+                           {"diskUsageWarnThreshold", "0.60"},
+                           {"diskUsageLwmThreshold", "0.50"},
+                           {"diskCheckInterval", absl::StrCat(kIntervalMs)},
+                           {"flushInterval", "200"}}));
   auto md = OpenMetadata(o.metadata_uri);
   auto b = StartBookie(o);
   auto stub = Connect(b->grpc_target());
@@ -423,13 +428,13 @@ TEST_CASE(
   // Fill to 85 %.
   const std::string filler = dir.Sub("disk") + "/filler";
   {
-    const uint64_t want =
-        static_cast<uint64_t>((0.85 - base) * static_cast<double>(disk.Total()));
+    const uint64_t want = static_cast<uint64_t>(
+        (0.85 - base) * static_cast<double>(disk.Total()));
     std::ofstream f(filler, std::ios::binary);
     std::string chunk(1 << 20, 'x');
     for (uint64_t w = 0; w < want; w += chunk.size())
-      f.write(chunk.data(),
-              static_cast<std::streamsize>(std::min<uint64_t>(chunk.size(), want - w)));
+      f.write(chunk.data(), static_cast<std::streamsize>(
+                                std::min<uint64_t>(chunk.size(), want - w)));
   }
   const absl::Time filled = absl::Now();
   const bool went_ro = PollUntil(
@@ -471,7 +476,8 @@ TEST_CASE(
   BK_REQUIRE_OK(b->Restart());
   stub = Connect(b->grpc_target());
   int lost = 0;
-  for (int64_t a : acked) lost += ReadsBackIntact(stub.get(), L, a, 1000) ? 0 : 1;
+  for (int64_t a : acked)
+    lost += ReadsBackIntact(stub.get(), L, a, 1000) ? 0 : 1;
   CHECK(lost == 0);
 
   // One interval, plus the polling step and a scheduling margin on a
@@ -479,14 +485,16 @@ TEST_CASE(
   const double bound = kIntervalMs / 1000.0 + 0.25;
   fault::Figures fig("disk_full");
   const std::string item = "5 disk full (tmpfs)";
-  fig.Add(item, absl::StrCat("read-only after filling, s (interval ",
-                             kIntervalMs, " ms)"),
+  fig.Add(item,
+          absl::StrCat("read-only after filling, s (interval ", kIntervalMs,
+                       " ms)"),
           absl::StrFormat("%.3f", ro_after_s),
           absl::StrFormat("<= %.2f", bound), went_ro && ro_after_s <= bound);
   fig.Add(item, "adds refused EREADONLY, reads served while full",
           add_refused && reads_ok ? "yes" : "no", "yes",
           add_refused && reads_ok);
-  fig.Add(item, "writable after freeing, s", absl::StrFormat("%.3f", rw_after_s),
+  fig.Add(item, "writable after freeing, s",
+          absl::StrFormat("%.3f", rw_after_s),
           absl::StrFormat("<= %.2f", bound), back && rw_after_s <= bound);
   fig.Add(item, "acknowledged entries lost",
           absl::StrCat(lost, " of ", acked.size()), "0", lost == 0);

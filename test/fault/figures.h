@@ -31,8 +31,7 @@ class Figures {
 
   // Records one figure; `met` says whether the promise holds.
   void Add(const std::string& item, const std::string& figure,
-           const std::string& measured, const std::string& promise,
-           bool met) {
+           const std::string& measured, const std::string& promise, bool met) {
     rows_.push_back(item + "\t" + figure + "\t" + measured + "\t" + promise +
                     "\t" + (met ? "1" : "0"));
     std::printf("FIGURE %s | %s | %s | promise %s | %s\n", item.c_str(),

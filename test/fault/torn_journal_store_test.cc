@@ -114,8 +114,7 @@ StoreOptions CopyOf(const Pristine& p, const bk::testing::TempDir& to) {
 }
 
 std::string Copied(const Pristine& p, const bk::testing::TempDir& to) {
-  return to.Sub("journal") + "/" +
-         fs::path(p.journal_file).filename().string();
+  return to.Sub("journal") + "/" + fs::path(p.journal_file).filename().string();
 }
 
 void OverwriteAt(const std::string& path, uint64_t offset,
@@ -158,10 +157,9 @@ TEST_CASE(
   int starts = 0, served = 0;
   for (int mode = 0; mode < 2; ++mode) {  // 0: truncate, 1: zero-fill
     for (uint64_t cut = last.offset; cut < last.end; ++cut) {
-      INFO((mode == 0 ? "truncated" : "zero-filled") << " at " << cut
-                                                      << " (last record ["
-                                                      << last.offset << ", "
-                                                      << last.end << "))");
+      INFO((mode == 0 ? "truncated" : "zero-filled")
+           << " at " << cut << " (last record [" << last.offset << ", "
+           << last.end << "))");
       bk::testing::TempDir copy;
       StoreOptions o = CopyOf(*p, copy);
       const std::string jf = Copied(*p, copy);
@@ -220,8 +218,9 @@ TEST_CASE(
       StoreOptions o = CopyOf(*p, copy);
       o.journal.skip_corrupt_records = skip;
       const std::string jf = Copied(*p, copy);
-      OverwriteAt(jf, at,
-                  std::string(1, static_cast<char>(ByteAt(jf, at) ^ (1 << bit))));
+      OverwriteAt(
+          jf, at,
+          std::string(1, static_cast<char>(ByteAt(jf, at) ^ (1 << bit))));
       StartupReport report;
       auto store = BookieStoreImpl::Open(Env::Default(), o, &report);
       ++flips;

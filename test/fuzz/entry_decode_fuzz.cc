@@ -20,7 +20,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   eh.entry_id = static_cast<int64_t>(in.Int(8) & 0x7fffffffffffffffull);
   // A valid entry carries a LAC in [-1, entry_id).
   eh.last_add_confirmed =
-      static_cast<int64_t>(in.Int(8) % (static_cast<uint64_t>(eh.entry_id) + 1)) - 1;
+      static_cast<int64_t>(in.Int(8) %
+                           (static_cast<uint64_t>(eh.entry_id) + 1)) -
+      1;
   eh.ledger_length = in.Int(8);
   const std::string payload = in.Rest();
   const std::string packaged =

@@ -60,8 +60,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       }
     }
   }
-  const std::string path =
-      fuzz::WriteScratch(ef::LogFileName(kLogId), file);
+  const std::string path = fuzz::WriteScratch(ef::LogFileName(kLogId), file);
   auto reader = bookie::EntryLogReader::Open(Env::Default(), path);
   if (!reader.ok()) return 0;
   bookie::EntryLogScanner scanner(**reader, ef::kFileHeaderSize, file.size(),
@@ -95,7 +94,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   // Reads at arbitrary offsets never crash.
   for (int i = 0; i < 4 && in.left() > 0; ++i) {
-    (*reader)->Read(in.Int(2), in.Int(1), static_cast<int64_t>(in.Int(1)))
+    (*reader)
+        ->Read(in.Int(2), in.Int(1), static_cast<int64_t>(in.Int(1)))
         .status()
         .IgnoreError();
   }

@@ -71,13 +71,13 @@ inline std::string WriteScratch(const std::string& name,
 
 // An invariant of the code under test broke: abort so the fuzzer keeps the
 // input.
-#define BK_FUZZ_CHECK(cond)                                        \
-  do {                                                             \
-    if (!(cond)) {                                                 \
-      std::fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, \
-                   __LINE__, #cond);                               \
-      std::abort();                                                \
-    }                                                              \
+#define BK_FUZZ_CHECK(cond)                                                 \
+  do {                                                                      \
+    if (!(cond)) {                                                          \
+      std::fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, \
+                   #cond);                                                  \
+      std::abort();                                                         \
+    }                                                                       \
   } while (0)
 
 }  // namespace bk::fuzz

@@ -80,7 +80,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (bool skip : {false, true}) {
     bookie::JournalReaderOptions o;
     o.skip_corrupt_records = skip;
-    auto r = bookie::JournalFileReader::Open(Env::Default(), path, kFileId, 0, o);
+    auto r =
+        bookie::JournalFileReader::Open(Env::Default(), path, kFileId, 0, o);
     if (!r.ok()) continue;
     bookie::JournalRecordView v;
     size_t returned = 0;

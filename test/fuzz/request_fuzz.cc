@@ -124,8 +124,7 @@ void Structured(fuzz::Bytes& in) {
     std::string body = entry::Package(h, payload, entry::DigestType::kCrc32c);
     const uint8_t damage = in.Byte();
     if (damage % 4 == 1 && !body.empty()) body.resize(in.Int(1) % body.size());
-    if (damage % 4 == 2 && !body.empty())
-      body[in.Int(1) % body.size()] ^= 0x10;
+    if (damage % 4 == 2 && !body.empty()) body[in.Int(1) % body.size()] ^= 0x10;
     if (damage % 4 == 3) e->set_ledger_id(ledger + 1);  // header disagrees
     e->set_body(body);
     bodies[id] = body;  // the last write of an id wins in this batch
