@@ -190,7 +190,8 @@ void WriteHandle::OnAnswer(int64_t entry_id, int slot,
                      "fenced: another client is recovering the ledger (",
                      status.message(), ")")),
                  &out);
-    } else if (ensemble_[slot] == bookie && !dead_[slot]) {
+    } else if (ensemble_[slot] == bookie && !dead_[slot] &&
+               !failed_.count(slot)) {
       bk::log::Get("client")->warn(
           "ledger={} entry={} bookie={} add failed: {}", ledger_id_, entry_id,
           bookie, status.ToString());

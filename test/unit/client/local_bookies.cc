@@ -26,13 +26,13 @@ void FaultyStore::AddEntry(const bookie::AddArgs& args,
                            bookie::EntryBuffer body,
                            bookie::StatusCallback done) {
   const int64_t drop = drop_adds_from.load();
-  if (drop >= 0 && args.entry_id >= drop) {
+  if (drop >= 0 && args.entry_id >= drop && !args.recovery) {
     absl::MutexLock l(&mu_);
     swallowed.push_back(std::move(done));
     return;
   }
   const int64_t fail = fail_adds_from.load();
-  if (fail >= 0 && args.entry_id >= fail) {
+  if (fail >= 0 && args.entry_id >= fail && !args.recovery) {
     done(absl::InternalError("injected add failure"));
     return;
   }
@@ -41,6 +41,7 @@ void FaultyStore::AddEntry(const bookie::AddArgs& args,
 
 absl::StatusOr<bookie::EntryBuffer> FaultyStore::ReadEntry(uint64_t ledger_id,
                                                            int64_t entry_id) {
+  if (hang_reads.load()) reads_released_.WaitForNotification();
   auto r = target_->ReadEntry(ledger_id, entry_id);
   if (!r.ok() || !corrupt_reads.load()) return r;
   std::string copy = **r;
@@ -97,7 +98,10 @@ LocalBookies::LocalBookies(int n, int racks) {
 }
 
 LocalBookies::~LocalBookies() {
-  for (auto& b : bookies_) b->faulty->ReleaseSwallowed();
+  for (auto& b : bookies_) {
+    b->faulty->ReleaseSwallowed();
+    b->faulty->ReleaseReads();
+  }
   for (auto& b : bookies_) {
     if (b->server) b->server->Shutdown(absl::ZeroDuration());
   }

@@ -6,11 +6,12 @@
 // Faults:
 //  - Stop(i): the server goes away (connections refused), the registration
 //    stays, as for a crashed bookie whose session has not expired yet.
-//  - CorruptReads(i, true): bookie i flips a byte of every entry it serves.
-//  - DropAdds(i, entry_from): bookie i silently never answers adds of
-//    entries >= entry_from (a bookie that hangs).
-//  - FailAdds(i, entry_from): bookie i answers EIO to adds of entries >=
-//    entry_from.
+//  - faults(i)->corrupt_reads: bookie i flips a byte of every entry it serves.
+//  - faults(i)->drop_adds_from = e: bookie i silently never answers plain
+//    (not recovery) adds of entries >= e (a bookie that hangs).
+//  - faults(i)->fail_adds_from = e: bookie i answers EIO to plain adds of
+//    entries >= e.
+//  - faults(i)->hang_reads: reads wait until the end of the test.
 //
 // Not thread-safe: one test thread drives it.
 
@@ -22,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/synchronization/notification.h"
 #include "bookie/bookie_store.h"
 #include "bookie/service/bookie_service.h"
 #include "bookie/service/grpc_server.h"
@@ -37,6 +39,8 @@ class FaultyStore : public bookie::BookieStore {
   explicit FaultyStore(bookie::BookieStore* target) : target_(target) {}
 
   std::atomic<bool> corrupt_reads{false};
+  // Reads block until ReleaseReads() (a bookie that hangs on reads).
+  std::atomic<bool> hang_reads{false};
   std::atomic<int64_t> drop_adds_from{-1};  // -1: off
   std::atomic<int64_t> fail_adds_from{-1};
   // Adds swallowed (never answered); their callbacks are kept so that the
@@ -80,12 +84,17 @@ class FaultyStore : public bookie::BookieStore {
     target_->SetReadOnly(read_only, reason);
   }
 
-  // Answers every swallowed add (with EIO) so streams can finish.
+  // Answers every swallowed add (with EIO) so streams can finish, and lets
+  // hung reads go.
   void ReleaseSwallowed();
+  void ReleaseReads() {
+    if (!reads_released_.HasBeenNotified()) reads_released_.Notify();
+  }
 
  private:
   bookie::BookieStore* const target_;
   absl::Mutex mu_;
+  absl::Notification reads_released_;
 };
 
 class LocalBookies {

@@ -15,6 +15,7 @@
 
 #include "client/client.h"
 #include "metadata/metadata_store.h"
+#include "prometheus/registry.h"
 #include "test/unit/client/local_bookies.h"
 
 namespace bk::client::testing {
@@ -89,6 +90,20 @@ inline void ExpectEntries(LedgerReader* r, int64_t first, int64_t last) {
   INFO(it->status().ToString());
   REQUIRE(it->status().ok());
   REQUIRE(expect == last + 1);
+}
+
+// The value of a counter or gauge (summed over its labels) in the
+// client's registry; -1 when absent.
+inline double Metric(const Client& client, const std::string& name) {
+  double sum = -1;
+  for (const auto& family : client.metrics_registry()->Collect()) {
+    if (family.name != name) continue;
+    sum = 0;
+    for (const auto& m : family.metric) {
+      sum += m.counter.value + m.gauge.value;
+    }
+  }
+  return sum;
 }
 
 }  // namespace bk::client::testing
