@@ -223,9 +223,8 @@ void ClusterView::OnBookieInfo(const std::string& id,
 
 void ClusterView::OnBookieInfoFailed(const std::string& id, absl::Time at) {
   if (probe_) probe_->InfoPoll(false);
-  absl::MutexLock l(&mu_);
-  now_ = std::max(now_, at);
-  health_[id].healthy_reports = 0;
+  // A probe that fails is an error of the bookie like a failed request.
+  OnBookieError(id, -1, at);
 }
 
 void ClusterView::OnAddAnswered(const std::string& id, absl::Duration latency) {

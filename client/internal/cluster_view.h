@@ -81,6 +81,7 @@ class ClusterView {
   void OnBookieInfo(const std::string& id,
                     const proto::GetBookieInfoResponse& info,
                     absl::Time received_at);
+  // A failed or timed-out GetBookieInfo; counts as an error of the bookie.
   void OnBookieInfoFailed(const std::string& id, absl::Time at);
   void OnAddAnswered(const std::string& id, absl::Duration latency);
   // A failed request to `id` (add or read): counts towards quarantine.

@@ -542,7 +542,13 @@ void WriteHandle::Abandon() {
   {
     absl::MutexLock l(&mu_);
     if (state_ == State::kOpen || state_ == State::kClosing) {
-      FailLocked(absl::CancelledError("the writer was destroyed"), &out);
+      if (pending_.empty()) {
+        state_ = State::kFailed;  // nothing to fail: no warning
+        failure_ = Annotate(absl::CancelledError("the writer was destroyed"),
+                            ledger_id_);
+      } else {
+        FailLocked(absl::CancelledError("the writer was destroyed"), &out);
+      }
     }
   }
   Dispatch(std::move(out));

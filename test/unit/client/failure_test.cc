@@ -90,10 +90,10 @@ TEST_CASE("an ensemble change mid-stream keeps every confirmed entry in order",
   absl::Mutex mu;
   std::vector<int64_t> order;
   for (int e = 60; e < 300; ++e) {
+    // No Catch assertions off the test thread: record, check below.
     (*w)->Append(Payload(e), [&](absl::StatusOr<int64_t> r) {
-      REQUIRE(r.ok());
       absl::MutexLock l(&mu);
-      order.push_back(*r);
+      order.push_back(r.ok() ? *r : -100);
     });
   }
   REQUIRE(WaitFor([&] {
