@@ -8,10 +8,12 @@
 #define BK_CLIENT_CLIENT_OPTIONS_H_
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "placement/options.h"
 
@@ -24,9 +26,9 @@ namespace bk::client {
 // TLS towards bookies that serve gRPC over TLS. All paths are PEM files;
 // an empty ca_file means plaintext.
 struct TlsClientOptions {
-  std::string ca_file;    // clientTrustStore: CA certificates to trust
-  std::string cert_file;  // clientCertificatePath: for mutual TLS, optional
-  std::string key_file;   // clientKeyStore: the client certificate's key
+  std::string ca_file;    // tlsTrustStore: CA certificates to trust
+  std::string cert_file;  // tlsCertificatePath: for mutual TLS, optional
+  std::string key_file;   // tlsKeyStore: the client certificate's key
   // Overrides the name checked in the bookie's certificate (tests with a
   // certificate made for "localhost" while dialling 127.0.0.1).
   std::string server_name_override;
@@ -94,6 +96,18 @@ struct ClientOptions {
 
 // kInvalidArgument naming the first field out of range.
 absl::Status Validate(const ClientOptions& options);
+
+// Options from key=value pairs with BookKeeper's client key names
+// (addEntryTimeoutSec, readEntryTimeoutSec, speculativeReadTimeout (ms),
+// bookieErrorThresholdPerInterval, bookieQuarantineTimeSeconds,
+// getBookieInfoIntervalSeconds, minNumRacksPerWriteQuorum, tlsTrustStore,
+// ...) and ours (maxPendingAddsBytes, placementWeighting, ...); see
+// ClientConfigHelp(). Unknown keys and malformed values are kInvalidArgument
+// naming the key; missing keys take the defaults above.
+absl::StatusOr<ClientOptions> ClientOptionsFromKeys(
+    const std::map<std::string, std::string>& keys);
+// One line per key: "key (type, default D): help".
+std::string ClientConfigHelp();
 
 }  // namespace bk::client
 

@@ -192,5 +192,54 @@ TEST_CASE("recovery by another client fences a writer that is still running",
   CHECK(ReadMetadata(bookies, (*w)->ledger_id()).last_entry_id() == 19);
 }
 
+TEST_CASE(
+    "an add unanswered past addEntryTimeoutSec replaces the silent bookie",
+    "[client]") {
+  LocalBookies bookies(4);
+  ClientOptions o = FastOptions(bookies);
+  o.add_entry_timeout = absl::Milliseconds(500);
+  auto client = MakeClient(o);
+  // AQ = WQ: nothing is confirmed until the silent bookie is replaced.
+  auto w = client->CreateLedger({.ensemble_size = 3,
+                                 .write_quorum = 3,
+                                 .ack_quorum = 3,
+                                 .password = "p"});
+  REQUIRE(w.ok());
+  const auto md0 = ReadMetadata(bookies, (*w)->ledger_id());
+  const std::string victim = md0.segments(0).bookies(2);
+  bookies.faults(bookies.IndexOf(victim))->drop_adds_from = 5;
+  auto fs = AppendAll(w->get(), 0, 29);
+  ExpectAllConfirmed(fs, 0);
+  REQUIRE((*w)->Close().ok());
+  const auto md = ReadMetadata(bookies, (*w)->ledger_id());
+  REQUIRE(md.segments_size() == 2);
+  CHECK(md.segments(1).first_entry_id() == 5);
+  for (const auto& b : md.segments(1).bookies()) CHECK(b != victim);
+}
+
+TEST_CASE("a ledger closed in the metadata store stops its writer",
+          "[client]") {
+  LocalBookies bookies(3);
+  auto client = MakeClient(FastOptions(bookies));
+  auto w = client->CreateLedger({.password = "p"});
+  REQUIRE(w.ok());
+  auto f = (*w)->Append(Payload(0));
+  REQUIRE(Get(f).ok());
+  auto store = metadata::Open(bookies.metadata_uri());
+  REQUIRE(store.ok());
+  auto md = (*store)->ReadLedger((*w)->ledger_id());
+  REQUIRE(md.ok());
+  md->value.set_state(proto::CLOSED);
+  md->value.set_last_entry_id(0);
+  REQUIRE((*store)
+              ->CompareAndSetLedger((*w)->ledger_id(), md->value, md->version)
+              .ok());
+  REQUIRE(WaitFor([&] {
+    auto late = (*w)->Append("late");
+    return absl::IsFailedPrecondition(Get(late).status());
+  }));
+  CHECK(absl::IsFailedPrecondition((*w)->Close()));
+}
+
 }  // namespace
 }  // namespace bk::client::testing
