@@ -2,6 +2,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "bookie/tls.h"
 #include "proto/entry_format.h"
 
 namespace bk::client::testing {
@@ -58,7 +59,8 @@ void FaultyStore::ReleaseSwallowed() {
   for (auto& cb : cbs) cb(absl::InternalError("released"));
 }
 
-LocalBookies::LocalBookies(int n, int racks) {
+LocalBookies::LocalBookies(int n, int racks, const std::string& tls_cert,
+                           const std::string& tls_key) {
   uri_ = "mem://client-test-" + std::to_string(getpid()) + "-" +
          std::to_string(cluster_counter++);
   auto store = metadata::Open(uri_);
@@ -85,6 +87,14 @@ LocalBookies::LocalBookies(int n, int racks) {
         nullptr);
     bookie::GrpcServerOptions go;
     go.address = "127.0.0.1:0";
+    if (!tls_cert.empty()) {
+      bookie::TlsOptions tls;
+      tls.certificate_path = tls_cert;
+      tls.key_path = tls_key;
+      auto creds = bookie::MakeServerCredentials(Env::Default(), tls);
+      REQUIRE(creds.ok());
+      go.credentials = *creds;
+    }
     auto server = bookie::GrpcServer::Start(b->service.get(), go);
     REQUIRE(server.ok());
     b->server = std::move(*server);

@@ -99,8 +99,11 @@ class FaultyStore : public bookie::BookieStore {
 
 class LocalBookies {
  public:
-  // Starts `n` bookies "b0".."b{n-1}", bookie i in rack /r/rack{i % racks}.
-  LocalBookies(int n, int racks = 1);
+  // Starts `n` bookies "b0".."b{n-1}", bookie i in rack /r/rack{i % racks};
+  // with TLS on their gRPC ports when `tls_cert` and `tls_key` (PEM files)
+  // are given.
+  LocalBookies(int n, int racks = 1, const std::string& tls_cert = "",
+               const std::string& tls_key = "");
   ~LocalBookies();
 
   const std::string& metadata_uri() const { return uri_; }
