@@ -62,6 +62,20 @@ inline const proto::Segment& SegmentFor(const proto::LedgerMetadata& md,
   return md.segments(i);
 }
 
+// "OPEN", "IN_RECOVERY", "CLOSED", for errors and logs.
+inline const char* LedgerStateName(proto::LedgerState s) {
+  switch (s) {
+    case proto::OPEN:
+      return "OPEN";
+    case proto::IN_RECOVERY:
+      return "IN_RECOVERY";
+    case proto::CLOSED:
+      return "CLOSED";
+    default:
+      return "UNKNOWN";
+  }
+}
+
 inline std::vector<std::string> Bookies(const proto::Segment& segment) {
   return {segment.bookies().begin(), segment.bookies().end()};
 }
