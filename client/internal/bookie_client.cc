@@ -21,6 +21,9 @@ struct BookieClient::Shared {
 
 namespace {
 
+// How long the destructor waits for adds in flight to be answered.
+constexpr absl::Duration kDrainTimeout = absl::Milliseconds(500);
+
 std::chrono::system_clock::time_point DeadlineIn(absl::Duration timeout) {
   return std::chrono::system_clock::now() + absl::ToChronoMilliseconds(timeout);
 }
@@ -64,6 +67,11 @@ class BookieClient::AddStream final
 
   bool broken() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(owner_->mu_) {
     return broken_;
+  }
+
+  // No add waits for its answer.
+  bool answered() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(owner_->mu_) {
+    return waiting_.empty();
   }
 
   void Flush() { StartWrite(&writing_); }
@@ -141,11 +149,16 @@ class BookieClient::AddStream final
   }
 
   // Marks the call started (Start() has returned); from then on batches
-  // may go on the wire.
-  bool MarkStartedLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(owner_->mu_) {
+  // may go on the wire and the hold may go. The caller then Flush()es when
+  // *write and RemoveHold()s when *release, outside the lock.
+  void MarkStartedLocked(bool* write, bool* release)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(owner_->mu_) {
     started_ = true;
-    return TakeBatchLocked();
+    *write = TakeBatchLocked();
+    *release = ReleaseHoldLocked();
   }
+
+  void RemoveStartHold() { RemoveHold(); }
 
  private:
   bool TakeBatchLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(owner_->mu_) {
@@ -159,8 +172,12 @@ class BookieClient::AddStream final
     return true;
   }
 
+  // The hold goes once the stream is broken with no write in flight, and
+  // never before Start() has returned (the starter still uses the stream).
   bool ReleaseHoldLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(owner_->mu_) {
-    if (!broken_ || write_in_flight_ || hold_released_) return false;
+    if (!started_ || !broken_ || write_in_flight_ || hold_released_) {
+      return false;
+    }
     hold_released_ = true;
     return true;
   }
@@ -208,6 +225,13 @@ BookieClient::BookieClient(std::string bookie_id, std::string endpoint,
 BookieClient::~BookieClient() {
   absl::MutexLock l(&mu_);
   closing_ = true;
+  // Let adds in flight be answered before the stream goes (bounded): a
+  // graceful end for the bookie, which then never sees the stream close
+  // while it still owes answers.
+  auto drained = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    return stream_ == nullptr || stream_->broken() || stream_->answered();
+  };
+  mu_.AwaitWithTimeout(absl::Condition(&drained), kDrainTimeout);
   if (stream_ != nullptr) stream_->Cancel();
   for (grpc::ClientContext* ctx : live_calls_) ctx->TryCancel();
   // Streams replaced earlier are already broken and finishing; unary calls
@@ -264,8 +288,15 @@ void BookieClient::Add(uint64_t ledger_id, int64_t entry_id,
     // the hold taken in Start keeps the stream alive until it is broken
     // with no write in flight.
     start->Start();
-    absl::MutexLock l(&mu_);
-    if (start->MarkStartedLocked()) flush = start;
+    bool write = false, release = false;
+    {
+      absl::MutexLock l(&mu_);
+      start->MarkStartedLocked(&write, &release);
+    }
+    if (write) start->Flush();
+    if (release) start->RemoveStartHold();
+    // `start` may be gone now; `flush` is null when `start` was made here
+    // (a new stream's batches wait for MarkStartedLocked).
   }
   if (flush != nullptr) flush->Flush();
 }

@@ -16,8 +16,9 @@
 // reaching gRPC), never under this object's lock; they must be short and
 // must not block.
 //
-// Lifetime: the destructor cancels the stream and returns after every add
-// callback has run. Unary calls in flight keep what they need alive and
+// Lifetime: the destructor waits up to half a second for adds in flight to
+// be answered, then cancels the stream and returns after every add callback
+// has run. Unary calls in flight keep what they need alive and
 // complete later (with kCancelled or their answer).
 
 #ifndef BK_CLIENT_INTERNAL_BOOKIE_CLIENT_H_

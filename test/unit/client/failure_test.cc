@@ -47,6 +47,7 @@ TEST_CASE("AQ < WQ: a silent bookie does not hold up confirmations",
   auto r = client->OpenLedger((*w)->ledger_id(), "p");
   REQUIRE(r.ok());
   ExpectEntries(r->get(), 0, 99);
+  bookies.ReleaseAllSwallowed();
 }
 
 TEST_CASE("AQ < WQ: a stopped bookie with no replacement leaves writes going",
@@ -215,6 +216,7 @@ TEST_CASE(
   REQUIRE(md.segments_size() == 2);
   CHECK(md.segments(1).first_entry_id() == 5);
   for (const auto& b : md.segments(1).bookies()) CHECK(b != victim);
+  bookies.ReleaseAllSwallowed();
 }
 
 TEST_CASE("a ledger closed in the metadata store stops its writer",

@@ -112,6 +112,12 @@ class LocalBookies {
   int IndexOf(const std::string& id) const { return std::stoi(id.substr(1)); }
 
   void Stop(int i);
+  // Answers every swallowed add (with an error). Call it while the client
+  // is still connected: the bookie service must not be left owing answers
+  // on a stream its client has closed.
+  void ReleaseAllSwallowed() {
+    for (int i = 0; i < size(); ++i) faults(i)->ReleaseSwallowed();
+  }
   FaultyStore* faults(int i) { return bookies_[i]->faulty.get(); }
   bookie::BookieStoreImpl* store(int i) { return bookies_[i]->store.get(); }
   // Removes bookie i's registration (it leaves the cluster).

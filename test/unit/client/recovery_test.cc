@@ -50,6 +50,7 @@ Crashed WriteAndCrash(LocalBookies& bookies, int confirmed,
     }
   }
   w->reset();  // crash: no Close
+  bookies.ReleaseAllSwallowed();
   client.reset();
   return out;
 }

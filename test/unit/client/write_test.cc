@@ -117,6 +117,7 @@ TEST_CASE("pending add bytes are bounded: appends fail RESOURCE_EXHAUSTED",
   }
   CHECK(absl::IsResourceExhausted(refused));
   CHECK(fs.size() < 100);
+  bookies.ReleaseAllSwallowed();
 }
 
 TEST_CASE("create, list and delete ledgers", "[client]") {
