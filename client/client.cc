@@ -1,0 +1,115 @@
+#include "client/client.h"
+
+#include <prometheus/registry.h>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "client/internal/client_context.h"
+#include "client/internal/errors.h"
+#include "client/internal/read_handle.h"
+#include "client/internal/recovery.h"
+#include "client/internal/write_handle.h"
+#include "common/logging.h"
+
+namespace bk::client {
+
+using internal::Annotate;
+
+absl::StatusOr<std::unique_ptr<Client>> Client::Create(ClientOptions options) {
+  auto ctx = internal::ClientContext::Create(std::move(options));
+  if (!ctx.ok()) return ctx.status();
+  return std::unique_ptr<Client>(new Client(std::move(*ctx)));
+}
+
+Client::Client(std::shared_ptr<internal::ClientContext> ctx)
+    : ctx_(std::move(ctx)) {}
+
+Client::~Client() { ctx_->Shutdown(); }
+
+absl::StatusOr<std::unique_ptr<LedgerWriter>> Client::CreateLedger(
+    const CreateLedgerOptions& o) {
+  if (!(1 <= o.ack_quorum && o.ack_quorum <= o.write_quorum &&
+        o.write_quorum <= o.ensemble_size && o.ensemble_size <= 64)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "need 1 <= ack quorum <= write quorum <= ensemble size <= 64, got E=",
+        o.ensemble_size, " WQ=", o.write_quorum, " AQ=", o.ack_quorum));
+  }
+  auto placement = ctx_->cluster()->NewEnsemble(o.ensemble_size, o.write_quorum,
+                                                o.ack_quorum);
+  if (!placement.ok()) return placement.status();
+  auto id = ctx_->store()->NewLedgerId();
+  if (!id.ok()) return id.status();
+  proto::LedgerMetadata md;
+  md.set_ensemble_size(o.ensemble_size);
+  md.set_write_quorum_size(o.write_quorum);
+  md.set_ack_quorum_size(o.ack_quorum);
+  proto::Segment* seg = md.add_segments();
+  seg->set_first_entry_id(0);
+  for (const auto& b : placement->ensemble) seg->add_bookies(b);
+  md.set_state(proto::OPEN);
+  md.set_last_entry_id(-1);
+  md.set_digest_type(static_cast<proto::DigestType>(o.digest));
+  md.set_password_hash(PasswordHash(o.password));
+  md.set_ctime_ms(absl::ToUnixMillis(absl::Now()));
+  for (const auto& [k, v] : o.custom_metadata) {
+    (*md.mutable_custom_metadata())[k] = v;
+  }
+  for (const auto& [bookie, note] : placement->notes) {
+    (*md.mutable_placement_notes())[bookie] = note;
+  }
+  md.set_metadata_format_version(1);
+  auto version = ctx_->store()->CreateLedger(*id, md);
+  if (!version.ok()) return Annotate(version.status(), *id);
+  bk::log::Get("client")->info("ledger={} created on [{}] E={} WQ={} AQ={}",
+                               *id, absl::StrJoin(placement->ensemble, ","),
+                               o.ensemble_size, o.write_quorum, o.ack_quorum);
+  auto handle = std::make_shared<internal::WriteHandle>(
+      ctx_.get(), *id,
+      metadata::Versioned<proto::LedgerMetadata>{std::move(md), *version},
+      MasterKey(o.password));
+  handle->Start();
+  ctx_->RegisterWriter(handle);
+  return std::make_unique<LedgerWriter>(std::move(handle));
+}
+
+absl::StatusOr<std::unique_ptr<LedgerReader>> Client::OpenLedger(
+    int64_t id, const std::string& password, bool recover) {
+  auto md = ctx_->store()->ReadLedger(id);
+  if (!md.ok()) return Annotate(md.status(), id);
+  if (md->value.password_hash() != PasswordHash(password)) {
+    return Annotate(absl::PermissionDeniedError("wrong password"), id);
+  }
+  if (recover && md->value.state() != proto::CLOSED) {
+    auto recovered = internal::RecoverLedger(ctx_.get(), id, std::move(*md),
+                                             MasterKey(password));
+    if (!recovered.ok()) return recovered.status();
+    md = std::move(recovered);
+  }
+  return std::make_unique<LedgerReader>(
+      std::make_shared<internal::ReadHandle>(ctx_.get(), id, std::move(*md)));
+}
+
+absl::Status Client::DeleteLedger(int64_t id) {
+  return Annotate(ctx_->store()->DeleteLedger(id, metadata::kAnyVersion), id);
+}
+
+absl::StatusOr<std::vector<int64_t>> Client::ListLedgers() {
+  auto it = ctx_->store()->ListLedgers();
+  std::vector<int64_t> out;
+  metadata::LedgerId id;
+  while (it->Next(&id)) out.push_back(id);
+  if (!it->status().ok()) return it->status();
+  return out;
+}
+
+std::vector<std::string> Client::QuarantinedBookies() const {
+  return ctx_->cluster()->Quarantined();
+}
+
+std::shared_ptr<prometheus::Registry> Client::metrics_registry() const {
+  return ctx_->probe()->registry();
+}
+
+uint64_t Client::seed() const { return ctx_->seed(); }
+
+}  // namespace bk::client

@@ -1,0 +1,116 @@
+// Client: the entry point of the client library. It connects to the
+// metadata store, learns the bookies (registrations and load reports), keeps
+// one connection per bookie shared by every ledger, and makes ledger writers
+// and readers.
+//
+//   auto client = bk::client::Client::Create(options);       // StatusOr
+//   auto w = (*client)->CreateLedger({.ensemble_size = 3, .write_quorum = 3,
+//                                     .ack_quorum = 2, .password = "pw"});
+//   (*w)->Append("hello", [](absl::StatusOr<int64_t> id) { ... });
+//   (*w)->Close();
+//   auto r = (*client)->OpenLedger(id, "pw", /*recover=*/true);
+//
+// Threads. Every method is safe to call from any thread. The client owns:
+//   - one completion thread, which runs every user callback (add
+//     completions) in order, never under a lock of the client's;
+//   - one worker thread for blocking work (ensemble changes, metadata
+//     writes) and one timer thread (add timeouts, speculative reads);
+//   - one bookie-info poller thread;
+//   - gRPC's own threads, which only update state and hand off.
+// Blocking methods (CreateLedger, OpenLedger, DeleteLedger, ListLedgers,
+// LedgerWriter::Close, LedgerReader reads) must not be called from the
+// completion thread.
+//
+// Lifetime. Writers, readers and iterators must be destroyed before the
+// client. Destroying the client stops its threads, closes the bookie
+// connections and the metadata session; it does not close open ledgers.
+
+#ifndef BK_CLIENT_CLIENT_H_
+#define BK_CLIENT_CLIENT_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "client/client_options.h"
+#include "client/ledger_reader.h"
+#include "client/ledger_writer.h"
+
+namespace bk::client {
+
+namespace internal {
+class ClientContext;
+}  // namespace internal
+
+// Values match proto::DigestType.
+enum class DigestType { kCrc32c = 0, kDummy = 1 };
+
+struct CreateLedgerOptions {
+  int ensemble_size = 3;
+  int write_quorum = 3;
+  int ack_quorum = 2;
+  DigestType digest = DigestType::kCrc32c;
+  // The ledger's password; the bookies' master key is derived from it, and
+  // the metadata keeps only a hash (never the password).
+  std::string password;
+  std::map<std::string, std::string> custom_metadata;
+};
+
+class Client {
+ public:
+  static absl::StatusOr<std::unique_ptr<Client>> Create(ClientOptions options);
+  ~Client();
+  Client(const Client&) = delete;
+  Client& operator=(const Client&) = delete;
+
+  // Chooses an ensemble with the placement policy, writes the ledger's
+  // metadata (state OPEN) and returns its writer. kUnavailable when the
+  // cluster has too few writable bookies; kInvalidArgument for bad quorums
+  // (1 <= ack <= write <= ensemble <= 64).
+  absl::StatusOr<std::unique_ptr<LedgerWriter>> CreateLedger(
+      const CreateLedgerOptions& options);
+
+  // Opens ledger `id` for reading. With `recover`, an OPEN ledger is
+  // recovered first (marked IN_RECOVERY, fenced on its last ensemble, its
+  // last entries re-replicated, closed), so the reader sees it closed and
+  // its writer, if still running, is stopped. kPermissionDenied when the
+  // password does not match; kNotFound for no such ledger.
+  absl::StatusOr<std::unique_ptr<LedgerReader>> OpenLedger(
+      int64_t id, const std::string& password, bool recover = true);
+
+  // Removes the ledger's metadata; the bookies drop its entries at their
+  // next garbage collection. kNotFound when absent.
+  absl::Status DeleteLedger(int64_t id);
+
+  // Every ledger id, ascending.
+  absl::StatusOr<std::vector<int64_t>> ListLedgers();
+
+  // Bookies currently kept out of placements for their errors.
+  std::vector<std::string> QuarantinedBookies() const;
+
+  // The registry the client's metrics are in (the one passed in options,
+  // or the client's own).
+  std::shared_ptr<prometheus::Registry> metrics_registry() const;
+
+  // The seed the client's random source was started from.
+  uint64_t seed() const;
+
+ private:
+  explicit Client(std::shared_ptr<internal::ClientContext> ctx);
+  std::shared_ptr<internal::ClientContext> ctx_;
+};
+
+// The master key of a ledger for `password`: what the client sends to
+// bookies with every add and fence (SHA-256 of a salted password, 32 bytes).
+std::string MasterKey(const std::string& password);
+// The hash stored in the ledger's metadata (SHA-256 of the master key), so
+// the metadata never holds the password nor the key.
+std::string PasswordHash(const std::string& password);
+
+}  // namespace bk::client
+
+#endif  // BK_CLIENT_CLIENT_H_

@@ -1,0 +1,114 @@
+// ClientOptions: every knob of the client library, named after BookKeeper's
+// client configuration keys where BookKeeper has one (the key is given in
+// each comment), with its unit and default.
+//
+// Plain data; copy it freely. Validate() says which field is out of range.
+
+#ifndef BK_CLIENT_CLIENT_OPTIONS_H_
+#define BK_CLIENT_CLIENT_OPTIONS_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "placement/options.h"
+
+namespace prometheus {
+class Registry;
+}  // namespace prometheus
+
+namespace bk::client {
+
+// TLS towards bookies that serve gRPC over TLS. All paths are PEM files;
+// an empty ca_file means plaintext.
+struct TlsClientOptions {
+  std::string ca_file;    // tlsTrustStore: CA certificates to trust
+  std::string cert_file;  // tlsCertificatePath: for mutual TLS, optional
+  std::string key_file;   // tlsKeyStore: the client certificate's key
+  // Overrides the name checked in the bookie's certificate (tests with a
+  // certificate made for "localhost" while dialling 127.0.0.1).
+  std::string server_name_override;
+};
+
+struct ClientOptions {
+  // metadataServiceUri: zk://host:port[,host:port]/root or mem://[name].
+  std::string metadata_service_uri = "mem://";
+
+  // addEntryTimeoutSec: an add not acknowledged by a bookie within this is
+  // a failure of that bookie (ensemble change).
+  absl::Duration add_entry_timeout = absl::Seconds(10);
+  // readEntryTimeoutSec: one read request to one bookie.
+  absl::Duration read_entry_timeout = absl::Seconds(10);
+  // speculativeReadTimeout (ms in BookKeeper): after this without an answer
+  // the next replica is asked too. Zero disables speculation.
+  absl::Duration speculative_read_timeout = absl::Milliseconds(500);
+  // Entries read ahead (in flight) by one Read() range.
+  int read_window = 64;
+
+  // maxPendingAddsBytes (ours; BookKeeper bounds by count with
+  // maxPendingAddRequests...): packaged bytes of adds not yet confirmed,
+  // per writer. Append waits up to pending_adds_wait for room, then fails
+  // with kResourceExhausted.
+  int64_t max_pending_adds_bytes = 64 << 20;
+  absl::Duration pending_adds_wait = absl::Seconds(10);
+  // Largest stream message of batched adds sent to one bookie; a batch is
+  // sent as soon as the previous one is on the wire, or split at this size.
+  int64_t max_add_batch_bytes = 1 << 20;
+
+  // bookieErrorThresholdPerInterval: failures of one bookie within
+  // bookie_health_check_interval that put it in quarantine.
+  int64_t bookie_error_threshold_per_interval = 5;
+  // bookieHealthCheckIntervalSeconds: the window errors are counted in.
+  absl::Duration bookie_health_check_interval = absl::Seconds(60);
+  // bookieQuarantineTimeSeconds: how long a quarantined bookie is kept out
+  // of new ensembles and replacements (unless released early).
+  absl::Duration bookie_quarantine_time = absl::Seconds(1800);
+  // Healthy GetBookieInfo answers in a row (answered, writable, journal
+  // below placement.load_threshold) that release a quarantine early. Ours;
+  // 0 never releases early.
+  int quarantine_release_healthy_reports = 3;
+
+  // getBookieInfoIntervalSeconds: period of the GetBookieInfo poll of every
+  // bookie (BookKeeper's default is a day; load reports need seconds). Each
+  // period is drawn from [1 - jitter, 1 + jitter] x the interval.
+  absl::Duration get_bookie_info_interval = absl::Seconds(5);
+  double get_bookie_info_jitter = 0.2;
+  // getBookieInfoTimeoutSecs.
+  absl::Duration get_bookie_info_timeout = absl::Seconds(5);
+
+  // Placement: weighting none|disk|load|adaptive and the rack rule.
+  placement::PlacementOptions placement;
+
+  TlsClientOptions tls;
+
+  // Seed of the client's random source (placement draws, poll jitter).
+  // 0: drawn at start-up and logged, so a run can be replayed.
+  uint64_t seed = 0;
+
+  // Where the client's metrics go. Null: the client owns a registry of its
+  // own (Client::metrics_registry()).
+  std::shared_ptr<prometheus::Registry> registry;
+};
+
+// kInvalidArgument naming the first field out of range.
+absl::Status Validate(const ClientOptions& options);
+
+// Options from key=value pairs with BookKeeper's client key names
+// (addEntryTimeoutSec, readEntryTimeoutSec, speculativeReadTimeout (ms),
+// bookieErrorThresholdPerInterval, bookieQuarantineTimeSeconds,
+// getBookieInfoIntervalSeconds, minNumRacksPerWriteQuorum, tlsTrustStore,
+// ...) and ours (maxPendingAddsBytes, placementWeighting, ...); see
+// ClientConfigHelp(). Unknown keys and malformed values are kInvalidArgument
+// naming the key; missing keys take the defaults above.
+absl::StatusOr<ClientOptions> ClientOptionsFromKeys(
+    const std::map<std::string, std::string>& keys);
+// One line per key: "key (type, default D): help".
+std::string ClientConfigHelp();
+
+}  // namespace bk::client
+
+#endif  // BK_CLIENT_CLIENT_OPTIONS_H_

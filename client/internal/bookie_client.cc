@@ -1,0 +1,379 @@
+#include "client/internal/bookie_client.h"
+
+#include <grpcpp/grpcpp.h>
+
+#include <chrono>
+#include <deque>
+#include <map>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "proto/bookie.grpc.pb.h"
+#include "proto/status_codes.h"
+
+namespace bk::client::internal {
+
+struct BookieClient::Shared {
+  std::shared_ptr<grpc::Channel> channel;
+  std::unique_ptr<proto::Bookie::Stub> stub;
+};
+
+namespace {
+
+// How long the destructor waits for adds in flight to be answered.
+constexpr absl::Duration kDrainTimeout = absl::Milliseconds(500);
+
+std::chrono::system_clock::time_point DeadlineIn(absl::Duration timeout) {
+  return std::chrono::system_clock::now() + absl::ToChronoMilliseconds(timeout);
+}
+
+}  // namespace
+
+// One AddEntries call. Its state is guarded by the owner's mu_, so that the
+// owner can route adds and the stream can hand over without a second lock.
+// Deletes itself in OnDone, after failing every add still waiting.
+class BookieClient::AddStream final
+    : public grpc::ClientBidiReactor<proto::AddRequest, proto::AddResponse> {
+ public:
+  explicit AddStream(BookieClient* owner) : owner_(owner) {}
+
+  // REQUIRES: called once, without owner_->mu_ held.
+  void Start() {
+    // The hold keeps OnDone away while another thread may still call
+    // StartWrite from outside a reactor callback; released once broken.
+    owner_->shared_->stub->async()->AddEntries(&ctx_, this);
+    AddHold();
+    StartRead(&response_);
+    StartCall();
+  }
+
+  // Queues one entry. Returns true when the caller must call Flush()
+  // (outside the lock) to put a batch on the wire.
+  bool EnqueueLocked(proto::AddEntry&& entry, AddDone done)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(owner_->mu_) {
+    const size_t bytes = entry.body().size() + 64;
+    if (queue_.empty() || queue_bytes_.back() + bytes >
+                              static_cast<size_t>(owner_->max_batch_bytes_)) {
+      queue_.emplace_back();
+      queue_bytes_.push_back(0);
+    }
+    waiting_.emplace(std::make_pair(entry.ledger_id(), entry.entry_id()),
+                     std::move(done));
+    *queue_.back().add_entries() = std::move(entry);
+    queue_bytes_.back() += bytes;
+    return TakeBatchLocked();
+  }
+
+  bool broken() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(owner_->mu_) {
+    return broken_;
+  }
+
+  // No add waits for its answer.
+  bool answered() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(owner_->mu_) {
+    return waiting_.empty();
+  }
+
+  void Flush() { StartWrite(&writing_); }
+
+  void Cancel() { ctx_.TryCancel(); }
+
+  void OnWriteDone(bool ok) override {
+    bool write = false, release = false;
+    {
+      absl::MutexLock l(&owner_->mu_);
+      write_in_flight_ = false;
+      if (!ok) broken_ = true;
+      write = TakeBatchLocked();
+      release = ReleaseHoldLocked();
+    }
+    if (write) Flush();
+    if (release) RemoveHold();
+  }
+
+  void OnReadDone(bool ok) override {
+    if (!ok) {
+      bool release = false;
+      {
+        absl::MutexLock l(&owner_->mu_);
+        broken_ = true;
+        release = ReleaseHoldLocked();
+      }
+      if (release) RemoveHold();
+      return;
+    }
+    std::vector<std::pair<AddDone, absl::Status>> done;
+    {
+      absl::MutexLock l(&owner_->mu_);
+      for (const auto& r : response_.results()) {
+        auto it = waiting_.find(std::make_pair(r.ledger_id(), r.entry_id()));
+        if (it == waiting_.end()) continue;
+        absl::Status s =
+            r.status() == proto::BK_EOK
+                ? absl::OkStatus()
+                : ToAbsl(r.status(),
+                         absl::StrCat("bookie ", owner_->id_, " add of ledger ",
+                                      r.ledger_id(), " entry ", r.entry_id()));
+        done.emplace_back(std::move(it->second), std::move(s));
+        waiting_.erase(it);
+      }
+    }
+    owner_->adds_in_flight_.fetch_sub(static_cast<int64_t>(done.size()),
+                                      std::memory_order_relaxed);
+    for (auto& [cb, s] : done) cb(std::move(s));
+    response_.Clear();
+    StartRead(&response_);
+  }
+
+  void OnDone(const grpc::Status& status) override {
+    std::multimap<std::pair<uint64_t, int64_t>, AddDone> waiting;
+    {
+      absl::MutexLock l(&owner_->mu_);
+      broken_ = true;
+      waiting.swap(waiting_);
+      queue_.clear();
+    }
+    owner_->adds_in_flight_.fetch_sub(static_cast<int64_t>(waiting.size()),
+                                      std::memory_order_relaxed);
+    const absl::Status transport = FromGrpc(status);
+    for (auto& [key, cb] : waiting) {
+      cb(absl::UnavailableError(
+          absl::StrCat("bookie ", owner_->id_, " add of ledger ", key.first,
+                       " entry ", key.second, ": add stream ended (",
+                       transport.ok() ? "closed" : transport.ToString(), ")")));
+    }
+    // Tell the owner first (its destructor may then go on: nothing below
+    // touches it), then go.
+    owner_->StreamDone(this);
+    delete this;
+  }
+
+  // Marks the call started (Start() has returned); from then on batches
+  // may go on the wire and the hold may go. The caller then Flush()es when
+  // *write and RemoveHold()s when *release, outside the lock.
+  void MarkStartedLocked(bool* write, bool* release)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(owner_->mu_) {
+    started_ = true;
+    *write = TakeBatchLocked();
+    *release = ReleaseHoldLocked();
+  }
+
+  void RemoveStartHold() { RemoveHold(); }
+
+ private:
+  bool TakeBatchLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(owner_->mu_) {
+    if (!started_ || write_in_flight_ || broken_ || queue_.empty()) {
+      return false;
+    }
+    writing_ = std::move(queue_.front());
+    queue_.pop_front();
+    queue_bytes_.pop_front();
+    write_in_flight_ = true;
+    return true;
+  }
+
+  // The hold goes once the stream is broken with no write in flight, and
+  // never before Start() has returned (the starter still uses the stream).
+  bool ReleaseHoldLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(owner_->mu_) {
+    if (!started_ || !broken_ || write_in_flight_ || hold_released_) {
+      return false;
+    }
+    hold_released_ = true;
+    return true;
+  }
+
+  BookieClient* const owner_;
+  grpc::ClientContext ctx_;
+  proto::AddResponse response_;  // touched by the read callback only
+  proto::AddRequest writing_;    // owned by the write in flight
+
+  std::deque<proto::AddRequest> queue_ ABSL_GUARDED_BY(owner_->mu_);
+  std::deque<size_t> queue_bytes_ ABSL_GUARDED_BY(owner_->mu_);
+  std::multimap<std::pair<uint64_t, int64_t>, AddDone> waiting_
+      ABSL_GUARDED_BY(owner_->mu_);
+  bool started_ ABSL_GUARDED_BY(owner_->mu_) = false;
+  bool write_in_flight_ ABSL_GUARDED_BY(owner_->mu_) = false;
+  bool broken_ ABSL_GUARDED_BY(owner_->mu_) = false;
+  bool hold_released_ ABSL_GUARDED_BY(owner_->mu_) = false;
+};
+
+BookieClient::BookieClient(std::string bookie_id, std::string endpoint,
+                           const ChannelConfig& config)
+    : id_(std::move(bookie_id)),
+      endpoint_(std::move(endpoint)),
+      max_batch_bytes_(config.max_batch_bytes),
+      shared_(std::make_shared<Shared>()) {
+  grpc::ChannelArguments args;
+  args.SetMaxReceiveMessageSize(64 << 20);
+  args.SetMaxSendMessageSize(64 << 20);
+  // A restarted bookie is found again quickly.
+  args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
+  args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
+  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
+  // One channel per bookie per client: do not share subchannels with other
+  // clients of this process, so each behaves as its own process would.
+  args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+  if (!config.server_name_override.empty()) {
+    args.SetSslTargetNameOverride(config.server_name_override);
+  }
+  auto creds = config.credentials ? config.credentials
+                                  : grpc::InsecureChannelCredentials();
+  shared_->channel = grpc::CreateCustomChannel(endpoint_, creds, args);
+  shared_->stub = proto::Bookie::NewStub(shared_->channel);
+}
+
+BookieClient::~BookieClient() {
+  absl::MutexLock l(&mu_);
+  closing_ = true;
+  // Let adds in flight be answered before the stream goes (bounded): a
+  // graceful end for the bookie, which then never sees the stream close
+  // while it still owes answers.
+  auto drained = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    return stream_ == nullptr || stream_->broken() || stream_->answered();
+  };
+  mu_.AwaitWithTimeout(absl::Condition(&drained), kDrainTimeout);
+  if (stream_ != nullptr) stream_->Cancel();
+  for (grpc::ClientContext* ctx : live_calls_) ctx->TryCancel();
+  // Streams replaced earlier are already broken and finishing; unary calls
+  // finish at their deadline at the latest.
+  mu_.Await(absl::Condition(this, &BookieClient::IdleLocked));
+}
+
+bool BookieClient::IdleLocked() const {
+  return live_streams_ == 0 && live_calls_.empty();
+}
+
+void BookieClient::StreamDone(AddStream* stream) {
+  absl::MutexLock l(&mu_);
+  if (stream_ == stream) stream_ = nullptr;
+  --live_streams_;
+}
+
+void BookieClient::Add(uint64_t ledger_id, int64_t entry_id,
+                       const std::string& master_key, uint32_t flags,
+                       const std::string& body, AddDone done) {
+  proto::AddEntry entry;
+  entry.set_ledger_id(ledger_id);
+  entry.set_entry_id(entry_id);
+  entry.set_master_key(master_key);
+  entry.set_flags(flags);
+  entry.set_body(body);
+  AddStream* start = nullptr;
+  AddStream* flush = nullptr;
+  bool closing = false;
+  {
+    absl::MutexLock l(&mu_);
+    closing = closing_;
+    if (!closing) {
+      if (stream_ == nullptr || stream_->broken()) {
+        // A broken stream finishes on its own; new adds take a new one.
+        stream_ = new AddStream(this);
+        ++live_streams_;
+        start = stream_;
+      }
+      adds_in_flight_.fetch_add(1, std::memory_order_relaxed);
+      if (stream_->EnqueueLocked(std::move(entry), std::move(done))) {
+        flush = stream_;
+      }
+    }
+  }
+  if (closing) {
+    done(
+        absl::CancelledError(absl::StrCat("bookie ", id_, ": client closing")));
+    return;
+  }
+  if (start != nullptr) {
+    // Binding and starting the call happen outside the lock (gRPC may run
+    // callbacks inline); until MarkStartedLocked no batch is written, and
+    // the hold taken in Start keeps the stream alive until it is broken
+    // with no write in flight.
+    start->Start();
+    bool write = false, release = false;
+    {
+      absl::MutexLock l(&mu_);
+      start->MarkStartedLocked(&write, &release);
+    }
+    if (write) start->Flush();
+    if (release) start->RemoveStartHold();
+    // `start` may be gone now; `flush` is null when `start` was made here
+    // (a new stream's batches wait for MarkStartedLocked).
+  }
+  if (flush != nullptr) flush->Flush();
+}
+
+template <typename Req, typename Resp, typename Method>
+void BookieClient::Unary(const Req& request, absl::Duration timeout,
+                         Method method, Done<Resp> done) {
+  struct Call {
+    grpc::ClientContext ctx;
+    Req request;
+    Resp response;
+  };
+  auto call = std::make_shared<Call>();
+  call->request = request;
+  call->ctx.set_deadline(DeadlineIn(timeout));
+  {
+    absl::MutexLock l(&mu_);
+    if (!closing_) live_calls_.insert(&call->ctx);
+    if (closing_) call.reset();
+  }
+  if (call == nullptr) {
+    done(absl::CancelledError(absl::StrCat("bookie ", id_, ": closing")));
+    return;
+  }
+  auto shared = shared_;
+  // std::function needs a copyable callback: the move-only `done` is kept
+  // behind a shared_ptr.
+  auto cb = std::make_shared<Done<Resp>>(std::move(done));
+  method(shared->stub.get(), &call->ctx, &call->request, &call->response,
+         [this, call, shared, cb](grpc::Status s) {
+           if (!s.ok()) {
+             (*cb)(FromGrpc(s));
+           } else {
+             (*cb)(std::move(call->response));
+           }
+           // Only now may the destructor return: `done` has finished.
+           absl::MutexLock l(&mu_);
+           live_calls_.erase(&call->ctx);
+         });
+}
+
+void BookieClient::ReadEntry(const proto::ReadEntryRequest& request,
+                             absl::Duration timeout,
+                             Done<proto::ReadEntryResponse> done) {
+  Unary<proto::ReadEntryRequest, proto::ReadEntryResponse>(
+      request, timeout,
+      [](proto::Bookie::Stub* stub, grpc::ClientContext* ctx, auto* req,
+         auto* resp, std::function<void(grpc::Status)> cb) {
+        stub->async()->ReadEntry(ctx, req, resp, std::move(cb));
+      },
+      std::move(done));
+}
+
+void BookieClient::ReadLac(uint64_t ledger_id, absl::Duration timeout,
+                           Done<proto::ReadLacResponse> done) {
+  proto::ReadLacRequest request;
+  request.set_ledger_id(ledger_id);
+  Unary<proto::ReadLacRequest, proto::ReadLacResponse>(
+      request, timeout,
+      [](proto::Bookie::Stub* stub, grpc::ClientContext* ctx, auto* req,
+         auto* resp, std::function<void(grpc::Status)> cb) {
+        stub->async()->ReadLac(ctx, req, resp, std::move(cb));
+      },
+      std::move(done));
+}
+
+void BookieClient::GetBookieInfo(uint64_t requested, absl::Duration timeout,
+                                 Done<proto::GetBookieInfoResponse> done) {
+  proto::GetBookieInfoRequest request;
+  request.set_requested(requested);
+  Unary<proto::GetBookieInfoRequest, proto::GetBookieInfoResponse>(
+      request, timeout,
+      [](proto::Bookie::Stub* stub, grpc::ClientContext* ctx, auto* req,
+         auto* resp, std::function<void(grpc::Status)> cb) {
+        stub->async()->GetBookieInfo(ctx, req, resp, std::move(cb));
+      },
+      std::move(done));
+}
+
+}  // namespace bk::client::internal

@@ -1,0 +1,120 @@
+// BookieClient: this client's one connection to one bookie, shared by every
+// ledger: one gRPC channel and one AddEntries stream.
+//
+// Adds are coalesced: Add appends the entry to the batch being built; a
+// batch goes on the wire as soon as the previous one has been written, and
+// a batch is closed at ChannelConfig::max_batch_bytes. So a busy writer sends
+// few, large stream messages and an idle one sends each add at once.
+// Answers come back in any order and are matched by (ledger, entry).
+//
+// When the stream ends (bookie down, connection lost, cancelled), every add
+// still waiting for an answer completes with kUnavailable naming the
+// bookie; the next Add opens a new stream.
+//
+// Threads: every method may be called from any thread. Callbacks run on
+// gRPC threads (or inline on the caller's thread when the call fails before
+// reaching gRPC), never under this object's lock; they must be short and
+// must not block.
+//
+// Lifetime: the destructor waits up to half a second for adds in flight to
+// be answered, then cancels the stream and returns after every add callback
+// has run. Unary calls in flight keep what they need alive and
+// complete later (with kCancelled or their answer).
+
+#ifndef BK_CLIENT_INTERNAL_BOOKIE_CLIENT_H_
+#define BK_CLIENT_INTERNAL_BOOKIE_CLIENT_H_
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <set>
+#include <string>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/functional/any_invocable.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "proto/bookie.pb.h"
+
+namespace grpc {
+class Channel;
+class ClientContext;
+class ChannelCredentials;
+}  // namespace grpc
+
+namespace bk::client::internal {
+
+struct ChannelConfig {
+  std::shared_ptr<grpc::ChannelCredentials> credentials;  // null: insecure
+  std::string server_name_override;
+  int64_t max_batch_bytes = 1 << 20;
+};
+
+class BookieClient {
+ public:
+  using AddDone = absl::AnyInvocable<void(absl::Status)>;
+  template <typename T>
+  using Done = absl::AnyInvocable<void(absl::StatusOr<T>)>;
+
+  BookieClient(std::string bookie_id, std::string endpoint,
+               const ChannelConfig& config);
+  ~BookieClient();
+  BookieClient(const BookieClient&) = delete;
+  BookieClient& operator=(const BookieClient&) = delete;
+
+  const std::string& id() const { return id_; }
+  const std::string& endpoint() const { return endpoint_; }
+
+  // Sends one packaged entry; `done` gets the bookie's answer as a Status
+  // (EOK -> OK, EFENCED -> kFailedPrecondition, ...; see
+  // proto/status_codes.h) or kUnavailable when the stream broke.
+  void Add(uint64_t ledger_id, int64_t entry_id, const std::string& master_key,
+           uint32_t flags, const std::string& body, AddDone done);
+
+  // Unary calls. `done` gets the response (whose own status field the
+  // caller interprets) or the transport error (kUnavailable,
+  // kDeadlineExceeded after `timeout`, ...).
+  void ReadEntry(const proto::ReadEntryRequest& request, absl::Duration timeout,
+                 Done<proto::ReadEntryResponse> done);
+  void ReadLac(uint64_t ledger_id, absl::Duration timeout,
+               Done<proto::ReadLacResponse> done);
+  void GetBookieInfo(uint64_t requested, absl::Duration timeout,
+                     Done<proto::GetBookieInfoResponse> done);
+
+  // Adds sent and not answered yet.
+  int64_t adds_in_flight() const {
+    return adds_in_flight_.load(std::memory_order_relaxed);
+  }
+
+ private:
+  class AddStream;
+  struct Shared;
+
+  // Called by a stream from its OnDone.
+  void StreamDone(AddStream* stream);
+  bool IdleLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  template <typename Req, typename Resp, typename Method>
+  void Unary(const Req& request, absl::Duration timeout, Method method,
+             Done<Resp> done);
+
+  // Constant after construction.
+  const std::string id_;
+  const std::string endpoint_;
+  const int64_t max_batch_bytes_;
+  std::shared_ptr<Shared> shared_;  // channel and stub, kept by calls too
+
+  mutable absl::Mutex mu_;
+  AddStream* stream_ ABSL_GUARDED_BY(mu_) = nullptr;  // the one taking adds
+  int live_streams_ ABSL_GUARDED_BY(mu_) = 0;
+  std::set<grpc::ClientContext*> live_calls_ ABSL_GUARDED_BY(mu_);
+  bool closing_ ABSL_GUARDED_BY(mu_) = false;
+
+  // Own synchronisation.
+  std::atomic<int64_t> adds_in_flight_{0};
+};
+
+}  // namespace bk::client::internal
+
+#endif  // BK_CLIENT_INTERNAL_BOOKIE_CLIENT_H_

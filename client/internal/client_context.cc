@@ -1,0 +1,200 @@
+#include "client/internal/client_context.h"
+
+#include <grpcpp/grpcpp.h>
+#include <prometheus/registry.h>
+
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "client/internal/write_handle.h"
+#include "common/logging.h"
+
+namespace bk::client::internal {
+namespace {
+
+constexpr absl::Duration kTickPeriod = absl::Milliseconds(100);
+
+absl::StatusOr<std::string> ReadPem(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot read ", path));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+absl::StatusOr<ChannelConfig> MakeChannelConfig(const ClientOptions& o) {
+  ChannelConfig c;
+  c.max_batch_bytes = o.max_add_batch_bytes;
+  if (o.tls.ca_file.empty()) return c;
+  grpc::SslCredentialsOptions ssl;
+  auto ca = ReadPem(o.tls.ca_file);
+  if (!ca.ok()) return ca.status();
+  ssl.pem_root_certs = *ca;
+  if (!o.tls.cert_file.empty()) {
+    auto cert = ReadPem(o.tls.cert_file);
+    if (!cert.ok()) return cert.status();
+    auto key = ReadPem(o.tls.key_file);
+    if (!key.ok()) return key.status();
+    ssl.pem_cert_chain = *cert;
+    ssl.pem_private_key = *key;
+  }
+  c.credentials = grpc::SslCredentials(ssl);
+  c.server_name_override = o.tls.server_name_override;
+  return c;
+}
+
+}  // namespace
+
+std::shared_ptr<BookieClient> BookiePool::Get(const std::string& id) {
+  auto endpoint = cluster_->Endpoint(id);
+  absl::MutexLock l(&mu_);
+  if (closed_ || !endpoint.has_value()) return nullptr;
+  auto& slot = clients_[id];
+  if (slot == nullptr || slot->endpoint() != *endpoint) {
+    if (slot != nullptr) retired_.push_back(slot);
+    slot = std::make_shared<BookieClient>(id, *endpoint, config_);
+  }
+  return slot;
+}
+
+std::map<std::string, int64_t> BookiePool::AddsInFlight() const {
+  absl::MutexLock l(&mu_);
+  std::map<std::string, int64_t> out;
+  for (const auto& [id, c] : clients_) out[id] = c->adds_in_flight();
+  return out;
+}
+
+void BookiePool::Close() {
+  std::map<std::string, std::shared_ptr<BookieClient>> clients;
+  std::vector<std::shared_ptr<BookieClient>> retired;
+  {
+    absl::MutexLock l(&mu_);
+    closed_ = true;
+    clients.swap(clients_);
+    retired.swap(retired_);
+  }
+  // Destructors cancel and wait for callbacks; others may still hold a
+  // reference for a moment (an op in progress), which is fine: the last
+  // holder destroys it, never a gRPC thread of its own connection, because
+  // callbacks hold the BookieClient only through `this`.
+  clients.clear();
+  retired.clear();
+}
+
+ClientContext::ClientContext(ClientOptions options)
+    : options_(std::move(options)) {}
+
+absl::StatusOr<std::shared_ptr<ClientContext>> ClientContext::Create(
+    ClientOptions options) {
+  if (absl::Status s = Validate(options); !s.ok()) return s;
+  auto channel = MakeChannelConfig(options);
+  if (!channel.ok()) return channel.status();
+  std::shared_ptr<ClientContext> ctx(new ClientContext(std::move(options)));
+  ClientContext& c = *ctx;
+  c.seed_ = c.options_.seed != 0 ? c.options_.seed : std::random_device()();
+  auto log = bk::log::Get("client");
+  log->info(
+      "client starting: metadata={} seed={} weighting={}",
+      c.options_.metadata_service_uri, c.seed_,
+      std::string(placement::WeightingName(c.options_.placement.weighting)));
+  auto store = metadata::Open(c.options_.metadata_service_uri);
+  if (!store.ok()) return store.status();
+  c.store_ = std::move(*store);
+  auto registry = c.options_.registry
+                      ? c.options_.registry
+                      : std::make_shared<prometheus::Registry>();
+  c.probe_ = std::make_unique<ClientProbe>(registry);
+  c.cluster_ =
+      std::make_unique<ClusterView>(c.options_, c.seed_, c.probe_.get());
+  c.pool_ = std::make_unique<BookiePool>(*channel, c.cluster_.get());
+  auto bookies = c.store_->ListBookies();
+  if (!bookies.ok()) return bookies.status();
+  c.cluster_->SetBookies(*bookies);
+  ClusterView* cluster = c.cluster_.get();
+  c.bookie_watch_ = c.store_->WatchBookies(
+      [cluster](absl::StatusOr<metadata::BookieSet> set) {
+        if (set.ok()) cluster->SetBookies(*set);
+      });
+  std::weak_ptr<ClientContext> weak = ctx;
+  c.timer_.PostAfter(kTickPeriod, [weak] {
+    if (auto self = weak.lock()) self->Tick();
+  });
+  c.poller_ = std::thread([&c] { c.PollLoop(); });
+  return ctx;
+}
+
+ClientContext::~ClientContext() { Shutdown(); }
+
+void ClientContext::Shutdown() {
+  {
+    absl::MutexLock l(&mu_);
+    if (shut_down_) return;
+    shut_down_ = true;
+    stop_poller_ = true;
+  }
+  closing_ = true;
+  if (poller_.joinable()) poller_.join();
+  bookie_watch_.reset();
+  if (pool_) pool_->Close();
+  timer_.Shutdown();
+  worker_.Shutdown();
+  completions_.Shutdown();
+  store_.reset();
+}
+
+void ClientContext::RegisterWriter(const std::shared_ptr<WriteHandle>& writer) {
+  absl::MutexLock l(&mu_);
+  writers_.erase(std::remove_if(writers_.begin(), writers_.end(),
+                                [](const auto& w) { return w.expired(); }),
+                 writers_.end());
+  writers_.push_back(writer);
+}
+
+void ClientContext::Tick() {
+  if (closing_) return;
+  const absl::Time now = absl::Now();
+  std::vector<std::shared_ptr<WriteHandle>> writers;
+  {
+    absl::MutexLock l(&mu_);
+    for (const auto& w : writers_) {
+      if (auto s = w.lock()) writers.push_back(std::move(s));
+    }
+  }
+  for (const auto& w : writers) w->CheckTimeouts(now);
+  writers.clear();
+  cluster_->Tick(now, pool_->AddsInFlight());
+  // Tick is only ever run by the timer; `this` outlives the timer.
+  timer_.PostAfter(kTickPeriod, [this] { Tick(); });
+}
+
+void ClientContext::PollLoop() {
+  std::mt19937_64 gen(seed_ ^ 0x9e3779b97f4a7c15ull);
+  std::uniform_real_distribution<double> jitter(
+      1 - options_.get_bookie_info_jitter, 1 + options_.get_bookie_info_jitter);
+  const uint64_t requested =
+      proto::TOTAL_DISK_CAPACITY | proto::FREE_DISK_SPACE | proto::LOAD;
+  while (true) {
+    for (const std::string& id : cluster_->Members()) {
+      auto client = pool_->Get(id);
+      if (client == nullptr) continue;
+      ClusterView* cluster = cluster_.get();
+      client->GetBookieInfo(
+          requested, options_.get_bookie_info_timeout,
+          [cluster, id](absl::StatusOr<proto::GetBookieInfoResponse> r) {
+            if (r.ok() && r->status() == proto::BK_EOK) {
+              cluster->OnBookieInfo(id, *r, absl::Now());
+            } else {
+              cluster->OnBookieInfoFailed(id, absl::Now());
+            }
+          });
+    }
+    const absl::Duration period =
+        options_.get_bookie_info_interval * jitter(gen);
+    absl::MutexLock l(&mu_);
+    if (mu_.AwaitWithTimeout(absl::Condition(&stop_poller_), period)) break;
+  }
+}
+
+}  // namespace bk::client::internal

@@ -1,0 +1,84 @@
+#include "client/internal/client_probe.h"
+
+#include <prometheus/counter.h>
+#include <prometheus/gauge.h>
+#include <prometheus/histogram.h>
+#include <prometheus/registry.h>
+
+namespace bk::client::internal {
+namespace {
+
+prometheus::Histogram::BucketBoundaries LatencyBuckets() {
+  return {0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,
+          0.05,   0.1,     0.25,   0.5,   1,      2.5,   10};
+}
+
+prometheus::Counter* MakeCounter(prometheus::Registry& r, const char* name,
+                                 const char* help,
+                                 const prometheus::Labels& labels = {}) {
+  return &prometheus::BuildCounter().Name(name).Help(help).Register(r).Add(
+      labels);
+}
+
+}  // namespace
+
+ClientProbe::ClientProbe(std::shared_ptr<prometheus::Registry> registry)
+    : registry_(std::move(registry)) {
+  auto& r = *registry_;
+  add_latency_ = &prometheus::BuildHistogram()
+                      .Name("bk_client_add_latency_seconds")
+                      .Help("Time from Append to the entry's confirmation")
+                      .Register(r)
+                      .Add({}, LatencyBuckets());
+  read_latency_ = &prometheus::BuildHistogram()
+                       .Name("bk_client_read_latency_seconds")
+                       .Help("Time to read one entry, all replicas tried")
+                       .Register(r)
+                       .Add({}, LatencyBuckets());
+  ensemble_changes_ =
+      MakeCounter(r, "bk_client_ensemble_changes_total",
+                  "Ensemble changes written to ledger metadata");
+  speculative_reads_ =
+      MakeCounter(r, "bk_client_speculative_reads_total",
+                  "Reads sent to another replica after speculativeReadTimeout");
+  quarantines_ = MakeCounter(r, "bk_client_quarantines_total",
+                             "Bookies put in quarantine for their errors");
+  recoveries_ = MakeCounter(r, "bk_client_recoveries_total",
+                            "Ledgers recovered and closed by this client");
+  auto& polls = prometheus::BuildCounter()
+                    .Name("bk_client_bookie_info_polls_total")
+                    .Help("GetBookieInfo polls by result")
+                    .Register(r);
+  info_ok_ = &polls.Add({{"result", "ok"}});
+  info_error_ = &polls.Add({{"result", "error"}});
+  pending_adds_ = &prometheus::BuildGauge()
+                       .Name("bk_client_pending_adds")
+                       .Help("Adds appended and not yet confirmed")
+                       .Register(r)
+                       .Add({});
+  pending_add_bytes_ = &prometheus::BuildGauge()
+                            .Name("bk_client_pending_add_bytes")
+                            .Help("Packaged bytes of the pending adds")
+                            .Register(r)
+                            .Add({});
+}
+
+void ClientProbe::AddConfirmed(absl::Duration latency) {
+  add_latency_->Observe(absl::ToDoubleSeconds(latency));
+}
+void ClientProbe::EntryRead(absl::Duration latency) {
+  read_latency_->Observe(absl::ToDoubleSeconds(latency));
+}
+void ClientProbe::EnsembleChanged() { ensemble_changes_->Increment(); }
+void ClientProbe::SpeculativeRead() { speculative_reads_->Increment(); }
+void ClientProbe::Quarantined() { quarantines_->Increment(); }
+void ClientProbe::Recovered() { recoveries_->Increment(); }
+void ClientProbe::InfoPoll(bool ok) {
+  (ok ? info_ok_ : info_error_)->Increment();
+}
+void ClientProbe::PendingAdds(int64_t delta_adds, int64_t delta_bytes) {
+  pending_adds_->Increment(static_cast<double>(delta_adds));
+  pending_add_bytes_->Increment(static_cast<double>(delta_bytes));
+}
+
+}  // namespace bk::client::internal

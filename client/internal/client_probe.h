@@ -1,0 +1,68 @@
+// ClientProbe: the client's Prometheus metrics, registered once at
+// construction; the hot path only touches prebuilt handles.
+//
+//   bk_client_add_latency_seconds         histogram, Append to confirmation
+//   bk_client_read_latency_seconds        histogram, one entry read
+//   bk_client_ensemble_changes_total      counter
+//   bk_client_speculative_reads_total     counter
+//   bk_client_quarantines_total           counter
+//   bk_client_pending_adds                gauge, adds not yet confirmed
+//   bk_client_pending_add_bytes           gauge, their packaged bytes
+//   bk_client_bookie_info_polls_total     counter {result="ok"|"error"}
+//   bk_client_recoveries_total            counter
+//
+// Thread-safe (prometheus-cpp metrics are).
+
+#ifndef BK_CLIENT_INTERNAL_CLIENT_PROBE_H_
+#define BK_CLIENT_INTERNAL_CLIENT_PROBE_H_
+
+#include <memory>
+
+#include "absl/time/time.h"
+
+namespace prometheus {
+class Registry;
+class Histogram;
+class Counter;
+class Gauge;
+}  // namespace prometheus
+
+namespace bk::client::internal {
+
+class ClientProbe {
+ public:
+  // `registry` must not be null; kept alive by the probe.
+  explicit ClientProbe(std::shared_ptr<prometheus::Registry> registry);
+
+  void AddConfirmed(absl::Duration latency);
+  void EntryRead(absl::Duration latency);
+  void EnsembleChanged();
+  void SpeculativeRead();
+  void Quarantined();
+  void Recovered();
+  void InfoPoll(bool ok);
+  // Deltas of the pending gauges.
+  void PendingAdds(int64_t delta_adds, int64_t delta_bytes);
+
+  const std::shared_ptr<prometheus::Registry>& registry() const {
+    return registry_;
+  }
+
+ private:
+  // Constant after construction; the metrics are owned by the registry.
+  std::shared_ptr<prometheus::Registry> registry_;
+  prometheus::Histogram* add_latency_;
+  prometheus::Histogram* read_latency_;
+  prometheus::Counter* ensemble_changes_;
+  prometheus::Counter* speculative_reads_;
+  prometheus::Counter* quarantines_;
+  prometheus::Counter* recoveries_;
+  prometheus::Counter* info_ok_;
+  prometheus::Counter* info_error_;
+  prometheus::Gauge* pending_adds_;
+  prometheus::Gauge* pending_add_bytes_;
+};
+
+}  // namespace bk::client::internal
+
+#endif  // BK_CLIENT_INTERNAL_CLIENT_PROBE_H_

@@ -1,0 +1,311 @@
+#include "client/internal/cluster_view.h"
+
+#include <algorithm>
+
+#include "common/logging.h"
+#include "placement/topology.h"
+#include "placement/weighted_selection.h"
+
+namespace bk::client::internal {
+
+placement::BookieInfo ToPlacementInfo(const proto::GetBookieInfoResponse& r) {
+  placement::BookieInfo i;
+  i.free_disk_bytes = r.free_disk_space();
+  i.total_disk_bytes = r.total_disk_capacity();
+  i.journal_io_util = r.journal_io_util();
+  i.ledger_io_util = r.ledger_io_util();
+  i.cpu_used_rate = r.cpu_used_rate();
+  i.write_bytes_per_second = static_cast<double>(r.write_bytes_per_second());
+  return i;
+}
+
+ClusterView::ClusterView(const ClientOptions& options, uint64_t seed,
+                         ClientProbe* probe)
+    : options_(options),
+      probe_(probe),
+      gen_(seed),
+      policy_(options.placement, absl::BitGenRef(gen_)) {}
+
+void ClusterView::SetBookies(const metadata::BookieSet& bookies) {
+  std::vector<placement::BookieNode> writable, readonly;
+  absl::MutexLock l(&mu_);
+  members_.clear();
+  for (const auto& b : bookies.writable) {
+    writable.push_back({b.bookie_id(), b.network_location()});
+    members_[b.bookie_id()] = b;
+    endpoints_[b.bookie_id()] = b.grpc_endpoint();
+  }
+  for (const auto& b : bookies.readonly) {
+    readonly.push_back({b.bookie_id(), b.network_location()});
+    members_[b.bookie_id()] = b;
+    endpoints_[b.bookie_id()] = b.grpc_endpoint();
+  }
+  policy_.OnClusterChanged(writable, readonly);
+}
+
+std::optional<std::string> ClusterView::Endpoint(const std::string& id) const {
+  absl::MutexLock l(&mu_);
+  auto it = endpoints_.find(id);
+  if (it == endpoints_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::vector<std::string> ClusterView::Members() const {
+  absl::MutexLock l(&mu_);
+  std::vector<std::string> out;
+  for (const auto& [id, info] : members_) out.push_back(id);
+  return out;
+}
+
+bool ClusterView::HasMembers() const {
+  absl::MutexLock l(&mu_);
+  return !members_.empty();
+}
+
+bool ClusterView::IsQuarantinedLocked(const std::string& id) const {
+  auto it = health_.find(id);
+  return it != health_.end() && it->second.quarantined_until > now_;
+}
+
+placement::BookieSet ClusterView::QuarantinedSetLocked() const {
+  placement::BookieSet out;
+  for (const auto& [id, h] : health_) {
+    if (h.quarantined_until > now_) out.insert(id);
+  }
+  return out;
+}
+
+double ClusterView::ProbabilityLocked(const std::string& id) const {
+  // The chance `id` had in a draw among the writable bookies, for the
+  // weightings whose weights are a function of the reports alone. -1 for
+  // adaptive (its draw also depends on this client's own view).
+  const auto& writable = policy_.topology().writable();
+  if (writable.empty()) return -1;
+  std::vector<double> weights;
+  double mine = 0;
+  switch (options_.placement.weighting) {
+    case placement::Weighting::kNone:
+      return 1.0 / static_cast<double>(writable.size());
+    case placement::Weighting::kDisk: {
+      std::vector<int64_t> free;
+      for (const auto& b : writable) {
+        const auto* r = policy_.topology().Report(b);
+        free.push_back(r ? r->info.free_disk_bytes : -1);
+      }
+      weights = placement::DiskWeights(
+          free, options_.placement.bookie_max_weight_multiple);
+      break;
+    }
+    case placement::Weighting::kLoad:
+      for (const auto& b : writable) {
+        const auto* r = policy_.topology().Report(b);
+        weights.push_back(placement::LoadRouletteWeight(
+            r ? r->info.write_bytes_per_second : -1));
+      }
+      break;
+    case placement::Weighting::kAdaptive:
+      return -1;
+  }
+  double sum = 0;
+  for (size_t i = 0; i < writable.size(); ++i) {
+    sum += weights[i];
+    if (writable[i] == id) mine = weights[i];
+  }
+  return sum > 0 ? mine / sum : -1;
+}
+
+proto::PlacementNote ClusterView::NoteLocked(const std::string& id) const {
+  proto::PlacementNote note;
+  note.set_rack(policy_.topology().Rack(id));
+  note.set_weighting(
+      std::string(placement::WeightingName(options_.placement.weighting)));
+  note.set_journal_io_util(-1);
+  note.set_write_bytes_per_second(-1);
+  note.set_free_disk_space(-1);
+  note.set_report_age_ms(-1);
+  if (const auto* r = policy_.topology().Report(id)) {
+    note.set_journal_io_util(r->info.journal_io_util);
+    note.set_write_bytes_per_second(r->info.write_bytes_per_second);
+    note.set_free_disk_space(r->info.free_disk_bytes);
+    note.set_report_age_ms(
+        std::max<int64_t>(0, absl::ToInt64Milliseconds(now_ - r->received_at)));
+  }
+  note.set_probability(ProbabilityLocked(id));
+  return note;
+}
+
+absl::StatusOr<Placement> ClusterView::NewEnsemble(int ensemble_size,
+                                                   int write_quorum,
+                                                   int ack_quorum) {
+  absl::MutexLock l(&mu_);
+  policy_.AdvanceTime(absl::Now());
+  now_ = std::max(now_, absl::Now());
+  auto r = policy_.NewEnsemble(ensemble_size, write_quorum, ack_quorum,
+                               QuarantinedSetLocked());
+  if (!r.ok() && placement::IsNotEnoughBookies(r.status())) {
+    // Quarantine is best effort: use quarantined bookies rather than fail.
+    r = policy_.NewEnsemble(ensemble_size, write_quorum, ack_quorum, {});
+  }
+  if (!r.ok()) return r.status();
+  Placement p;
+  p.ensemble = r->ensemble;
+  for (const auto& id : p.ensemble) p.notes[id] = NoteLocked(id);
+  return p;
+}
+
+absl::StatusOr<Placement> ClusterView::ReplaceBookie(
+    const std::vector<std::string>& ensemble, int index, int write_quorum,
+    int ack_quorum, const std::vector<std::string>& excluded) {
+  absl::MutexLock l(&mu_);
+  policy_.AdvanceTime(absl::Now());
+  now_ = std::max(now_, absl::Now());
+  placement::BookieSet ex(excluded.begin(), excluded.end());
+  placement::BookieSet with_quarantine = ex;
+  for (const auto& q : QuarantinedSetLocked()) with_quarantine.insert(q);
+  auto r = policy_.ReplaceBookie(ensemble, index, write_quorum, ack_quorum,
+                                 with_quarantine);
+  if (!r.ok() && placement::IsNotEnoughBookies(r.status())) {
+    r = policy_.ReplaceBookie(ensemble, index, write_quorum, ack_quorum, ex);
+  }
+  if (!r.ok()) return r.status();
+  Placement p;
+  p.ensemble = r->ensemble;
+  p.notes[r->bookie] = NoteLocked(r->bookie);
+  return p;
+}
+
+std::vector<int> ClusterView::ReadOrder(
+    const std::vector<std::string>& ensemble,
+    const std::vector<int>& write_set) const {
+  absl::MutexLock l(&mu_);
+  placement::BookieHealthMap health;
+  for (int slot : write_set) {
+    auto it = health_.find(ensemble[slot]);
+    if (it == health_.end()) continue;
+    placement::BookieHealth h;
+    h.last_failed_entry = it->second.last_failed_entry;
+    h.pending_requests = it->second.pending_reads;
+    h.slow = it->second.slow;
+    health[ensemble[slot]] = h;
+  }
+  return policy_.ReorderReadSequence(ensemble, write_set, health);
+}
+
+void ClusterView::OnBookieInfo(const std::string& id,
+                               const proto::GetBookieInfoResponse& info,
+                               absl::Time received_at) {
+  if (probe_) probe_->InfoPoll(true);
+  absl::MutexLock l(&mu_);
+  const placement::BookieInfo pi = ToPlacementInfo(info);
+  policy_.OnBookieInfo(id, pi, received_at);
+  now_ = std::max(now_, received_at);
+  Health& h = health_[id];
+  h.info = pi;
+  h.info_at = received_at;
+  if (h.quarantined_until > now_) {
+    const bool healthy =
+        info.status() == proto::BK_EOK && !info.read_only() &&
+        (info.journal_io_util() < 0 ||
+         info.journal_io_util() <= options_.placement.load_threshold);
+    h.healthy_reports = healthy ? h.healthy_reports + 1 : 0;
+    if (options_.quarantine_release_healthy_reports > 0 &&
+        h.healthy_reports >= options_.quarantine_release_healthy_reports) {
+      bk::log::Get("client")->info(
+          "bookie={} released from quarantine after {} healthy reports", id,
+          h.healthy_reports);
+      h.quarantined_until = absl::InfinitePast();
+      h.healthy_reports = 0;
+      h.errors.clear();
+      h.slow = false;
+    }
+  }
+}
+
+void ClusterView::OnBookieInfoFailed(const std::string& id, absl::Time at) {
+  if (probe_) probe_->InfoPoll(false);
+  // A probe that fails is an error of the bookie like a failed request.
+  OnBookieError(id, -1, at);
+}
+
+void ClusterView::OnAddAnswered(const std::string& id, absl::Duration latency) {
+  absl::MutexLock l(&mu_);
+  Health& h = health_[id];
+  const double ms = absl::ToDoubleMilliseconds(latency);
+  h.add_latency_ms =
+      h.add_latency_ms == 0 ? ms : 0.9 * h.add_latency_ms + 0.1 * ms;
+}
+
+void ClusterView::OnBookieError(const std::string& id, int64_t entry_id,
+                                absl::Time at) {
+  bool quarantined = false;
+  {
+    absl::MutexLock l(&mu_);
+    now_ = std::max(now_, at);
+    Health& h = health_[id];
+    h.last_failed_entry = std::max(h.last_failed_entry, entry_id);
+    h.healthy_reports = 0;
+    h.errors.push_back(at);
+    while (!h.errors.empty() &&
+           h.errors.front() < at - options_.bookie_health_check_interval) {
+      h.errors.pop_front();
+    }
+    if (static_cast<int64_t>(h.errors.size()) >
+            options_.bookie_error_threshold_per_interval &&
+        h.quarantined_until <= now_) {
+      h.quarantined_until = at + options_.bookie_quarantine_time;
+      h.errors.clear();
+      quarantined = true;
+    }
+  }
+  if (quarantined) {
+    bk::log::Get("client")->warn(
+        "bookie={} quarantined for {} after more than {} errors", id,
+        absl::FormatDuration(options_.bookie_quarantine_time),
+        options_.bookie_error_threshold_per_interval);
+    if (probe_) probe_->Quarantined();
+  }
+}
+
+void ClusterView::OnReadStarted(const std::string& id) {
+  absl::MutexLock l(&mu_);
+  ++health_[id].pending_reads;
+}
+
+void ClusterView::OnReadFinished(const std::string& id) {
+  absl::MutexLock l(&mu_);
+  --health_[id].pending_reads;
+}
+
+void ClusterView::MarkSlow(const std::string& id) {
+  absl::MutexLock l(&mu_);
+  health_[id].slow = true;
+}
+
+void ClusterView::Tick(absl::Time now,
+                       const std::map<std::string, int64_t>& inflight) {
+  absl::MutexLock l(&mu_);
+  now_ = std::max(now_, now);
+  policy_.AdvanceTime(now);
+  for (auto& [id, h] : health_) {
+    auto it = inflight.find(id);
+    const int64_t n = it == inflight.end() ? 0 : it->second;
+    policy_.OnClientObservation(
+        id, n, absl::Microseconds(static_cast<int64_t>(h.add_latency_ms * 1e3)),
+        now);
+    // A slow mark lasts until the bookie answers reads again promptly; the
+    // simple rule: cleared when it has no read pending.
+    if (h.pending_reads <= 0) h.slow = false;
+  }
+}
+
+std::vector<std::string> ClusterView::Quarantined() const {
+  absl::MutexLock l(&mu_);
+  std::vector<std::string> out;
+  for (const auto& [id, h] : health_) {
+    if (h.quarantined_until > std::max(now_, absl::Now())) out.push_back(id);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace bk::client::internal

@@ -1,0 +1,138 @@
+// ClusterView: what the client knows of the bookies, and the placement
+// policy that acts on it.
+//
+//  - membership and endpoints, from the metadata store's bookie watch
+//    (an endpoint is remembered after its bookie leaves, so that ledgers
+//    on a bookie that is briefly unregistered stay readable);
+//  - load reports (GetBookieInfo, with the time each arrived) and the
+//    client's own observations (adds in flight, add latency), fed to the
+//    policy;
+//  - per-bookie health for read ordering (last failed entry, pending
+//    reads, slow);
+//  - quarantine: a bookie with more than bookieErrorThresholdPerInterval
+//    errors within bookieHealthCheckIntervalSeconds is kept out of new
+//    ensembles and replacements for bookieQuarantineTimeSeconds, unless the
+//    cluster is too small without it, and released early after
+//    quarantine_release_healthy_reports healthy reports in a row.
+//
+// Quarantine is kept here rather than in the policy's own Quarantine(),
+// whose deadline only grows, because the client must be able to release a
+// bookie early: quarantined bookies are passed as `excluded` and the
+// request is retried without them when the cluster cannot do without.
+//
+// Thread-safe: one mutex serialises the policy (which is not thread-safe)
+// and the state here. Nothing is called back under it.
+
+#ifndef BK_CLIENT_INTERNAL_CLUSTER_VIEW_H_
+#define BK_CLIENT_INTERNAL_CLUSTER_VIEW_H_
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "client/client_options.h"
+#include "client/internal/client_probe.h"
+#include "metadata/metadata_store.h"
+#include "placement/rack_aware_policy.h"
+#include "proto/bookie.pb.h"
+#include "proto/metadata.pb.h"
+
+namespace bk::client::internal {
+
+struct Placement {
+  std::vector<std::string> ensemble;
+  // One note per bookie chosen (for LedgerMetadata.placement_notes).
+  std::map<std::string, proto::PlacementNote> notes;
+};
+
+class ClusterView {
+ public:
+  // `probe` must outlive the view.
+  ClusterView(const ClientOptions& options, uint64_t seed, ClientProbe* probe);
+
+  // --- membership ---
+  void SetBookies(const metadata::BookieSet& bookies);
+  std::optional<std::string> Endpoint(const std::string& id) const;
+  // Every bookie registered now (writable and read-only).
+  std::vector<std::string> Members() const;
+  bool HasMembers() const;
+
+  // --- placement ---
+  absl::StatusOr<Placement> NewEnsemble(int ensemble_size, int write_quorum,
+                                        int ack_quorum);
+  // Replaces ensemble[index]; the bookies of `excluded` are not chosen.
+  absl::StatusOr<Placement> ReplaceBookie(
+      const std::vector<std::string>& ensemble, int index, int write_quorum,
+      int ack_quorum, const std::vector<std::string>& excluded);
+  // Read order of `write_set` (slots of `ensemble`).
+  std::vector<int> ReadOrder(const std::vector<std::string>& ensemble,
+                             const std::vector<int>& write_set) const;
+
+  // --- feedback ---
+  void OnBookieInfo(const std::string& id,
+                    const proto::GetBookieInfoResponse& info,
+                    absl::Time received_at);
+  // A failed or timed-out GetBookieInfo; counts as an error of the bookie.
+  void OnBookieInfoFailed(const std::string& id, absl::Time at);
+  void OnAddAnswered(const std::string& id, absl::Duration latency);
+  // A failed request to `id` (add or read): counts towards quarantine.
+  void OnBookieError(const std::string& id, int64_t entry_id, absl::Time at);
+  void OnReadStarted(const std::string& id);
+  void OnReadFinished(const std::string& id);
+  void MarkSlow(const std::string& id);
+  // Moves time on: expires quarantines, feeds the policy the client's
+  // observations. `inflight` gives adds in flight per bookie.
+  void Tick(absl::Time now, const std::map<std::string, int64_t>& inflight);
+
+  std::vector<std::string> Quarantined() const;
+
+ private:
+  struct Health {
+    std::deque<absl::Time> errors;  // within the health-check interval
+    absl::Time quarantined_until = absl::InfinitePast();
+    int healthy_reports = 0;  // in a row, while quarantined
+    int64_t last_failed_entry = -1;
+    int64_t pending_reads = 0;
+    bool slow = false;
+    double add_latency_ms = 0;  // moving average
+    std::optional<placement::BookieInfo> info;
+    absl::Time info_at = absl::InfinitePast();
+  };
+
+  bool IsQuarantinedLocked(const std::string& id) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  placement::BookieSet QuarantinedSetLocked() const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  proto::PlacementNote NoteLocked(const std::string& id) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  double ProbabilityLocked(const std::string& id) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  // Constant after construction.
+  const ClientOptions options_;
+  ClientProbe* const probe_;
+
+  mutable absl::Mutex mu_;
+  std::mt19937_64 gen_ ABSL_GUARDED_BY(mu_);
+  placement::RackAwarePolicy policy_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, proto::BookieServiceInfo> members_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, std::string> endpoints_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::string, Health> health_ ABSL_GUARDED_BY(mu_);
+  absl::Time now_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
+};
+
+// The placement module's view of a load report.
+placement::BookieInfo ToPlacementInfo(const proto::GetBookieInfoResponse& r);
+
+}  // namespace bk::client::internal
+
+#endif  // BK_CLIENT_INTERNAL_CLUSTER_VIEW_H_

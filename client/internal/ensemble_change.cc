@@ -1,0 +1,180 @@
+// Ensemble change of a WriteHandle (see write_handle.h): replacements from
+// the placement policy, the new segment written by compare-and-set, and the
+// re-send of unconfirmed entries to the replacements.
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "client/internal/quorum.h"
+#include "client/internal/write_handle.h"
+#include "common/logging.h"
+#include "placement/types.h"
+
+namespace bk::client::internal {
+namespace {
+
+constexpr int kMaxCasAttempts = 16;
+// A writer left without a bookie for some slot retries its replacement
+// this often.
+constexpr absl::Duration kDegradedRetry = absl::Seconds(1);
+
+}  // namespace
+
+void WriteHandle::RunEnsembleChange() {
+  while (true) {
+    std::map<int, std::string> failed;
+    std::vector<Completion> out;
+    {
+      absl::MutexLock l(&mu_);
+      if (state_ == State::kFailed || state_ == State::kClosed) {
+        changing_ = false;
+        return;
+      }
+      if (ctx_->closing()) {
+        FailLocked(absl::CancelledError("client closing"), &out);
+        changing_ = false;
+      } else if (failed_.empty()) {
+        changing_ = false;
+        CompleteLocked(&out);
+      } else {
+        failed = failed_;
+      }
+    }
+    if (failed.empty()) {
+      Dispatch(std::move(out));
+      return;
+    }
+    std::vector<Send> sends;
+    std::vector<std::string> next;
+    absl::Status s = ChangeEnsemble(failed, &next);
+    {
+      absl::MutexLock l(&mu_);
+      if (s.ok()) {
+        for (const auto& [slot, old] : failed) {
+          auto it = failed_.find(slot);
+          if (it != failed_.end() && it->second == old) failed_.erase(it);
+          dead_[slot] = false;
+        }
+        std::vector<int> replaced;
+        for (int i = 0; i < ensemble_size_; ++i) {
+          if (ensemble_[i] != next[i]) replaced.push_back(i);
+        }
+        bk::log::Get("client")->info(
+            "ledger={} ensemble changed at entry {}: [{}] -> [{}]", ledger_id_,
+            lac_ + 1, absl::StrJoin(ensemble_, ","), absl::StrJoin(next, ","));
+        ensemble_ = next;
+        const absl::Time now = absl::Now();
+        for (Pending& p : pending_) {
+          for (int slot : replaced) {
+            const uint64_t bit = uint64_t{1} << slot;
+            const auto ws = WriteSet(p.entry_id, ensemble_size_, write_quorum_);
+            if (std::find(ws.begin(), ws.end(), slot) == ws.end()) continue;
+            p.acked &= ~bit;  // the replacement needs its own copy
+            p.sent = now;
+            sends.push_back({slot, ensemble_[slot], p.entry_id, p.body});
+          }
+        }
+        ctx_->probe()->EnsembleChanged();
+      } else if (placement::IsNotEnoughBookies(s)) {
+        for (const auto& [slot, old] : failed) {
+          failed_.erase(slot);
+          dead_[slot] = true;
+        }
+        std::vector<bool> live(ensemble_size_);
+        for (int i = 0; i < ensemble_size_; ++i) live[i] = !dead_[i];
+        if (!AckQuorumReachable(live, write_quorum_, ack_quorum_)) {
+          FailLocked(absl::UnavailableError(absl::StrCat(
+                         "no bookie can replace a failed one and the ack "
+                         "quorum is broken: ",
+                         s.message())),
+                     &out);
+        } else {
+          bk::log::Get("client")->warn(
+              "ledger={} no replacement bookie ({}); going on without the "
+              "failed ones, ack quorum still reachable",
+              ledger_id_, std::string(s.message()));
+          next_retry_ = absl::Now() + kDegradedRetry;
+        }
+      } else {
+        FailLocked(s, &out);
+      }
+    }
+    Dispatch(std::move(out));
+    Transmit(std::move(sends));
+  }
+}
+
+absl::Status WriteHandle::ChangeEnsemble(
+    const std::map<int, std::string>& failed,
+    std::vector<std::string>* new_ensemble) {
+  proto::LedgerMetadata md;
+  metadata::Version version;
+  std::vector<std::string> ensemble;
+  int64_t first;
+  std::vector<std::string> excluded;
+  {
+    absl::MutexLock l(&mu_);
+    md = metadata_;
+    version = version_;
+    ensemble = ensemble_;
+    first = lac_ + 1;
+    for (int i = 0; i < ensemble_size_; ++i) {
+      if (dead_[i]) excluded.push_back(ensemble_[i]);
+    }
+  }
+  for (const auto& [slot, bookie] : failed) excluded.push_back(bookie);
+  std::vector<std::string> next = ensemble;
+  std::map<std::string, proto::PlacementNote> notes;
+  for (const auto& [slot, bookie] : failed) {
+    auto r = ctx_->cluster()->ReplaceBookie(next, slot, write_quorum_,
+                                            ack_quorum_, excluded);
+    if (!r.ok()) return r.status();
+    next = r->ensemble;
+    for (auto& [id, note] : r->notes) notes[id] = note;
+  }
+  for (int attempt = 0; attempt < kMaxCasAttempts; ++attempt) {
+    proto::LedgerMetadata updated = md;
+    auto* segments = updated.mutable_segments();
+    proto::Segment* last = segments->Mutable(segments->size() - 1);
+    if (last->first_entry_id() == first) {
+      last->clear_bookies();
+      for (const auto& b : next) last->add_bookies(b);
+    } else {
+      proto::Segment* seg = updated.add_segments();
+      seg->set_first_entry_id(first);
+      for (const auto& b : next) seg->add_bookies(b);
+    }
+    for (const auto& [id, note] : notes) {
+      (*updated.mutable_placement_notes())[id] = note;
+    }
+    auto v = ctx_->store()->CompareAndSetLedger(ledger_id_, updated, version);
+    if (v.ok()) {
+      absl::MutexLock l(&mu_);
+      metadata_ = std::move(updated);
+      version_ = *v;
+      *new_ensemble = next;
+      return absl::OkStatus();
+    }
+    if (!absl::IsAborted(v.status())) return v.status();
+    // Someone else wrote the metadata: re-read; go on only if the ledger is
+    // still open with the ensemble we know (then merge our change on top).
+    auto reread = ctx_->store()->ReadLedger(ledger_id_);
+    if (!reread.ok()) return reread.status();
+    const proto::LedgerMetadata& stored = reread->value;
+    if (stored.state() != proto::OPEN) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "the ledger is ", LedgerStateName(stored.state()),
+          " in the metadata store: another client recovered or closed it"));
+    }
+    if (Bookies(stored.segments(stored.segments_size() - 1)) != ensemble) {
+      return absl::FailedPreconditionError(
+          "the ledger's ensemble was changed by another client");
+    }
+    md = stored;
+    version = reread->version;
+  }
+  return absl::AbortedError("metadata kept changing during ensemble change");
+}
+
+}  // namespace bk::client::internal

@@ -1,0 +1,283 @@
+#include "client/internal/read_handle.h"
+
+#include <algorithm>
+#include <map>
+
+#include "absl/strings/str_cat.h"
+#include "client/internal/errors.h"
+#include "client/internal/quorum.h"
+#include "proto/status_codes.h"
+
+namespace bk::client::internal {
+namespace {
+
+// Entries first..last, `window` reads in flight ahead of the reader.
+class RangeIterator final : public EntryIterator {
+ public:
+  RangeIterator(std::shared_ptr<ReadHandle> handle, int64_t first, int64_t last,
+                int window, absl::Status initial)
+      : handle_(std::move(handle)),
+        next_issue_(first),
+        next_return_(first),
+        last_(last),
+        window_(std::max(1, window)),
+        status_(std::move(initial)) {}
+
+  ~RangeIterator() override {
+    // Reads in flight hold `state_`, not this object.
+  }
+
+  bool Next(LedgerEntry* entry) override {
+    if (!status_.ok() || next_return_ > last_) return false;
+    Issue();
+    absl::StatusOr<ReadResult> r = absl::UnknownError("unset");
+    {
+      absl::MutexLock l(&state_->mu);
+      const int64_t want = next_return_;
+      auto ready = [this, want]() { return state_->results.count(want) > 0; };
+      state_->mu.Await(absl::Condition(&ready));
+      auto it = state_->results.find(want);
+      r = std::move(it->second);
+      state_->results.erase(it);
+    }
+    if (!r.ok()) {
+      status_ = r.status();
+      return false;
+    }
+    entry->entry_id = r->entry_id;
+    entry->payload = std::move(r->payload);
+    ++next_return_;
+    return true;
+  }
+
+  absl::Status status() const override { return status_; }
+
+ private:
+  struct State {
+    absl::Mutex mu;
+    std::map<int64_t, absl::StatusOr<ReadResult>> results ABSL_GUARDED_BY(mu);
+  };
+
+  void Issue() {
+    while (next_issue_ <= last_ && next_issue_ < next_return_ + window_) {
+      const int64_t id = next_issue_++;
+      auto state = state_;
+      handle_->ReadAsync(id, [state, id](absl::StatusOr<ReadResult> r) {
+        absl::MutexLock l(&state->mu);
+        state->results.emplace(id, std::move(r));
+      });
+    }
+  }
+
+  std::shared_ptr<ReadHandle> handle_;
+  std::shared_ptr<State> state_ = std::make_shared<State>();
+  int64_t next_issue_;
+  int64_t next_return_;
+  const int64_t last_;
+  const int window_;
+  absl::Status status_;
+};
+
+}  // namespace
+
+ReadHandle::ReadHandle(ClientContext* ctx, int64_t ledger_id,
+                       metadata::Versioned<proto::LedgerMetadata> metadata)
+    : ctx_(ctx), ledger_id_(ledger_id), metadata_(std::move(metadata.value)) {
+  if (metadata_.state() == proto::CLOSED) {
+    lac_ = metadata_.last_entry_id();
+  } else {
+    // Entries before the last segment were confirmed when it began.
+    lac_ =
+        metadata_.segments(metadata_.segments_size() - 1).first_entry_id() - 1;
+  }
+}
+
+LedgerState ReadHandle::state() const {
+  absl::MutexLock l(&mu_);
+  switch (metadata_.state()) {
+    case proto::CLOSED:
+      return LedgerState::kClosed;
+    case proto::IN_RECOVERY:
+      return LedgerState::kInRecovery;
+    default:
+      return LedgerState::kOpen;
+  }
+}
+
+int64_t ReadHandle::LastAddConfirmed() const {
+  absl::MutexLock l(&mu_);
+  return lac_;
+}
+
+int64_t ReadHandle::Length() const {
+  absl::MutexLock l(&mu_);
+  return metadata_.state() == proto::CLOSED ? metadata_.length() : -1;
+}
+
+void ReadHandle::LearnLac(int64_t lac) {
+  absl::MutexLock l(&mu_);
+  if (metadata_.state() != proto::CLOSED) lac_ = std::max(lac_, lac);
+}
+
+ReadOpOptions ReadHandle::OptionsFor(int64_t entry_id) const {
+  absl::MutexLock l(&mu_);
+  ReadOpOptions o;
+  o.ledger_id = static_cast<uint64_t>(ledger_id_);
+  o.entry_id = entry_id;
+  o.digest = static_cast<entry::DigestType>(metadata_.digest_type());
+  o.ensemble = Bookies(SegmentFor(metadata_, entry_id));
+  o.write_quorum = metadata_.write_quorum_size();
+  return o;
+}
+
+void ReadHandle::ReadAsync(int64_t entry_id, ReadDone done) {
+  StartRead(ctx_, OptionsFor(entry_id), std::move(done));
+}
+
+std::unique_ptr<EntryIterator> ReadHandle::Read(int64_t first, int64_t last) {
+  absl::Status initial;
+  if (first < 0 || last < first) {
+    initial = absl::InvalidArgumentError(
+        absl::StrCat("bad range ", first, "..", last));
+  } else if (last > LastAddConfirmed()) {
+    auto lac = ReadLac();
+    if (!lac.ok()) {
+      initial = lac.status();
+    } else if (last > *lac) {
+      initial = absl::OutOfRangeError(absl::StrCat(
+          "entry ", last, " is past the last add confirmed (", *lac, ")"));
+    }
+  }
+  return std::make_unique<RangeIterator>(shared_from_this(), first, last,
+                                         ctx_->options().read_window,
+                                         Annotate(initial, ledger_id_));
+}
+
+absl::StatusOr<int64_t> ReadHandle::ReadLac() {
+  proto::Segment last;
+  int wq, aq;
+  entry::DigestType digest;
+  {
+    absl::MutexLock l(&mu_);
+    if (metadata_.state() == proto::CLOSED) return lac_;
+    last = metadata_.segments(metadata_.segments_size() - 1);
+    wq = metadata_.write_quorum_size();
+    aq = metadata_.ack_quorum_size();
+    digest = static_cast<entry::DigestType>(metadata_.digest_type());
+  }
+  const std::vector<std::string> ensemble = Bookies(last);
+  const int e = static_cast<int>(ensemble.size());
+  struct Shared {
+    absl::Mutex mu;
+    int answered ABSL_GUARDED_BY(mu) = 0;
+    std::vector<bool> known ABSL_GUARDED_BY(mu);
+    int64_t lac ABSL_GUARDED_BY(mu) = -1;
+  };
+  auto shared = std::make_shared<Shared>();
+  {
+    absl::MutexLock l(&shared->mu);
+    shared->known.assign(e, false);
+  }
+  const uint64_t ledger = static_cast<uint64_t>(ledger_id_);
+  for (int slot = 0; slot < e; ++slot) {
+    auto client = ctx_->pool()->Get(ensemble[slot]);
+    if (client == nullptr) {
+      absl::MutexLock l(&shared->mu);
+      ++shared->answered;
+      continue;
+    }
+    client->ReadLac(
+        ledger, ctx_->options().read_entry_timeout,
+        [shared, slot, digest,
+         ledger](absl::StatusOr<proto::ReadLacResponse> r) {
+          absl::MutexLock l(&shared->mu);
+          ++shared->answered;
+          if (!r.ok()) return;
+          if (r->status() == proto::BK_EOK) {
+            shared->known[slot] = true;
+            shared->lac = std::max(shared->lac, r->lac());
+            if (!r->last_entry().empty()) {
+              auto d = entry::Decode(r->last_entry(), digest, ledger, -1);
+              if (d.ok()) {
+                shared->lac =
+                    std::max(shared->lac, d->header.last_add_confirmed);
+              }
+            }
+          } else if (r->status() == proto::BK_ENOLEDGER ||
+                     r->status() == proto::BK_ENOENTRY) {
+            shared->known[slot] = true;
+          }
+        });
+  }
+  int64_t lac;
+  {
+    absl::MutexLock l(&shared->mu);
+    auto done = [&shared, e, wq, aq]() {
+      return shared->answered == e ||
+             CoversEveryWriteQuorum(shared->known, wq, aq);
+    };
+    shared->mu.Await(absl::Condition(&done));
+    if (!CoversEveryWriteQuorum(shared->known, wq, aq)) {
+      return Annotate(absl::UnavailableError(
+                          "too few bookies of the last ensemble answered to "
+                          "know the LAC"),
+                      ledger_id_);
+    }
+    lac = shared->lac;
+  }
+  LearnLac(lac);
+  return LastAddConfirmed();
+}
+
+absl::StatusOr<int64_t> ReadHandle::WaitForLac(int64_t previous,
+                                               absl::Duration timeout) {
+  if (LastAddConfirmed() > previous) return LastAddConfirmed();
+  std::vector<std::string> ensemble;
+  {
+    absl::MutexLock l(&mu_);
+    if (metadata_.state() == proto::CLOSED) return lac_;
+    ensemble = Bookies(metadata_.segments(metadata_.segments_size() - 1));
+  }
+  struct Shared {
+    absl::Mutex mu;
+    int answered ABSL_GUARDED_BY(mu) = 0;
+    int64_t lac ABSL_GUARDED_BY(mu) = -1;
+  };
+  auto shared = std::make_shared<Shared>();
+  const int e = static_cast<int>(ensemble.size());
+  for (const auto& bookie : ensemble) {
+    auto client = ctx_->pool()->Get(bookie);
+    if (client == nullptr) {
+      absl::MutexLock l(&shared->mu);
+      ++shared->answered;
+      continue;
+    }
+    proto::ReadEntryRequest req;
+    req.set_ledger_id(static_cast<uint64_t>(ledger_id_));
+    req.set_entry_id(-1);
+    req.set_long_poll(true);
+    req.set_previous_lac(previous);
+    req.set_timeout_ms(
+        static_cast<uint32_t>(absl::ToInt64Milliseconds(timeout)));
+    client->ReadEntry(req, timeout + ctx_->options().read_entry_timeout,
+                      [shared](absl::StatusOr<proto::ReadEntryResponse> r) {
+                        absl::MutexLock l(&shared->mu);
+                        ++shared->answered;
+                        if (r.ok())
+                          shared->lac = std::max(shared->lac, r->max_lac());
+                      });
+  }
+  int64_t lac;
+  {
+    absl::MutexLock l(&shared->mu);
+    auto done = [&shared, e, previous]() {
+      return shared->answered == e || shared->lac > previous;
+    };
+    shared->mu.Await(absl::Condition(&done));
+    lac = shared->lac;
+  }
+  LearnLac(lac);
+  return LastAddConfirmed();
+}
+
+}  // namespace bk::client::internal

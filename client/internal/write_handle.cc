@@ -1,0 +1,387 @@
+#include "client/internal/write_handle.h"
+
+#include <algorithm>
+#include <bit>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "client/internal/errors.h"
+#include "client/internal/quorum.h"
+#include "common/logging.h"
+#include "placement/types.h"
+
+namespace bk::client::internal {
+namespace {
+
+constexpr int kMaxCasAttempts = 16;
+// Entries looked at per tick for timeouts: the oldest are at the front.
+constexpr int kTimeoutScan = 256;
+
+}  // namespace
+
+WriteHandle::WriteHandle(ClientContext* ctx, int64_t ledger_id,
+                         metadata::Versioned<proto::LedgerMetadata> metadata,
+                         std::string master_key)
+    : ctx_(ctx),
+      ledger_id_(ledger_id),
+      master_key_(std::move(master_key)),
+      digest_(static_cast<entry::DigestType>(metadata.value.digest_type())),
+      ensemble_size_(metadata.value.ensemble_size()),
+      write_quorum_(metadata.value.write_quorum_size()),
+      ack_quorum_(metadata.value.ack_quorum_size()),
+      metadata_(std::move(metadata.value)),
+      version_(metadata.version) {
+  ensemble_ = Bookies(metadata_.segments(metadata_.segments_size() - 1));
+  dead_.assign(ensemble_size_, false);
+}
+
+WriteHandle::~WriteHandle() = default;
+
+void WriteHandle::Start() {
+  std::weak_ptr<WriteHandle> weak = weak_from_this();
+  watch_ = ctx_->store()->WatchLedger(
+      ledger_id_,
+      [weak](absl::StatusOr<metadata::Versioned<proto::LedgerMetadata>> md) {
+        if (auto self = weak.lock()) self->OnMetadataChange(std::move(md));
+      });
+}
+
+int64_t WriteHandle::LastAddConfirmed() const {
+  absl::MutexLock l(&mu_);
+  return lac_;
+}
+
+int64_t WriteHandle::Length() const {
+  absl::MutexLock l(&mu_);
+  return length_;
+}
+
+bool WriteHandle::RoomLocked(int64_t bytes) const {
+  // One add larger than the whole bound is let through alone.
+  return pending_bytes_ == 0 ||
+         pending_bytes_ + bytes <= ctx_->options().max_pending_adds_bytes;
+}
+
+void WriteHandle::Append(absl::string_view payload, AddCallback done) {
+  std::vector<Send> sends;
+  std::vector<Completion> out;
+  {
+    absl::MutexLock l(&mu_);
+    const int64_t bytes = static_cast<int64_t>(
+        payload.size() + entry::kHeaderSize + entry::DigestSize(digest_));
+    if (state_ == State::kOpen && !RoomLocked(bytes)) {
+      if (!ctx_->completions()->InExecutorThread()) {
+        auto room = [this, bytes]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+          return state_ != State::kOpen || RoomLocked(bytes);
+        };
+        mu_.AwaitWithTimeout(absl::Condition(&room),
+                             ctx_->options().pending_adds_wait);
+      }
+    }
+    absl::Status refused;
+    if (state_ == State::kFailed) {
+      refused = failure_;
+    } else if (state_ != State::kOpen) {
+      refused = absl::FailedPreconditionError("the writer is closed");
+    } else if (payload.size() > entry::kMaxPayloadSize) {
+      refused = absl::InvalidArgumentError(
+          absl::StrCat("payload of ", payload.size(), " bytes is over the ",
+                       entry::kMaxPayloadSize, "-byte limit"));
+    } else if (!RoomLocked(bytes)) {
+      refused = absl::ResourceExhaustedError(
+          absl::StrCat("pending adds hold ", pending_bytes_,
+                       " bytes, maxPendingAddsBytes is ",
+                       ctx_->options().max_pending_adds_bytes,
+                       "; the bookies are not keeping up"));
+    }
+    if (!refused.ok()) {
+      out.push_back({std::move(done), Annotate(refused, ledger_id_)});
+    } else {
+      Pending p;
+      p.entry_id = next_entry_++;
+      assigned_length_ += static_cast<int64_t>(payload.size());
+      entry::EntryHeader h;
+      h.ledger_id = static_cast<uint64_t>(ledger_id_);
+      h.entry_id = p.entry_id;
+      h.last_add_confirmed = lac_;  // piggybacked LAC
+      h.ledger_length = static_cast<uint64_t>(assigned_length_);
+      p.body = std::make_shared<const std::string>(
+          entry::Package(h, payload, digest_));
+      p.bytes = bytes;
+      p.appended = p.sent = absl::Now();
+      p.done = std::move(done);
+      pending_bytes_ += bytes;
+      ctx_->probe()->PendingAdds(1, bytes);
+      SendLocked(p, &sends);
+      pending_.push_back(std::move(p));
+    }
+  }
+  Dispatch(std::move(out));
+  Transmit(std::move(sends));
+}
+
+void WriteHandle::SendLocked(const Pending& p, std::vector<Send>* out) {
+  for (int slot : WriteSet(p.entry_id, ensemble_size_, write_quorum_)) {
+    if (dead_[slot]) continue;
+    if (changing_ && failed_.count(slot)) continue;  // sent after the change
+    out->push_back({slot, ensemble_[slot], p.entry_id, p.body});
+  }
+}
+
+void WriteHandle::Transmit(std::vector<Send> sends) {
+  std::weak_ptr<WriteHandle> weak = weak_from_this();
+  for (Send& s : sends) {
+    const absl::Time sent = absl::Now();
+    auto client = ctx_->pool()->Get(s.bookie);
+    if (client == nullptr) {
+      OnAnswer(s.entry_id, s.slot, s.bookie, sent,
+               absl::UnavailableError("no endpoint known for the bookie"));
+      continue;
+    }
+    client->Add(static_cast<uint64_t>(ledger_id_), s.entry_id, master_key_,
+                proto::ADD_NONE, *s.body,
+                [weak, entry = s.entry_id, slot = s.slot, bookie = s.bookie,
+                 sent](absl::Status status) {
+                  if (auto self = weak.lock()) {
+                    self->OnAnswer(entry, slot, bookie, sent,
+                                   std::move(status));
+                  }
+                });
+  }
+}
+
+void WriteHandle::OnAnswer(int64_t entry_id, int slot,
+                           const std::string& bookie, absl::Time sent,
+                           absl::Status status) {
+  const absl::Time now = absl::Now();
+  const bool fenced = absl::IsFailedPrecondition(status);
+  if (status.ok()) {
+    ctx_->cluster()->OnAddAnswered(bookie, now - sent);
+  } else if (!fenced) {
+    ctx_->cluster()->OnBookieError(bookie, entry_id, now);
+  }
+  std::vector<Completion> out;
+  {
+    absl::MutexLock l(&mu_);
+    if (state_ == State::kFailed || state_ == State::kClosed) return;
+    if (status.ok()) {
+      if (ensemble_[slot] != bookie || pending_.empty()) return;
+      const int64_t first = pending_.front().entry_id;
+      if (entry_id < first || entry_id > pending_.back().entry_id) return;
+      pending_[entry_id - first].acked |= uint64_t{1} << slot;
+      CompleteLocked(&out);
+    } else if (fenced) {
+      FailLocked(absl::FailedPreconditionError(absl::StrCat(
+                     "fenced: another client is recovering the ledger (",
+                     status.message(), ")")),
+                 &out);
+    } else if (ensemble_[slot] == bookie && !dead_[slot] &&
+               !failed_.count(slot)) {
+      bk::log::Get("client")->warn(
+          "ledger={} entry={} bookie={} add failed: {}", ledger_id_, entry_id,
+          bookie, status.ToString());
+      SlotFailedLocked(slot, bookie);
+    }
+  }
+  Dispatch(std::move(out));
+}
+
+void WriteHandle::CompleteLocked(std::vector<Completion>* out) {
+  if (changing_) return;  // the LAC must not move under an ensemble change
+  const absl::Time now = absl::Now();
+  while (!pending_.empty()) {
+    Pending& p = pending_.front();
+    if (std::popcount(p.acked) < ack_quorum_) break;
+    lac_ = p.entry_id;
+    length_ += static_cast<int64_t>(p.body->size() - entry::kHeaderSize -
+                                    entry::DigestSize(digest_));
+    pending_bytes_ -= p.bytes;
+    ctx_->probe()->PendingAdds(-1, -p.bytes);
+    ctx_->probe()->AddConfirmed(now - p.appended);
+    out->push_back({std::move(p.done), p.entry_id});
+    pending_.pop_front();
+  }
+}
+
+void WriteHandle::FailLocked(const absl::Status& status,
+                             std::vector<Completion>* out) {
+  if (state_ != State::kFailed) {
+    bk::log::Get("client")->warn("ledger={} writer stopped: {}", ledger_id_,
+                                 status.ToString());
+  }
+  state_ = State::kFailed;
+  failure_ = Annotate(status, ledger_id_);
+  for (Pending& p : pending_) {
+    ctx_->probe()->PendingAdds(-1, -p.bytes);
+    out->push_back(
+        {std::move(p.done), Annotate(status, ledger_id_, p.entry_id)});
+  }
+  pending_.clear();
+  pending_bytes_ = 0;
+}
+
+void WriteHandle::SlotFailedLocked(int slot, const std::string& bookie) {
+  if (failed_.count(slot)) return;
+  failed_[slot] = bookie;
+  if (changing_) return;
+  changing_ = true;
+  std::weak_ptr<WriteHandle> weak = weak_from_this();
+  ctx_->worker()->Post([weak] {
+    if (auto self = weak.lock()) self->RunEnsembleChange();
+  });
+}
+
+void WriteHandle::Dispatch(std::vector<Completion> completions) {
+  if (completions.empty()) return;
+  ctx_->completions()->Post([c = std::move(completions)]() mutable {
+    for (Completion& x : c) {
+      if (x.done) x.done(std::move(x.result));
+    }
+  });
+}
+
+void WriteHandle::OnMetadataChange(
+    absl::StatusOr<metadata::Versioned<proto::LedgerMetadata>> md) {
+  std::vector<Completion> out;
+  {
+    absl::MutexLock l(&mu_);
+    if (state_ != State::kOpen) return;  // closing it ourselves, or done
+    if (!md.ok()) {
+      if (absl::IsNotFound(md.status())) {
+        FailLocked(absl::FailedPreconditionError(
+                       "the ledger was deleted from the metadata store"),
+                   &out);
+      }
+    } else if (md->value.state() != proto::OPEN) {
+      FailLocked(absl::FailedPreconditionError(absl::StrCat(
+                     "the ledger is ", LedgerStateName(md->value.state()),
+                     " in the metadata store: another client is recovering "
+                     "or closed it")),
+                 &out);
+    }
+  }
+  Dispatch(std::move(out));
+}
+
+void WriteHandle::CheckTimeouts(absl::Time now) {
+  absl::MutexLock l(&mu_);
+  if (state_ != State::kOpen && state_ != State::kClosing) return;
+  if (!changing_ && now >= next_retry_) {
+    for (int i = 0; i < ensemble_size_; ++i) {
+      if (dead_[i]) {
+        // Retry the replacement of a slot left without a bookie.
+        dead_[i] = false;
+        SlotFailedLocked(i, ensemble_[i]);
+      }
+    }
+  }
+  const absl::Duration timeout = ctx_->options().add_entry_timeout;
+  int scanned = 0;
+  for (const Pending& p : pending_) {
+    if (++scanned > kTimeoutScan) break;
+    if (now - p.sent < timeout) continue;
+    for (int slot : WriteSet(p.entry_id, ensemble_size_, write_quorum_)) {
+      if ((p.acked >> slot) & 1 || dead_[slot] || failed_.count(slot)) continue;
+      bk::log::Get("client")->warn(
+          "ledger={} entry={} bookie={} add timed out after {}", ledger_id_,
+          p.entry_id, ensemble_[slot], absl::FormatDuration(timeout));
+      ctx_->cluster()->OnBookieError(ensemble_[slot], p.entry_id, now);
+      SlotFailedLocked(slot, ensemble_[slot]);
+    }
+  }
+}
+
+absl::Status WriteHandle::Close() {
+  if (ctx_->completions()->InExecutorThread()) {
+    return Annotate(absl::FailedPreconditionError(
+                        "Close must not be called from the completion thread"),
+                    ledger_id_);
+  }
+  {
+    absl::MutexLock l(&mu_);
+    if (state_ == State::kClosed) return absl::OkStatus();
+    if (state_ == State::kFailed) return failure_;
+    state_ = State::kClosing;
+    auto drained = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+      return pending_.empty() || state_ == State::kFailed;
+    };
+    mu_.Await(absl::Condition(&drained));
+    if (state_ == State::kFailed) return failure_;
+  }
+  // Every completion posted so far runs before Close returns.
+  ctx_->completions()->Drain();
+  proto::LedgerMetadata md;
+  metadata::Version version;
+  int64_t lac, length;
+  {
+    absl::MutexLock l(&mu_);
+    md = metadata_;
+    version = version_;
+    lac = lac_;
+    length = length_;
+  }
+  bool closed = false;
+  for (int attempt = 0; attempt < kMaxCasAttempts && !closed; ++attempt) {
+    md.set_state(proto::CLOSED);
+    md.set_last_entry_id(lac);
+    md.set_length(length);
+    auto v = ctx_->store()->CompareAndSetLedger(ledger_id_, md, version);
+    absl::Status s = v.status();
+    if (v.ok()) {
+      closed = true;
+      break;
+    }
+    if (absl::IsAborted(s)) {
+      auto reread = ctx_->store()->ReadLedger(ledger_id_);
+      if (!reread.ok()) return Annotate(reread.status(), ledger_id_);
+      if (reread->value.state() == proto::CLOSED &&
+          reread->value.last_entry_id() == lac) {
+        closed = true;  // closed by a recovering reader at the same entry
+        break;
+      }
+      if (reread->value.state() != proto::OPEN) {
+        absl::MutexLock l(&mu_);
+        state_ = State::kFailed;
+        failure_ = Annotate(absl::FailedPreconditionError(absl::StrCat(
+                                "cannot close: the ledger is ",
+                                LedgerStateName(reread->value.state()),
+                                " in the metadata store")),
+                            ledger_id_);
+        return failure_;
+      }
+      md = reread->value;
+      version = reread->version;
+      continue;
+    }
+    return Annotate(s, ledger_id_);
+  }
+  if (!closed) {
+    return Annotate(absl::AbortedError("metadata kept changing during close"),
+                    ledger_id_);
+  }
+  watch_.reset();
+  absl::MutexLock l(&mu_);
+  state_ = State::kClosed;
+  return absl::OkStatus();
+}
+
+void WriteHandle::Abandon() {
+  watch_.reset();
+  std::vector<Completion> out;
+  {
+    absl::MutexLock l(&mu_);
+    if (state_ == State::kOpen || state_ == State::kClosing) {
+      if (pending_.empty()) {
+        state_ = State::kFailed;  // nothing to fail: no warning
+        failure_ = Annotate(absl::CancelledError("the writer was destroyed"),
+                            ledger_id_);
+      } else {
+        FailLocked(absl::CancelledError("the writer was destroyed"), &out);
+      }
+    }
+  }
+  Dispatch(std::move(out));
+}
+
+}  // namespace bk::client::internal

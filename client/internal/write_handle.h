@@ -1,0 +1,150 @@
+// WriteHandle: the state machine behind a LedgerWriter (semantics in
+// client/ledger_writer.h).
+//
+// Pending adds sit in `pending_`, in entry order, from Append until they are
+// confirmed; all of them belong to the current (last) segment, because a
+// new segment starts at LAC + 1 and the LAC only grows. An entry's
+// acknowledgements are a bit set of ensemble slots; an answer counts only if
+// the slot still holds the bookie that answered.
+//
+// Ensemble change: a failed slot is recorded in `failed_`; one change runs
+// at a time on the client's worker thread. While it runs, confirmations are
+// held back (as BookKeeper does), so the LAC -- and with it the new
+// segment's first entry, LAC + 1 -- cannot move under it. Once the metadata
+// is written, the replaced slots' acknowledgements of pending entries are
+// cleared and those entries are sent to the replacements. When no bookie
+// can replace a failed one but every write quorum still has AQ live slots,
+// the writer goes on without it ("degraded") and retries the change on
+// later ticks.
+//
+// Threads: Append and Close on callers' threads; answers on gRPC threads;
+// ensemble changes on the worker; timeouts on the timer. All state is under
+// mu_; user callbacks are posted to the completion executor after mu_ is
+// released.
+
+#ifndef BK_CLIENT_INTERNAL_WRITE_HANDLE_H_
+#define BK_CLIENT_INTERNAL_WRITE_HANDLE_H_
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "client/internal/client_context.h"
+#include "client/ledger_writer.h"
+#include "metadata/metadata_store.h"
+#include "proto/entry_format.h"
+#include "proto/metadata.pb.h"
+
+namespace bk::client::internal {
+
+class WriteHandle : public std::enable_shared_from_this<WriteHandle> {
+ public:
+  // `ctx` must outlive the handle.
+  WriteHandle(ClientContext* ctx, int64_t ledger_id,
+              metadata::Versioned<proto::LedgerMetadata> metadata,
+              std::string master_key);
+  ~WriteHandle();
+
+  // Starts the metadata watch. Call once, right after construction.
+  void Start();
+
+  int64_t ledger_id() const { return ledger_id_; }
+  void Append(absl::string_view payload, AddCallback done);
+  absl::Status Close();
+  // Fails pending adds with kCancelled; the ledger stays as it is.
+  void Abandon();
+  int64_t LastAddConfirmed() const;
+  int64_t Length() const;
+
+  // From the maintenance tick: adds unanswered past addEntryTimeoutSec
+  // fail their bookies; a degraded ensemble retries its change.
+  void CheckTimeouts(absl::Time now);
+
+ private:
+  enum class State { kOpen, kClosing, kClosed, kFailed };
+
+  struct Pending {
+    int64_t entry_id = 0;
+    std::shared_ptr<const std::string> body;  // packaged
+    int64_t bytes = 0;
+    uint64_t acked = 0;  // bit per slot
+    absl::Time appended;
+    absl::Time sent;  // last (re)send
+    AddCallback done;
+  };
+  struct Send {
+    int slot;
+    std::string bookie;
+    int64_t entry_id;
+    std::shared_ptr<const std::string> body;
+  };
+  struct Completion {
+    AddCallback done;
+    absl::StatusOr<int64_t> result;
+  };
+
+  void SendLocked(const Pending& p, std::vector<Send>* out)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void Transmit(std::vector<Send> sends);
+  void OnAnswer(int64_t entry_id, int slot, const std::string& bookie,
+                absl::Time sent, absl::Status status);
+  void CompleteLocked(std::vector<Completion>* out)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void FailLocked(const absl::Status& status, std::vector<Completion>* out)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Records a failed slot; starts an ensemble change unless one runs.
+  void SlotFailedLocked(int slot, const std::string& bookie)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void Dispatch(std::vector<Completion> completions);
+  void RunEnsembleChange();
+  // One round: replaces the slots of `failed`. Returns the new ensemble
+  // and metadata version, or an error (FailedPrecondition: the ledger is no
+  // longer ours; NotEnoughBookies: nobody to replace).
+  absl::Status ChangeEnsemble(const std::map<int, std::string>& failed,
+                              std::vector<std::string>* new_ensemble);
+  void OnMetadataChange(
+      absl::StatusOr<metadata::Versioned<proto::LedgerMetadata>> md);
+  bool RoomLocked(int64_t bytes) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  // Constant after construction.
+  ClientContext* const ctx_;
+  const int64_t ledger_id_;
+  const std::string master_key_;
+  const entry::DigestType digest_;
+  const int ensemble_size_;
+  const int write_quorum_;
+  const int ack_quorum_;
+
+  mutable absl::Mutex mu_;
+  State state_ ABSL_GUARDED_BY(mu_) = State::kOpen;
+  absl::Status failure_ ABSL_GUARDED_BY(mu_);
+  proto::LedgerMetadata metadata_ ABSL_GUARDED_BY(mu_);
+  metadata::Version version_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::string> ensemble_ ABSL_GUARDED_BY(mu_);
+  std::deque<Pending> pending_ ABSL_GUARDED_BY(mu_);
+  int64_t next_entry_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t lac_ ABSL_GUARDED_BY(mu_) = -1;
+  int64_t length_ ABSL_GUARDED_BY(mu_) = 0;           // confirmed payload
+  int64_t assigned_length_ ABSL_GUARDED_BY(mu_) = 0;  // through next_entry_-1
+  int64_t pending_bytes_ ABSL_GUARDED_BY(mu_) = 0;
+  // Slots whose bookie failed and await replacement (slot -> bookie).
+  std::map<int, std::string> failed_ ABSL_GUARDED_BY(mu_);
+  // Slots left without a live bookie (no replacement found).
+  std::vector<bool> dead_ ABSL_GUARDED_BY(mu_);
+  bool changing_ ABSL_GUARDED_BY(mu_) = false;
+  absl::Time next_retry_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
+  int64_t completions_in_queue_ ABSL_GUARDED_BY(mu_) = 0;
+
+  std::unique_ptr<metadata::Subscription> watch_;  // set once in Start
+};
+
+}  // namespace bk::client::internal
+
+#endif  // BK_CLIENT_INTERNAL_WRITE_HANDLE_H_

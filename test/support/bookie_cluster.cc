@@ -1,0 +1,223 @@
+#include "test/support/bookie_cluster.h"
+
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "test/support/http_get.h"
+
+namespace bk::test {
+namespace {
+
+// Bounded polls of a process or an endpoint wait this long between tries.
+constexpr absl::Duration kPollInterval = absl::Milliseconds(20);
+
+absl::StatusOr<int> FreePort() {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return absl::InternalError(std::strerror(errno));
+  sockaddr_in addr = {};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof(addr);
+  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 ||
+      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+    const int e = errno;
+    close(fd);
+    return absl::InternalError(std::strerror(e));
+  }
+  close(fd);
+  return ntohs(addr.sin_port);
+}
+
+bool Reap(pid_t pid) {
+  int status;
+  return waitpid(pid, &status, WNOHANG) == pid;
+}
+
+std::string Tail(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string all = ss.str();
+  return all.size() > 2000 ? all.substr(all.size() - 2000) : all;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<BookieCluster>> BookieCluster::Start(
+    Options options) {
+  std::unique_ptr<BookieCluster> c(new BookieCluster(std::move(options)));
+  std::string tmpl =
+      (std::filesystem::temp_directory_path() / "bk-cluster-XXXXXX").string();
+  if (mkdtemp(tmpl.data()) == nullptr) {
+    return absl::InternalError(absl::StrCat("mkdtemp: ", std::strerror(errno)));
+  }
+  c->root_ = tmpl;
+  for (int i = 0; i < c->options_.bookies; ++i) {
+    Bookie b;
+    b.dir = absl::StrCat(c->root_, "/", c->id(i));
+    std::filesystem::create_directories(b.dir);
+    auto grpc = FreePort();
+    auto http = FreePort();
+    if (!grpc.ok()) return grpc.status();
+    if (!http.ok()) return http.status();
+    b.grpc_port = *grpc;
+    b.http_port = *http;
+    c->bookies_.push_back(b);
+  }
+  const absl::Time deadline = absl::Now() + c->options_.start_timeout;
+  for (int i = 0; i < c->size(); ++i) {
+    if (absl::Status s = c->Launch(i); !s.ok()) return s;
+  }
+  for (int i = 0; i < c->size(); ++i) {
+    if (absl::Status s = c->AwaitReady(i, deadline); !s.ok()) return s;
+  }
+  return c;
+}
+
+BookieCluster::~BookieCluster() {
+  for (int i = 0; i < size(); ++i) StopOne(i);
+  std::error_code ec;
+  if (!root_.empty()) std::filesystem::remove_all(root_, ec);
+}
+
+int BookieCluster::IndexOf(const std::string& id) const {
+  for (int i = 0; i < size(); ++i) {
+    if (this->id(i) == id) return i;
+  }
+  return -1;
+}
+
+absl::Status BookieCluster::Launch(int i) {
+  Bookie& b = bookies_[i];
+  std::vector<std::string> args = {
+      options_.bookie_binary,
+      "--bookieId=" + id(i),
+      "--bookiePort=" + std::to_string(b.grpc_port),
+      "--httpServerPort=" + std::to_string(b.http_port),
+      "--listeningInterface=127.0.0.1",
+      "--advertisedAddress=127.0.0.1",
+      "--metadataServiceUri=" + options_.metadata_uri,
+      "--journalDirectories=" + b.dir + "/journal",
+      "--ledgerDirectories=" + b.dir + "/ledgers",
+      "--zkTimeout=" + std::to_string(options_.zk_timeout_ms),
+      "--journalPreAllocSizeMB=1",
+      "--logLevel=warn",
+  };
+  if (!options_.racks.empty()) {
+    args.push_back("--networkLocation=" +
+                   options_.racks[i % options_.racks.size()]);
+  }
+  for (const auto& f : options_.extra_flags) args.push_back(f);
+  const std::string log = b.dir + "/bookie.log";
+  const pid_t pid = fork();
+  if (pid < 0) return absl::InternalError(std::strerror(errno));
+  if (pid == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    if (fd >= 0) {
+      dup2(fd, 1);
+      dup2(fd, 2);
+    }
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  b.pid = pid;
+  return absl::OkStatus();
+}
+
+bool BookieCluster::Ready(int i) const {
+  return bookies_[i].pid > 0 &&
+         bk::testing::HttpGet(bookies_[i].http_port, "/ready").status == 200;
+}
+
+absl::Status BookieCluster::AwaitReady(int i, absl::Time deadline) {
+  while (absl::Now() < deadline) {
+    if (Reap(bookies_[i].pid)) {
+      bookies_[i].pid = -1;
+      return absl::UnavailableError(absl::StrCat(
+          "bookie ", id(i),
+          " exited during start-up: ", Tail(bookies_[i].dir + "/bookie.log")));
+    }
+    if (Ready(i)) return absl::OkStatus();
+    absl::SleepFor(kPollInterval);  // polling interval, bounded by deadline
+  }
+  return absl::DeadlineExceededError(absl::StrCat(
+      "bookie ", id(i),
+      " not ready in time: ", Tail(bookies_[i].dir + "/bookie.log")));
+}
+
+absl::Status BookieCluster::Kill(int i) {
+  Bookie& b = bookies_[i];
+  if (b.pid <= 0) return absl::FailedPreconditionError("not running");
+  kill(b.pid, SIGKILL);
+  int status;
+  waitpid(b.pid, &status, 0);
+  b.pid = -1;
+  return absl::OkStatus();
+}
+
+absl::Status BookieCluster::Suspend(int i) {
+  if (bookies_[i].pid <= 0) return absl::FailedPreconditionError("not running");
+  return kill(bookies_[i].pid, SIGSTOP) == 0
+             ? absl::OkStatus()
+             : absl::InternalError(std::strerror(errno));
+}
+
+absl::Status BookieCluster::Resume(int i) {
+  if (bookies_[i].pid <= 0) return absl::FailedPreconditionError("not running");
+  return kill(bookies_[i].pid, SIGCONT) == 0
+             ? absl::OkStatus()
+             : absl::InternalError(std::strerror(errno));
+}
+
+absl::Status BookieCluster::Restart(int i) {
+  if (bookies_[i].pid > 0) {
+    if (absl::Status s = Kill(i); !s.ok()) return s;
+  }
+  // Until the killed process's session expires its registration stands and
+  // a new process refuses to start with the same id: retry until then.
+  const absl::Time deadline = absl::Now() + options_.start_timeout;
+  absl::Status last;
+  while (absl::Now() < deadline) {
+    if (absl::Status s = Launch(i); !s.ok()) return s;
+    last = AwaitReady(i, deadline);
+    if (last.ok()) return last;
+    absl::SleepFor(10 * kPollInterval);  // back-off between launches
+  }
+  return last;
+}
+
+void BookieCluster::StopOne(int i) {
+  Bookie& b = bookies_[i];
+  if (b.pid <= 0) return;
+  kill(b.pid, SIGCONT);
+  kill(b.pid, SIGTERM);
+  const absl::Time deadline = absl::Now() + options_.stop_timeout;
+  while (absl::Now() < deadline) {
+    if (Reap(b.pid)) {
+      b.pid = -1;
+      return;
+    }
+    absl::SleepFor(kPollInterval);  // polling interval, bounded
+  }
+  kill(b.pid, SIGKILL);
+  int status;
+  waitpid(b.pid, &status, 0);
+  b.pid = -1;
+}
+
+}  // namespace bk::test

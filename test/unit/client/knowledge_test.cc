@@ -1,0 +1,126 @@
+// Bookie knowledge: load reports reach the placement policy and the ledger's
+// placement notes; quarantine of failing bookies and their early release.
+
+#include <catch2/catch.hpp>
+
+#include "test/unit/client/test_util.h"
+
+namespace bk::client::testing {
+namespace {
+
+TEST_CASE("load reports polled from the bookies reach the placement notes",
+          "[client]") {
+  LocalBookies bookies(4);
+  ClientOptions o = FastOptions(bookies);
+  o.placement.weighting = placement::Weighting::kDisk;
+  auto client = MakeClient(o);
+  REQUIRE(WaitFor([&] {
+    return Metric(*client, "bk_client_bookie_info_polls_total") >= 8;
+  }));
+  auto w = client->CreateLedger({.password = "p"});
+  REQUIRE(w.ok());
+  const auto md = ReadMetadata(bookies, (*w)->ledger_id());
+  REQUIRE(md.placement_notes_size() == 3);
+  for (const auto& [id, note] : md.placement_notes()) {
+    INFO(id);
+    CHECK(note.weighting() == "disk");
+    CHECK(note.rack() == "/r/rack0");
+    CHECK(note.free_disk_space() >= (50 << 20));
+    CHECK(note.journal_io_util() == 10);
+    CHECK(note.report_age_ms() >= 0);
+    CHECK(note.probability() > 0);
+    CHECK(note.probability() < 1);
+  }
+}
+
+// Makes `bad` fail adds until it passes the error threshold.
+void DriveIntoQuarantine(Client* client, LocalBookies& bookies, int bad) {
+  bookies.faults(bad)->fail_adds_from = 0;
+  const std::string id = bookies.id(bad);
+  auto quarantined = [&] {
+    auto q = client->QuarantinedBookies();
+    return std::find(q.begin(), q.end(), id) != q.end();
+  };
+  while (!quarantined()) {
+    // E = 4 of 4 bookies: every ledger has `bad` in its ensemble.
+    auto w = client->CreateLedger({.ensemble_size = 4,
+                                   .write_quorum = 4,
+                                   .ack_quorum = 2,
+                                   .password = "p"});
+    REQUIRE(w.ok());
+    auto f = (*w)->Append("x");
+    REQUIRE(Get(f).ok());
+  }
+  bookies.faults(bad)->fail_adds_from = -1;
+}
+
+TEST_CASE("a bookie past the error threshold is quarantined and avoided",
+          "[client]") {
+  LocalBookies bookies(4);
+  ClientOptions o = FastOptions(bookies);
+  o.bookie_error_threshold_per_interval = 2;
+  o.bookie_quarantine_time = absl::Hours(1);
+  o.quarantine_release_healthy_reports = 0;  // no early release
+  auto client = MakeClient(o);
+  DriveIntoQuarantine(client.get(), bookies, 3);
+  CHECK(Metric(*client, "bk_client_quarantines_total") >= 1);
+  for (int i = 0; i < 20; ++i) {
+    auto w = client->CreateLedger({.ensemble_size = 3,
+                                   .write_quorum = 3,
+                                   .ack_quorum = 2,
+                                   .password = "p"});
+    REQUIRE(w.ok());
+    const auto md = ReadMetadata(bookies, (*w)->ledger_id());
+    for (const auto& b : md.segments(0).bookies()) {
+      CHECK(b != "b3");
+    }
+  }
+  // Best effort: when the cluster cannot do without it, it is used.
+  CHECK(client
+            ->CreateLedger({.ensemble_size = 4,
+                            .write_quorum = 3,
+                            .ack_quorum = 2,
+                            .password = "p"})
+            .ok());
+}
+
+TEST_CASE("a quarantined bookie with healthy reports is released early",
+          "[client]") {
+  LocalBookies bookies(4);
+  ClientOptions o = FastOptions(bookies);
+  o.bookie_error_threshold_per_interval = 2;
+  o.bookie_quarantine_time = absl::Hours(1);
+  o.quarantine_release_healthy_reports = 2;
+  auto client = MakeClient(o);
+  DriveIntoQuarantine(client.get(), bookies, 3);
+  REQUIRE(WaitFor([&] { return client->QuarantinedBookies().empty(); }));
+  // Chosen again: over many draws of 3 of 4, b3 appears.
+  bool chosen = false;
+  for (int i = 0; i < 40 && !chosen; ++i) {
+    auto w = client->CreateLedger({.ensemble_size = 3,
+                                   .write_quorum = 3,
+                                   .ack_quorum = 2,
+                                   .password = "p"});
+    REQUIRE(w.ok());
+    const auto md = ReadMetadata(bookies, (*w)->ledger_id());
+    for (const auto& b : md.segments(0).bookies()) {
+      chosen |= b == "b3";
+    }
+  }
+  CHECK(chosen);
+}
+
+TEST_CASE("bookies joining and leaving the registration reach placement",
+          "[client]") {
+  LocalBookies bookies(4);
+  auto client = MakeClient(FastOptions(bookies));
+  REQUIRE(client->CreateLedger({.ensemble_size = 4, .password = "p"}).ok());
+  bookies.Unregister(3);
+  REQUIRE(WaitFor([&] {
+    return absl::IsUnavailable(
+        client->CreateLedger({.ensemble_size = 4, .password = "p"}).status());
+  }));
+}
+
+}  // namespace
+}  // namespace bk::client::testing

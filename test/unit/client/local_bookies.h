@@ -1,0 +1,141 @@
+// LocalBookies: N real bookie servers in this process (BookieStoreImpl +
+// BookieServiceImpl + GrpcServer on a free loopback port), registered in an
+// in-process metadata cluster (mem://<name>) as a bookie daemon would
+// register them. A test opens a Client on metadata_uri().
+//
+// Faults:
+//  - Stop(i): the server goes away (connections refused), the registration
+//    stays, as for a crashed bookie whose session has not expired yet.
+//  - faults(i)->corrupt_reads: bookie i flips a byte of every entry it serves.
+//  - faults(i)->drop_adds_from = e: bookie i silently never answers plain
+//    (not recovery) adds of entries >= e (a bookie that hangs).
+//  - faults(i)->fail_adds_from = e: bookie i answers EIO to plain adds of
+//    entries >= e.
+//  - faults(i)->hang_reads: reads wait until the end of the test.
+//
+// Not thread-safe: one test thread drives it.
+
+#ifndef BK_TEST_UNIT_CLIENT_LOCAL_BOOKIES_H_
+#define BK_TEST_UNIT_CLIENT_LOCAL_BOOKIES_H_
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/synchronization/notification.h"
+#include "bookie/bookie_store.h"
+#include "bookie/service/bookie_service.h"
+#include "bookie/service/grpc_server.h"
+#include "bookie/store/bookie_store_impl.h"
+#include "metadata/metadata_store.h"
+#include "test/support/temp_dir.h"
+
+namespace bk::client::testing {
+
+// A BookieStore decorator with switchable faults.
+class FaultyStore : public bookie::BookieStore {
+ public:
+  explicit FaultyStore(bookie::BookieStore* target) : target_(target) {}
+
+  std::atomic<bool> corrupt_reads{false};
+  // Reads block until ReleaseReads() (a bookie that hangs on reads).
+  std::atomic<bool> hang_reads{false};
+  std::atomic<int64_t> drop_adds_from{-1};  // -1: off
+  std::atomic<int64_t> fail_adds_from{-1};
+  // Adds swallowed (never answered); their callbacks are kept so that the
+  // service's stream can be torn down at the end.
+  std::vector<bookie::StatusCallback> swallowed;
+
+  void AddEntry(const bookie::AddArgs& args, bookie::EntryBuffer body,
+                bookie::StatusCallback done) override;
+  absl::StatusOr<bookie::EntryBuffer> ReadEntry(uint64_t ledger_id,
+                                                int64_t entry_id) override;
+  void Fence(uint64_t ledger_id, const std::string& master_key,
+             bookie::StatusCallback done) override {
+    target_->Fence(ledger_id, master_key, std::move(done));
+  }
+  absl::StatusOr<int64_t> LastAddConfirmed(uint64_t ledger_id) override {
+    return target_->LastAddConfirmed(ledger_id);
+  }
+  void WaitForLacUpdate(
+      uint64_t ledger_id, int64_t previous_lac, absl::Duration timeout,
+      std::function<void(absl::StatusOr<int64_t>)> done) override {
+    target_->WaitForLacUpdate(ledger_id, previous_lac, timeout,
+                              std::move(done));
+  }
+  void WriteLac(uint64_t ledger_id, int64_t lac, const std::string& key,
+                bookie::StatusCallback done) override {
+    target_->WriteLac(ledger_id, lac, key, std::move(done));
+  }
+  absl::StatusOr<int64_t> ExplicitLac(uint64_t ledger_id) override {
+    return target_->ExplicitLac(ledger_id);
+  }
+  void ForceLedger(uint64_t ledger_id, const std::string& key,
+                   bookie::StatusCallback done) override {
+    target_->ForceLedger(ledger_id, key, std::move(done));
+  }
+  absl::StatusOr<std::vector<int64_t>> ListEntries(
+      uint64_t ledger_id) override {
+    return target_->ListEntries(ledger_id);
+  }
+  bookie::StoreStats Stats() override { return target_->Stats(); }
+  void SetReadOnly(bool read_only, const std::string& reason) override {
+    target_->SetReadOnly(read_only, reason);
+  }
+
+  // Answers every swallowed add (with EIO) so streams can finish, and lets
+  // hung reads go.
+  void ReleaseSwallowed();
+  void ReleaseReads() {
+    if (!reads_released_.HasBeenNotified()) reads_released_.Notify();
+  }
+
+ private:
+  bookie::BookieStore* const target_;
+  absl::Mutex mu_;
+  absl::Notification reads_released_;
+};
+
+class LocalBookies {
+ public:
+  // Starts `n` bookies "b0".."b{n-1}", bookie i in rack /r/rack{i % racks};
+  // with TLS on their gRPC ports when `tls_cert` and `tls_key` (PEM files)
+  // are given.
+  LocalBookies(int n, int racks = 1, const std::string& tls_cert = "",
+               const std::string& tls_key = "");
+  ~LocalBookies();
+
+  const std::string& metadata_uri() const { return uri_; }
+  int size() const { return static_cast<int>(bookies_.size()); }
+  std::string id(int i) const { return "b" + std::to_string(i); }
+  int IndexOf(const std::string& id) const { return std::stoi(id.substr(1)); }
+
+  void Stop(int i);
+  // Answers every swallowed add (with an error). Call it while the client
+  // is still connected: the bookie service must not be left owing answers
+  // on a stream its client has closed.
+  void ReleaseAllSwallowed() {
+    for (int i = 0; i < size(); ++i) faults(i)->ReleaseSwallowed();
+  }
+  FaultyStore* faults(int i) { return bookies_[i]->faulty.get(); }
+  bookie::BookieStoreImpl* store(int i) { return bookies_[i]->store.get(); }
+  // Removes bookie i's registration (it leaves the cluster).
+  void Unregister(int i);
+
+ private:
+  struct Bookie {
+    bk::testing::TempDir dir;
+    std::unique_ptr<bookie::BookieStoreImpl> store;
+    std::unique_ptr<FaultyStore> faulty;
+    std::unique_ptr<bookie::BookieServiceImpl> service;
+    std::unique_ptr<bookie::GrpcServer> server;
+  };
+  std::string uri_;
+  std::unique_ptr<metadata::MetadataStore> registrar_;
+  std::vector<std::unique_ptr<Bookie>> bookies_;
+};
+
+}  // namespace bk::client::testing
+
+#endif  // BK_TEST_UNIT_CLIENT_LOCAL_BOOKIES_H_

@@ -1,0 +1,148 @@
+// Read path: ranges in order, digest checks with fail-over, speculative
+// reads, LAC reads and long polls.
+
+#include <catch2/catch.hpp>
+#include <thread>
+
+#include "test/unit/client/test_util.h"
+
+namespace bk::client::testing {
+namespace {
+
+// Writes `n` entries one at a time (so entry e carries LAC e - 1).
+int64_t WriteLedger(Client* client, int n, CreateLedgerOptions o,
+                    bool close = true) {
+  auto w = client->CreateLedger(o);
+  REQUIRE(w.ok());
+  for (int e = 0; e < n; ++e) {
+    auto f = (*w)->Append(Payload(e));
+    REQUIRE(Get(f).ok());
+  }
+  if (close) REQUIRE((*w)->Close().ok());
+  return (*w)->ledger_id();
+}
+
+TEST_CASE("a closed ledger reads back in order through a small window",
+          "[client]") {
+  LocalBookies bookies(3);
+  ClientOptions o = FastOptions(bookies);
+  o.read_window = 4;
+  auto client = MakeClient(o);
+  const int64_t id = WriteLedger(client.get(), 50,
+                                 {.ensemble_size = 3,
+                                  .write_quorum = 2,
+                                  .ack_quorum = 2,
+                                  .password = "p"});
+  auto r = client->OpenLedger(id, "p", /*recover=*/false);
+  REQUIRE(r.ok());
+  CHECK((*r)->state() == LedgerState::kClosed);
+  CHECK((*r)->LastAddConfirmed() == 49);
+  ExpectEntries(r->get(), 0, 49);
+  ExpectEntries(r->get(), 17, 23);
+  auto past = (*r)->Read(40, 60);
+  LedgerEntry e;
+  CHECK_FALSE(past->Next(&e));
+  CHECK(absl::IsOutOfRange(past->status()));
+  CHECK(absl::IsPermissionDenied(client->OpenLedger(id, "wrong").status()));
+}
+
+TEST_CASE("a replica serving a corrupted entry is skipped for a good one",
+          "[client]") {
+  LocalBookies bookies(3);
+  auto client = MakeClient(FastOptions(bookies));
+  const int64_t id = WriteLedger(client.get(), 30,
+                                 {.ensemble_size = 3,
+                                  .write_quorum = 3,
+                                  .ack_quorum = 3,
+                                  .password = "p"});
+  // Two of the three replicas of every entry serve damaged bytes.
+  bookies.faults(0)->corrupt_reads = true;
+  bookies.faults(1)->corrupt_reads = true;
+  auto r = client->OpenLedger(id, "p", false);
+  REQUIRE(r.ok());
+  ExpectEntries(r->get(), 0, 29);
+
+  // All three damaged: DATA_LOSS, naming the ledger and the entry.
+  bookies.faults(2)->corrupt_reads = true;
+  auto bad = (*r)->ReadEntry(7);
+  REQUIRE(absl::IsDataLoss(bad.status()));
+  const std::string msg(bad.status().message());
+  CHECK(msg.find("ledger " + std::to_string(id)) != std::string::npos);
+  CHECK(msg.find("entry 7") != std::string::npos);
+  CHECK(msg.find("b0") != std::string::npos);
+}
+
+TEST_CASE("a read goes to the next replica when one is down", "[client]") {
+  LocalBookies bookies(3);
+  auto client = MakeClient(FastOptions(bookies));
+  const int64_t id = WriteLedger(client.get(), 30,
+                                 {.ensemble_size = 3,
+                                  .write_quorum = 2,
+                                  .ack_quorum = 2,
+                                  .password = "p"});
+  bookies.Stop(1);
+  auto r = client->OpenLedger(id, "p", false);
+  REQUIRE(r.ok());
+  ExpectEntries(r->get(), 0, 29);
+}
+
+TEST_CASE("a replica slower than speculativeReadTimeout gets company",
+          "[client]") {
+  LocalBookies bookies(3);
+  auto client = MakeClient(FastOptions(bookies));
+  const int64_t id = WriteLedger(client.get(), 6,
+                                 {.ensemble_size = 3,
+                                  .write_quorum = 3,
+                                  .ack_quorum = 3,
+                                  .password = "p"});
+  // The first replica of entry 0 hangs on reads.
+  const auto md = ReadMetadata(bookies, id);
+  const int first = bookies.IndexOf(md.segments(0).bookies(0));
+  bookies.faults(first)->hang_reads = true;
+  auto r = client->OpenLedger(id, "p", false);
+  REQUIRE(r.ok());
+  auto e = (*r)->ReadEntry(0);
+  REQUIRE(e.ok());
+  CHECK(e->payload == Payload(0));
+  CHECK(Metric(*client, "bk_client_speculative_reads_total") >= 1);
+  bookies.faults(first)->ReleaseReads();
+}
+
+TEST_CASE("a reader of an open ledger learns the LAC and long-polls for more",
+          "[client]") {
+  LocalBookies bookies(3);
+  auto client = MakeClient(FastOptions(bookies));
+  auto w = client->CreateLedger({.ensemble_size = 3,
+                                 .write_quorum = 3,
+                                 .ack_quorum = 2,
+                                 .password = "p"});
+  REQUIRE(w.ok());
+  for (int e = 0; e < 10; ++e) {
+    auto f = (*w)->Append(Payload(e));
+    REQUIRE(Get(f).ok());
+  }
+  auto r = client->OpenLedger((*w)->ledger_id(), "p", /*recover=*/false);
+  REQUIRE(r.ok());
+  CHECK((*r)->state() == LedgerState::kOpen);
+  auto lac = (*r)->ReadLac();
+  REQUIRE(lac.ok());
+  CHECK(*lac >= 8);  // entry 9 carries LAC 8
+  ExpectEntries(r->get(), 0, *lac);
+
+  const int64_t before = *lac;
+  auto waited = std::async(std::launch::async, [&] {
+    return (*r)->WaitForLac(before, absl::Seconds(20));
+  });
+  for (int e = 10; e < 12; ++e) {
+    auto f = (*w)->Append(Payload(e));
+    REQUIRE(Get(f).ok());
+  }
+  REQUIRE(waited.wait_for(std::chrono::seconds(30)) ==
+          std::future_status::ready);
+  auto after = waited.get();
+  REQUIRE(after.ok());
+  CHECK(*after > before);
+}
+
+}  // namespace
+}  // namespace bk::client::testing

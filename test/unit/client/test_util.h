@@ -1,0 +1,111 @@
+// Shared helpers of the client tests: a client on LocalBookies with short
+// timeouts and a printed seed, bounded waits on conditions.
+
+#ifndef BK_TEST_UNIT_CLIENT_TEST_UTIL_H_
+#define BK_TEST_UNIT_CLIENT_TEST_UTIL_H_
+
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <functional>
+#include <future>
+#include <memory>
+#include <random>
+#include <string>
+#include <thread>
+
+#include "client/client.h"
+#include "metadata/metadata_store.h"
+#include "prometheus/registry.h"
+#include "test/unit/client/local_bookies.h"
+
+namespace bk::client::testing {
+
+inline uint64_t TestSeed() {
+  static const uint64_t seed = [] {
+    const char* env = getenv("BK_TEST_SEED");
+    uint64_t s = env ? std::stoull(env) : std::random_device()();
+    return s;
+  }();
+  return seed;
+}
+
+inline ClientOptions FastOptions(const LocalBookies& bookies) {
+  ClientOptions o;
+  o.metadata_service_uri = bookies.metadata_uri();
+  o.add_entry_timeout = absl::Seconds(2);
+  o.read_entry_timeout = absl::Seconds(2);
+  o.speculative_read_timeout = absl::Milliseconds(200);
+  o.get_bookie_info_interval = absl::Milliseconds(200);
+  o.placement.min_num_racks_per_write_quorum = 1;
+  o.seed = TestSeed();
+  return o;
+}
+
+inline std::unique_ptr<Client> MakeClient(const ClientOptions& o) {
+  INFO("seed " << o.seed << " (rerun with BK_TEST_SEED=" << o.seed << ")");
+  auto c = Client::Create(o);
+  REQUIRE(c.ok());
+  return std::move(*c);
+}
+
+// Polls `cond` until true or `bound` passes (no fixed sleeps: the poll
+// yields for a millisecond between tries).
+inline bool WaitFor(const std::function<bool()>& cond,
+                    absl::Duration bound = absl::Seconds(20)) {
+  const absl::Time end = absl::Now() + bound;
+  while (!cond()) {
+    if (absl::Now() > end) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return true;
+}
+
+inline absl::StatusOr<int64_t> Get(std::future<absl::StatusOr<int64_t>>& f) {
+  if (f.wait_for(std::chrono::seconds(30)) != std::future_status::ready) {
+    return absl::DeadlineExceededError("no completion within 30 s");
+  }
+  return f.get();
+}
+
+inline std::string Payload(int64_t e) { return "entry-" + std::to_string(e); }
+
+inline proto::LedgerMetadata ReadMetadata(const LocalBookies& b, int64_t id) {
+  auto store = metadata::Open(b.metadata_uri());
+  REQUIRE(store.ok());
+  auto md = (*store)->ReadLedger(id);
+  REQUIRE(md.ok());
+  return md->value;
+}
+
+// Reads first..last and checks each payload is Payload(e).
+inline void ExpectEntries(LedgerReader* r, int64_t first, int64_t last) {
+  auto it = r->Read(first, last);
+  LedgerEntry e;
+  int64_t expect = first;
+  while (it->Next(&e)) {
+    REQUIRE(e.entry_id == expect);
+    REQUIRE(e.payload == Payload(expect));
+    ++expect;
+  }
+  INFO(it->status().ToString());
+  REQUIRE(it->status().ok());
+  REQUIRE(expect == last + 1);
+}
+
+// The value of a counter or gauge (summed over its labels) in the
+// client's registry; -1 when absent.
+inline double Metric(const Client& client, const std::string& name) {
+  double sum = -1;
+  for (const auto& family : client.metrics_registry()->Collect()) {
+    if (family.name != name) continue;
+    sum = 0;
+    for (const auto& m : family.metric) {
+      sum += m.counter.value + m.gauge.value;
+    }
+  }
+  return sum;
+}
+
+}  // namespace bk::client::testing
+
+#endif  // BK_TEST_UNIT_CLIENT_TEST_UTIL_H_
