@@ -22,9 +22,11 @@ double SecondsSince(std::chrono::steady_clock::time_point start) {
 // Lifecycle: created by gRPC per stream; reads one batch at a time and hands
 // each entry to the store; answers accumulate in `outgoing_` and go out one
 // write at a time. Finish is called once the client has half-closed (or the
-// stream is cancelled), every add handed to the store has called back, and
-// the answers are written (or writing failed). gRPC then calls OnDone, which
-// deletes the reactor: no store callback can still refer to it.
+// stream is cancelled), every add handed to the store has called back, the
+// answers are written (or writing failed), and no thread is between
+// releasing mu_ and its last use of the reactor (`busy_`). gRPC then calls
+// OnDone, which deletes the reactor. Whoever finishes calls Finish as its
+// very last use of `this`.
 class AddStreamReactor final
     : public grpc::ServerBidiReactor<proto::AddRequest, proto::AddResponse> {
  public:
@@ -37,13 +39,21 @@ class AddStreamReactor final
       {
         absl::MutexLock l(&mu_);
         reads_done_ = true;
+        ++busy_;
       }
-      MaybeFinish();
+      Release();
       return;
+    }
+    {
+      // A cancel may come while the batch is handed out; the stream must
+      // not finish under us.
+      absl::MutexLock l(&mu_);
+      ++busy_;
     }
     HandleBatch();
     request_.Clear();
     StartRead(&request_);
+    Release();
   }
 
   void OnWriteDone(bool ok) override {
@@ -53,14 +63,19 @@ class AddStreamReactor final
       write_in_flight_ = false;
       if (!ok) write_failed_ = true;
       start = TakeOutgoingLocked();
+      ++busy_;
     }
     if (start) StartWrite(&writing_);
-    MaybeFinish();
+    Release();
   }
 
   void OnCancel() override {
-    absl::MutexLock l(&mu_);
-    reads_done_ = true;
+    {
+      absl::MutexLock l(&mu_);
+      reads_done_ = true;
+      ++busy_;
+    }
+    Release();
   }
 
   void OnDone() override { delete this; }
@@ -126,9 +141,26 @@ class AddStreamReactor final
       }
       if (completes_pending) --pending_;
       start = TakeOutgoingLocked();
+      ++busy_;  // this thread uses the reactor after unlocking
     }
     if (start) StartWrite(&writing_);
-    if (completes_pending) MaybeFinish();
+    Release();
+  }
+
+  // Ends this thread's use of the reactor (see busy_); finishes the stream
+  // if nothing else is left. REQUIRES: the caller incremented busy_.
+  void Release() {
+    {
+      absl::MutexLock l(&mu_);
+      --busy_;
+      if (finished_ || busy_ > 0 || !reads_done_ || pending_ > 0 ||
+          write_in_flight_) {
+        return;
+      }
+      if (!write_failed_ && outgoing_.results_size() > 0) return;
+      finished_ = true;
+    }
+    Finish(grpc::Status::OK);  // the last use of `this` on this thread
   }
 
   // Moves accumulated answers into `writing_` if no write is in flight.
@@ -143,16 +175,6 @@ class AddStreamReactor final
     return true;
   }
 
-  void MaybeFinish() {
-    {
-      absl::MutexLock l(&mu_);
-      if (finished_ || !reads_done_ || pending_ > 0 || write_in_flight_) return;
-      if (!write_failed_ && outgoing_.results_size() > 0) return;
-      finished_ = true;
-    }
-    Finish(grpc::Status::OK);
-  }
-
   BookieServiceImpl* const service_;
   proto::AddRequest request_;   // owned by the read in flight
   proto::AddResponse writing_;  // owned by the write in flight
@@ -160,6 +182,9 @@ class AddStreamReactor final
   absl::Mutex mu_;
   proto::AddResponse outgoing_ ABSL_GUARDED_BY(mu_);
   int64_t pending_ ABSL_GUARDED_BY(mu_) = 0;
+  // Threads that released mu_ but will still use the reactor (StartWrite,
+  // Finish); the stream is never finished while one is.
+  int busy_ ABSL_GUARDED_BY(mu_) = 0;
   bool reads_done_ ABSL_GUARDED_BY(mu_) = false;
   bool write_in_flight_ ABSL_GUARDED_BY(mu_) = false;
   bool write_failed_ ABSL_GUARDED_BY(mu_) = false;
