@@ -65,26 +65,6 @@ int Format(const DaemonOptions& o, bool yes) {
   return 0;
 }
 
-const char* TypeForm(OptionType t) {
-  switch (t) {
-    case OptionType::kInt:
-      return "integer";
-    case OptionType::kDouble:
-      return "number";
-    case OptionType::kBool:
-      return "true|false";
-    case OptionType::kString:
-      return "string";
-    case OptionType::kList:
-      return "comma-separated list";
-    case OptionType::kDuration:
-      return "duration (ns us ms s m h)";
-    case OptionType::kBytes:
-      return "size (B KiB MiB GiB TiB)";
-  }
-  return "?";
-}
-
 // The unit of a key, from its type and the unit its help line names.
 std::string UnitOf(const OptionDef& d) {
   const std::string& h = d.help;
@@ -138,7 +118,7 @@ std::string ConfigTemplate(const ConfigSchema& schema) {
       "# > this file > built-in default. Unknown keys are an error.\n";
   for (const OptionDef& d : schema.options()) {
     absl::StrAppend(&out, "\n# ", d.key, ": ", d.help, "\n#   type ",
-                    TypeForm(d.type), "; unit ", UnitOf(d), "; default ",
+                    OptionTypeName(d.type), "; unit ", UnitOf(d), "; default ",
                     d.default_value.empty() ? "(empty)" : d.default_value);
     if (d.min <= d.max &&
         (d.type == OptionType::kInt || d.type == OptionType::kDouble ||

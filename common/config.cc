@@ -10,9 +10,8 @@
 #include "absl/strings/strip.h"
 
 namespace bk {
-namespace {
 
-const char* TypeName(OptionType t) {
+const char* OptionTypeName(OptionType t) {
   switch (t) {
     case OptionType::kInt:
       return "integer";
@@ -25,12 +24,14 @@ const char* TypeName(OptionType t) {
     case OptionType::kList:
       return "comma-separated list";
     case OptionType::kDuration:
-      return "duration, e.g. 250ms";
+      return "duration (ns us ms s m h)";
     case OptionType::kBytes:
-      return "bytes, e.g. 512KiB";
+      return "size (B KiB MiB GiB TiB)";
   }
   return "?";
 }
+
+namespace {
 
 std::string Trim(absl::string_view s) {
   return std::string(absl::StripAsciiWhitespace(s));
@@ -56,7 +57,8 @@ const OptionDef* ConfigSchema::Find(const std::string& key) const {
 std::string ConfigSchema::Help() const {
   std::string out;
   for (const OptionDef& d : options_) {
-    absl::StrAppend(&out, "  --", d.key, "=<", TypeName(d.type), ">  (default ",
+    absl::StrAppend(&out, "  --", d.key, "=<", OptionTypeName(d.type),
+                    ">  (default ",
                     d.default_value.empty() ? "\"\"" : d.default_value, ")\n",
                     "      ", d.help, "\n");
   }
@@ -185,9 +187,9 @@ absl::StatusOr<Config> Config::Load(const ConfigSchema& schema,
       }
     }
     if (!bad.ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("bad value for ", d.key, " (", where,
-                       "): ", bad.message(), "; expected ", TypeName(d.type)));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "bad value for ", d.key, " (", where, "): ", bad.message(),
+          "; expected ", OptionTypeName(d.type)));
     }
     if (check_range && d.min <= d.max && (numeric < d.min || numeric > d.max)) {
       return absl::InvalidArgumentError(

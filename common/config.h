@@ -41,6 +41,10 @@ enum class OptionType {
   kBytes
 };
 
+// The value form of a type, for help and error text ("integer",
+// "duration (ns us ms s m h)", ...).
+const char* OptionTypeName(OptionType type);
+
 struct OptionDef {
   std::string key;
   OptionType type = OptionType::kString;
