@@ -24,7 +24,6 @@ constexpr absl::Duration kDegradedRetry = absl::Seconds(1);
 void WriteHandle::RunEnsembleChange() {
   while (true) {
     std::map<int, std::string> failed;
-    std::vector<Completion> out;
     {
       absl::MutexLock l(&mu_);
       if (state_ == State::kFailed || state_ == State::kClosed) {
@@ -32,17 +31,17 @@ void WriteHandle::RunEnsembleChange() {
         return;
       }
       if (ctx_->closing()) {
-        FailLocked(absl::CancelledError("client closing"), &out);
+        FailLocked(absl::CancelledError("client closing"), &outbox_);
         changing_ = false;
       } else if (failed_.empty()) {
         changing_ = false;
-        CompleteLocked(&out);
+        CompleteLocked(&outbox_);
       } else {
         failed = failed_;
       }
     }
     if (failed.empty()) {
-      Dispatch(std::move(out));
+      DrainCompletions();
       return;
     }
     std::vector<Send> sends;
@@ -88,7 +87,7 @@ void WriteHandle::RunEnsembleChange() {
                          "no bookie can replace a failed one and the ack "
                          "quorum is broken: ",
                          s.message())),
-                     &out);
+                     &outbox_);
         } else {
           bk::log::Get("client")->warn(
               "ledger={} no replacement bookie ({}); going on without the "
@@ -97,10 +96,10 @@ void WriteHandle::RunEnsembleChange() {
           next_retry_ = absl::Now() + kDegradedRetry;
         }
       } else {
-        FailLocked(s, &out);
+        FailLocked(s, &outbox_);
       }
     }
-    Dispatch(std::move(out));
+    DrainCompletions();
     Transmit(std::move(sends));
   }
 }

@@ -65,7 +65,6 @@ bool WriteHandle::RoomLocked(int64_t bytes) const {
 
 void WriteHandle::Append(absl::string_view payload, AddCallback done) {
   std::vector<Send> sends;
-  std::vector<Completion> out;
   {
     absl::MutexLock l(&mu_);
     const int64_t bytes = static_cast<int64_t>(
@@ -96,7 +95,7 @@ void WriteHandle::Append(absl::string_view payload, AddCallback done) {
                        "; the bookies are not keeping up"));
     }
     if (!refused.ok()) {
-      out.push_back({std::move(done), Annotate(refused, ledger_id_)});
+      outbox_.push_back({std::move(done), Annotate(refused, ledger_id_)});
     } else {
       Pending p;
       p.entry_id = next_entry_++;
@@ -117,7 +116,7 @@ void WriteHandle::Append(absl::string_view payload, AddCallback done) {
       pending_.push_back(std::move(p));
     }
   }
-  Dispatch(std::move(out));
+  DrainCompletions();
   Transmit(std::move(sends));
 }
 
@@ -161,7 +160,6 @@ void WriteHandle::OnAnswer(int64_t entry_id, int slot,
   } else if (!fenced) {
     ctx_->cluster()->OnBookieError(bookie, entry_id, now);
   }
-  std::vector<Completion> out;
   {
     absl::MutexLock l(&mu_);
     if (state_ == State::kFailed || state_ == State::kClosed) return;
@@ -170,12 +168,12 @@ void WriteHandle::OnAnswer(int64_t entry_id, int slot,
       const int64_t first = pending_.front().entry_id;
       if (entry_id < first || entry_id > pending_.back().entry_id) return;
       pending_[entry_id - first].acked |= uint64_t{1} << slot;
-      CompleteLocked(&out);
+      CompleteLocked(&outbox_);
     } else if (fenced) {
       FailLocked(absl::FailedPreconditionError(absl::StrCat(
                      "fenced: another client is recovering the ledger (",
                      status.message(), ")")),
-                 &out);
+                 &outbox_);
     } else if (ensemble_[slot] == bookie && !dead_[slot] &&
                !failed_.count(slot)) {
       bk::log::Get("client")->warn(
@@ -184,7 +182,7 @@ void WriteHandle::OnAnswer(int64_t entry_id, int slot,
       SlotFailedLocked(slot, bookie);
     }
   }
-  Dispatch(std::move(out));
+  DrainCompletions();
 }
 
 void WriteHandle::CompleteLocked(std::vector<Completion>* out) {
@@ -232,18 +230,37 @@ void WriteHandle::SlotFailedLocked(int slot, const std::string& bookie) {
   });
 }
 
-void WriteHandle::Dispatch(std::vector<Completion> completions) {
-  if (completions.empty()) return;
-  ctx_->completions()->Post([c = std::move(completions)]() mutable {
-    for (Completion& x : c) {
-      if (x.done) x.done(std::move(x.result));
+// Hands decided completions to the completion executor in the order they
+// were decided (under mu_, in entry order). Only one thread posts at a time
+// (draining_): two threads that each decided a batch could otherwise post
+// them in the wrong order. Posting happens without mu_, because after
+// shutdown the executor runs a task inline, and a callback may Append.
+void WriteHandle::DrainCompletions() {
+  std::vector<Completion> batch;
+  {
+    absl::MutexLock l(&mu_);
+    if (draining_ || outbox_.empty()) return;
+    draining_ = true;
+    batch.swap(outbox_);
+  }
+  while (true) {
+    ctx_->completions()->Post([c = std::move(batch)]() mutable {
+      for (Completion& x : c) {
+        if (x.done) x.done(std::move(x.result));
+      }
+    });
+    absl::MutexLock l(&mu_);
+    batch.clear();  // moved from
+    if (outbox_.empty()) {
+      draining_ = false;
+      return;
     }
-  });
+    batch.swap(outbox_);
+  }
 }
 
 void WriteHandle::OnMetadataChange(
     absl::StatusOr<metadata::Versioned<proto::LedgerMetadata>> md) {
-  std::vector<Completion> out;
   {
     absl::MutexLock l(&mu_);
     if (state_ != State::kOpen) return;  // closing it ourselves, or done
@@ -251,17 +268,17 @@ void WriteHandle::OnMetadataChange(
       if (absl::IsNotFound(md.status())) {
         FailLocked(absl::FailedPreconditionError(
                        "the ledger was deleted from the metadata store"),
-                   &out);
+                   &outbox_);
       }
     } else if (md->value.state() != proto::OPEN) {
       FailLocked(absl::FailedPreconditionError(absl::StrCat(
                      "the ledger is ", LedgerStateName(md->value.state()),
                      " in the metadata store: another client is recovering "
                      "or closed it")),
-                 &out);
+                 &outbox_);
     }
   }
-  Dispatch(std::move(out));
+  DrainCompletions();
 }
 
 void WriteHandle::CheckTimeouts(absl::Time now) {
@@ -368,7 +385,6 @@ absl::Status WriteHandle::Close() {
 
 void WriteHandle::Abandon() {
   watch_.reset();
-  std::vector<Completion> out;
   {
     absl::MutexLock l(&mu_);
     if (state_ == State::kOpen || state_ == State::kClosing) {
@@ -377,11 +393,11 @@ void WriteHandle::Abandon() {
         failure_ = Annotate(absl::CancelledError("the writer was destroyed"),
                             ledger_id_);
       } else {
-        FailLocked(absl::CancelledError("the writer was destroyed"), &out);
+        FailLocked(absl::CancelledError("the writer was destroyed"), &outbox_);
       }
     }
   }
-  Dispatch(std::move(out));
+  DrainCompletions();
 }
 
 }  // namespace bk::client::internal

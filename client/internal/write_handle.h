@@ -19,7 +19,8 @@
 //
 // Threads: Append and Close on callers' threads; answers on gRPC threads;
 // ensemble changes on the worker; timeouts on the timer. All state is under
-// mu_; user callbacks are posted to the completion executor after mu_ is
+// mu_; user callbacks are queued in entry order under mu_ (outbox_) and
+// posted to the completion executor, one drainer at a time, after mu_ is
 // released.
 
 #ifndef BK_CLIENT_INTERNAL_WRITE_HANDLE_H_
@@ -102,7 +103,7 @@ class WriteHandle : public std::enable_shared_from_this<WriteHandle> {
   // Records a failed slot; starts an ensemble change unless one runs.
   void SlotFailedLocked(int slot, const std::string& bookie)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void Dispatch(std::vector<Completion> completions);
+  void DrainCompletions() ABSL_LOCKS_EXCLUDED(mu_);
   void RunEnsembleChange();
   // One round: replaces the slots of `failed`. Returns the new ensemble
   // and metadata version, or an error (FailedPrecondition: the ledger is no
@@ -129,6 +130,10 @@ class WriteHandle : public std::enable_shared_from_this<WriteHandle> {
   metadata::Version version_ ABSL_GUARDED_BY(mu_);
   std::vector<std::string> ensemble_ ABSL_GUARDED_BY(mu_);
   std::deque<Pending> pending_ ABSL_GUARDED_BY(mu_);
+  // Completions decided but not yet handed to the completion executor, in
+  // the order they were decided; see DrainCompletions.
+  std::vector<Completion> outbox_ ABSL_GUARDED_BY(mu_);
+  bool draining_ ABSL_GUARDED_BY(mu_) = false;
   int64_t next_entry_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t lac_ ABSL_GUARDED_BY(mu_) = -1;
   int64_t length_ ABSL_GUARDED_BY(mu_) = 0;           // confirmed payload

@@ -46,7 +46,8 @@ inline test::ZkServer& Zk() {
 inline uint64_t Seed() {
   const char* env = getenv("BK_FAULT_SEED");
   static const uint64_t seed = [&] {
-    const uint64_t s = env != nullptr ? std::stoull(env) : std::random_device{}();
+    const uint64_t s =
+        env != nullptr ? std::stoull(env) : std::random_device{}();
     std::printf("seed=%llu (set BK_FAULT_SEED to repeat)\n",
                 static_cast<unsigned long long>(s));
     return s;
@@ -92,10 +93,10 @@ inline client::ClientOptions Options(const std::string& uri) {
 // completions being in entry order).
 struct Verified {
   int ledgers = 0;
-  int64_t acked = 0;     // acknowledged entries checked
-  int64_t read = 0;      // entries read back
-  int64_t lost = 0;      // acknowledged, not readable
-  int64_t corrupt = 0;   // read with a wrong payload
+  int64_t acked = 0;    // acknowledged entries checked
+  int64_t read = 0;     // entries read back
+  int64_t lost = 0;     // acknowledged, not readable
+  int64_t corrupt = 0;  // read with a wrong payload
   int open_failures = 0;
   std::map<int64_t, int64_t> last;  // ledger -> closed last entry
   std::string first_error;
@@ -121,8 +122,7 @@ inline Verified VerifyAll(const std::string& uri,
   }
   for (int64_t id : *ids) {
     ++v.ledgers;
-    const int64_t want =
-        max_acked.count(id) != 0 ? max_acked.at(id) : -1;
+    const int64_t want = max_acked.count(id) != 0 ? max_acked.at(id) : -1;
     absl::StatusOr<std::unique_ptr<client::LedgerReader>> r;
     for (int attempt = 0; attempt < 5; ++attempt) {  // recovery may be retried
       r = (*c)->OpenLedger(id, password, /*recover=*/true);
@@ -176,13 +176,13 @@ class ChildWriter {
       prctl(PR_SET_PDEATHSIG, SIGKILL);
       if (getppid() != parent) _exit(3);
       dup2(fds[1], 1);
-      const int log = open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+      const int log =
+          open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
       if (log >= 0) dup2(log, 2);
       close(fds[0]);
       close(fds[1]);
       const std::string a = std::to_string(per_ledger),
-                        b = std::to_string(ledgers),
-                        w = std::to_string(window);
+                        b = std::to_string(ledgers), w = std::to_string(window);
       execl(BK_FAULT_WRITER, BK_FAULT_WRITER, uri.c_str(), "pw", a.c_str(),
             b.c_str(), w.c_str(), static_cast<char*>(nullptr));
       _exit(127);

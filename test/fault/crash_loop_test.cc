@@ -25,9 +25,10 @@ int Kills() {
   return env != nullptr ? std::atoi(env) : 20;
 }
 
-TEST_CASE("crash loop: SIGKILLed and restarted bookies lose no acknowledged "
-          "entry",
-          "[fault][crash_loop]") {
+TEST_CASE(
+    "crash loop: SIGKILLed and restarted bookies lose no acknowledged "
+    "entry",
+    "[fault][crash_loop]") {
   const int kills = Kills();
   std::mt19937_64 rng(Seed());
   const std::string uri = Uri("crash-loop-" + std::to_string(kills));
@@ -73,17 +74,19 @@ TEST_CASE("crash loop: SIGKILLed and restarted bookies lose no acknowledged "
           }
           ++in_flight;
         }
-        (*w)->Append(FaultPayload(id, e), [&, id, e](absl::StatusOr<int64_t> r) {
-          absl::MutexLock l(&mu);
-          --in_flight;
-          if (r.ok() && *r == e) {
-            if (e != max_acked[id] + 1) ++wrong_order;
-            max_acked[id] = std::max(max_acked[id], e);
-          } else {
-            ++failed_adds;
-            failed = true;
-          }
-        });
+        (*w)->Append(
+            FaultPayload(id, e), [&, id, e](absl::StatusOr<int64_t> r) {
+              absl::MutexLock l(&mu);
+              --in_flight;
+              if (r.ok() && *r == e) {
+                int64_t& last = max_acked.try_emplace(id, -1).first->second;
+                if (e != last + 1) ++wrong_order;
+                last = std::max(last, e);
+              } else {
+                ++failed_adds;
+                failed = true;
+              }
+            });
         absl::MutexLock l(&mu);
         if (failed) break;
       }
@@ -95,7 +98,8 @@ TEST_CASE("crash loop: SIGKILLed and restarted bookies lose no acknowledged "
       }
       if (roll >= 3) {
         roll = 0;
-        (void)(*w)->Close();  // closed; may fail after a fault, recovery closes it
+        (void)(*w)
+            ->Close();  // closed; may fail after a fault, recovery closes it
       }
       // Otherwise (stopped): left OPEN for the recovering reader.
     }
@@ -131,14 +135,16 @@ TEST_CASE("crash loop: SIGKILLed and restarted bookies lose no acknowledged "
   const Verified v = VerifyAll(uri, record);
   INFO(v.first_error);
   std::sort(restart_ms.begin(), restart_ms.end());
-  const double median = restart_ms.empty() ? 0 : restart_ms[restart_ms.size() / 2];
+  const double median =
+      restart_ms.empty() ? 0 : restart_ms[restart_ms.size() / 2];
   const double max = restart_ms.empty() ? 0 : restart_ms.back();
 
   const std::string mode = kills >= 200 ? "long" : "short";
   Figures f("crash_loop_" + mode);
   const std::string item = "1 crash loop (" + mode + ")";
   f.Add(item, "bookie SIGKILLs", std::to_string(kills),
-        mode == "long" ? ">= 200" : ">= 20", kills >= (mode == "long" ? 200 : 20));
+        mode == "long" ? ">= 200" : ">= 20",
+        kills >= (mode == "long" ? 200 : 20));
   f.Add(item, "acknowledged entries lost",
         std::to_string(v.lost) + " of " + std::to_string(v.acked) + " in " +
             std::to_string(v.ledgers) + " ledgers",

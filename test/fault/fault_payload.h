@@ -13,8 +13,8 @@
 namespace bk::fault {
 
 inline std::string FaultPayload(int64_t ledger, int64_t e) {
-  std::string p = "ledger " + std::to_string(ledger) + " entry " +
-                  std::to_string(e) + " ";
+  std::string p =
+      "ledger " + std::to_string(ledger) + " entry " + std::to_string(e) + " ";
   p.resize(256, static_cast<char>('a' + e % 26));
   const uint32_t crc = crc32c::Value(p.data(), p.size());
   p.append(reinterpret_cast<const char*>(&crc), sizeof(crc));

@@ -77,21 +77,21 @@ int main(int argc, char** argv) {
         if (failed) break;
         ++in_flight;
       }
-      (*w)->Append(bk::fault::FaultPayload(id, e),
-                   [&, id, e](absl::StatusOr<int64_t> r) {
-                     if (r.ok() && *r == e) {
-                       Line("ack " + std::to_string(id) + " " +
-                            std::to_string(e));
-                     } else {
-                       Line("fail " + std::to_string(id) + " " +
-                            std::to_string(e) + " " +
-                            (r.ok() ? "wrong id " + std::to_string(*r)
-                                    : r.status().ToString()));
-                     }
-                     absl::MutexLock lock(&mu);
-                     --in_flight;
-                     if (!r.ok()) failed = true;
-                   });
+      (*w)->Append(
+          bk::fault::FaultPayload(id, e),
+          [&, id, e](absl::StatusOr<int64_t> r) {
+            if (r.ok() && *r == e) {
+              Line("ack " + std::to_string(id) + " " + std::to_string(e));
+            } else {
+              Line("fail " + std::to_string(id) + " " + std::to_string(e) +
+                   " " +
+                   (r.ok() ? "wrong id " + std::to_string(*r)
+                           : r.status().ToString()));
+            }
+            absl::MutexLock lock(&mu);
+            --in_flight;
+            if (!r.ok()) failed = true;
+          });
     }
     {
       absl::MutexLock lock(&mu);

@@ -77,8 +77,10 @@ TEST_CASE("a bookie whose session expired registers again; no entry lost",
       (*w)->Append(FaultPayload(id, e), [&, e](absl::StatusOr<int64_t> r) {
         absl::MutexLock l(&mu);
         --in_flight;
-        if (r.ok() && *r == e) max_acked = e;
-        else ++failed;
+        if (r.ok() && *r == e)
+          max_acked = e;
+        else
+          ++failed;
       });
     }
     absl::MutexLock l(&mu);
@@ -118,8 +120,8 @@ TEST_CASE("a bookie whose session expired registers again; no entry lost",
 
   Figures f("session_bookie");
   const std::string item = "6 bookie session expiry";
-  f.Add(item, "registration gone while paused", gone ? "yes after " + Ms(gone_after) : "no",
-        "yes", gone);
+  f.Add(item, "registration gone while paused",
+        gone ? "yes after " + Ms(gone_after) : "no", "yes", gone);
   f.Add(item, "re-registered after resume",
         back ? "yes after " + Ms(back_after) : "no", "yes", back && ready);
   f.Add(item, "sessions expired by the server", std::to_string(expiries),

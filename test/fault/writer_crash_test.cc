@@ -27,10 +27,10 @@ int Runs() {
   return env != nullptr ? std::atoi(env) : 5;
 }
 
-
-TEST_CASE("a SIGKILLed writer's ledger is recovered at or after its last "
-          "acknowledged entry",
-          "[fault][writer_crash]") {
+TEST_CASE(
+    "a SIGKILLed writer's ledger is recovered at or after its last "
+    "acknowledged entry",
+    "[fault][writer_crash]") {
   const int runs = Runs();
   std::mt19937_64 rng(Seed());
   const std::string uri = Uri("writer-kill");
