@@ -39,7 +39,10 @@ absl::StatusOr<std::unique_ptr<Workload>> Workload::Start(WorkloadOptions o) {
   return w;
 }
 
-Workload::~Workload() { Stop(); }
+Workload::~Workload() {
+  Stop();
+  client_.reset();
+}
 
 absl::StatusOr<Workload::Slot> Workload::NewSlot() {
   auto w = client_->CreateLedger({.ensemble_size = options_.ensemble_size,
@@ -189,7 +192,6 @@ void Workload::Stop() {
   }
   for (Slot& s : slots) s.writer->Close().IgnoreError();
   slots.clear();
-  client_.reset();
 }
 
 }  // namespace bk::bkctl

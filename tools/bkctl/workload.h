@@ -11,8 +11,8 @@
 // Threads: Start() spawns one pacing thread; TakeSecond() and Stop() may be
 // called from one other thread. Add callbacks run on the client's
 // completion thread and only touch the counters below.
-// Lifetime: Stop() (or the destructor) stops pacing, closes every ledger,
-// then destroys the client.
+// Lifetime: Stop() (or the destructor) stops pacing and closes every
+// ledger; the destructor then destroys the client.
 
 #ifndef BK_TOOLS_BKCTL_WORKLOAD_H_
 #define BK_TOOLS_BKCTL_WORKLOAD_H_
@@ -66,7 +66,8 @@ class Workload {
   ~Workload();
 
   WorkloadSecond TakeSecond();
-  // Stops pacing, waits for in-flight adds, closes the ledgers. Idempotent.
+  // Stops pacing, waits for in-flight adds, closes the ledgers; the client
+  // lives on until the destructor. Idempotent.
   void Stop();
 
  private:
