@@ -2,6 +2,7 @@
 // of per-bookie load every second, everything stopped cleanly on Ctrl-C.
 
 #include <grpcpp/grpcpp.h>
+#include <zookeeper/zookeeper.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -228,6 +229,9 @@ int Run(const std::vector<std::string>& args, std::ostream& out,
   if (workload != nullptr) {
     out << "stopping the workload (closing ledgers) ..." << std::endl;
     workload->Stop();
+    // The workload's client keeps its ZooKeeper session until the process
+    // ends; its reconnect attempts while ZooKeeper stops are not news.
+    zoo_set_debug_level(static_cast<ZooLogLevel>(0));
   }
   out << "stopping bookies (drain) and ZooKeeper ..." << std::endl;
   (*cluster)->Stop();

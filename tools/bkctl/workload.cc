@@ -171,6 +171,7 @@ WorkloadSecond Workload::TakeSecond() {
   std::vector<int64_t> ids;
   {
     std::lock_guard<std::mutex> l(slots_mu_);
+    if (store_ == nullptr) return w;  // stopped
     for (const Slot& s : slots_) ids.push_back(s.writer->ledger_id());
   }
   for (int64_t id : ids) {
@@ -192,6 +193,7 @@ void Workload::Stop() {
   }
   for (Slot& s : slots) s.writer->Close().IgnoreError();
   slots.clear();
+  store_.reset();
 }
 
 }  // namespace bk::bkctl
