@@ -36,6 +36,8 @@ struct Command {
 std::vector<Command> PlacementCommands();
 std::vector<Command> ClusterCommands();
 std::vector<Command> LocalClusterCommands();
+// simpletest, write, read, bookiesanity, format
+std::vector<Command> LedgerCommands();
 std::vector<Command> SimulateCommands();  // placement simulate | sweep
 
 }  // namespace bk::bkctl

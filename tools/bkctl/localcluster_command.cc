@@ -2,10 +2,14 @@
 // of per-bookie load every second, everything stopped cleanly on Ctrl-C.
 
 #include <grpcpp/grpcpp.h>
+#include <zookeeper/zookeeper.h>
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <map>
+#include <optional>
 #include <ostream>
 
 #include "absl/strings/str_cat.h"
@@ -13,6 +17,7 @@
 #include "proto/bookie.grpc.pb.h"
 #include "tools/bkctl/command.h"
 #include "tools/bkctl/flags.h"
+#include "tools/bkctl/workload.h"
 #include "tools/localcluster/local_cluster.h"
 
 namespace bk::bkctl {
@@ -27,9 +32,12 @@ std::string SelfDir() {
 }
 
 // One line: each bookie's journal util, write rate and adds in flight.
+// `spread`: replicas of the workload's current ledgers per bookie id (null
+// without a workload).
 std::string LoadLineOf(
     const std::vector<localcluster::BookieEndpoint>& bookies,
-    std::vector<std::unique_ptr<proto::Bookie::Stub>>& stubs) {
+    std::vector<std::unique_ptr<proto::Bookie::Stub>>& stubs,
+    const std::map<std::string, int>* spread) {
   std::string line;
   for (size_t i = 0; i < bookies.size(); ++i) {
     grpc::ClientContext ctx;
@@ -54,6 +62,10 @@ std::string LoadLineOf(
           static_cast<int>(r.adds_in_flight()));
       if (r.read_only()) cell += " RO";
     }
+    if (spread != nullptr) {
+      auto it = spread->find(bookies[i].id);
+      absl::StrAppend(&cell, " L", it == spread->end() ? 0 : it->second);
+    }
     absl::StrAppend(&line, i ? " | " : "", bookies[i].id.substr(7), ":", cell);
   }
   return line;
@@ -69,7 +81,16 @@ int Run(const std::vector<std::string>& args, std::ostream& out,
              {"first-bookie-port", false, "gRPC port of bookie 0 (3181)"},
              {"first-http-port", false, "HTTP port of bookie 0 (8000)"},
              {"bookie-binary", false, "path of `bookie` (beside bkctl)"},
-             {"seconds", false, "stop after this long (0: until Ctrl-C)"}});
+             {"seconds", false, "stop after this long (0: until Ctrl-C)"},
+             {"weighting", false, "workload placement: none|disk|load|adaptive"},
+             {"ledgers", false, "workload ledgers open at once (6)"},
+             {"ensemble", false, "workload ensemble size (3)"},
+             {"write-quorum", false, "workload write quorum (2)"},
+             {"ack-quorum", false, "workload ack quorum (2)"},
+             {"rate", false, "workload target entries per second (2000)"},
+             {"entry-size", false, "workload entry bytes (1024)"},
+             {"roll-seconds", false, "each ledger is rolled after this (10)"},
+             {"no-workload", false, "start the cluster only", true}});
   if (!f.ok()) {
     err << "bkctl localcluster: " << f.status().message() << "\n";
     return kExitUsage;
@@ -95,6 +116,35 @@ int Run(const std::vector<std::string>& args, std::ostream& out,
       !int_flag("seconds", 0, 86400 * 365, &seconds)) {
     return kExitUsage;
   }
+  WorkloadOptions wo;
+  int rate = 2000, roll_seconds = 10;
+  if (!int_flag("ledgers", 1, 1000, &wo.ledgers) ||
+      !int_flag("ensemble", 1, 64, &wo.ensemble_size) ||
+      !int_flag("write-quorum", 1, 64, &wo.write_quorum) ||
+      !int_flag("ack-quorum", 1, 64, &wo.ack_quorum) ||
+      !int_flag("rate", 1, 10000000, &rate) ||
+      !int_flag("entry-size", 1, 16 << 20, &wo.entry_size) ||
+      !int_flag("roll-seconds", 1, 86400, &roll_seconds)) {
+    return kExitUsage;
+  }
+  wo.rate = rate;
+  wo.roll_every = absl::Seconds(roll_seconds);
+  if (!(wo.ack_quorum <= wo.write_quorum &&
+        wo.write_quorum <= wo.ensemble_size)) {
+    err << "bkctl localcluster: need --ack-quorum <= --write-quorum <= "
+           "--ensemble\n";
+    return kExitUsage;
+  }
+  if (f->Has("weighting")) {
+    auto w = placement::ParseWeighting(f->Get("weighting"));
+    if (!w.ok()) {
+      err << "bkctl localcluster: --weighting: " << w.status().message()
+          << "\n";
+      return kExitUsage;
+    }
+    wo.weighting = *w;
+  }
+  const bool with_workload = !f->GetBool("no-workload");
   if (f->Has("dir")) o.dir = f->Get("dir");
   o.bookie_binary =
       f->Has("bookie-binary") ? f->Get("bookie-binary") : SelfDir() + "/bookie";
@@ -125,8 +175,30 @@ int Run(const std::vector<std::string>& args, std::ostream& out,
         grpc::CreateChannel(absl::StrCat("127.0.0.1:", b.grpc_port),
                             grpc::InsecureChannelCredentials())));
   }
-  out << "per-bookie load once a second (j = journal util, MB/s written, "
-         "if = adds in flight); Ctrl-C stops everything\n"
+  std::unique_ptr<Workload> workload;
+  if (with_workload && wo.ensemble_size > o.bookies) {
+    err << "bkctl localcluster: workload ensemble " << wo.ensemble_size
+        << " > " << o.bookies << " bookies; running without a workload\n";
+  } else if (with_workload) {
+    wo.metadata_uri = (*cluster)->metadata_uri();
+    out << "workload: " << wo.ledgers << " ledgers E" << wo.ensemble_size
+        << "/WQ" << wo.write_quorum << "/AQ" << wo.ack_quorum << ", "
+        << rate << " entries/s of " << wo.entry_size << " B, weighting "
+        << placement::WeightingName(wo.weighting) << ", each ledger rolled "
+        << "every " << roll_seconds << " s" << std::endl;
+    auto w = Workload::Start(wo);
+    if (!w.ok()) {
+      // The cluster stays up for the operator; only the workload is off.
+      err << "bkctl localcluster: workload not started: "
+          << w.status().message() << "\n";
+    } else {
+      workload = std::move(*w);
+    }
+  }
+  out << "once a second: workload (acked entries/s, add latency p50/p99, "
+         "failed adds) | per bookie: j = journal util, MB/s written, if = "
+         "adds in flight, L = replicas of current ledgers; Ctrl-C stops "
+         "everything\n"
       << std::flush;
   const absl::Time end = seconds > 0 ? absl::Now() + absl::Seconds(seconds)
                                      : absl::InfiniteFuture();
@@ -135,12 +207,40 @@ int Run(const std::vector<std::string>& args, std::ostream& out,
       1, 0
     };
     if (sigtimedwait(&set, nullptr, &one_second) > 0) break;
+    std::string head;
+    std::optional<WorkloadSecond> ws;
+    if (workload != nullptr) {
+      ws = workload->TakeSecond();
+      head = absl::StrFormat(
+          "%5.0f/s p50 %5.1fms p99 %6.1fms fail %d%s | ",
+          static_cast<double>(ws->acked) / std::max(ws->seconds, 1e-3),
+          ws->p50_ms, ws->p99_ms, ws->failed,
+          ws->skipped > 0 ? absl::StrCat(" behind ", ws->skipped) : "");
+    }
     out << absl::FormatTime("%H:%M:%S", absl::Now(), absl::LocalTimeZone())
-        << "  " << LoadLineOf((*cluster)->bookies(), stubs) << std::endl;
+        << "  " << head
+        << LoadLineOf((*cluster)->bookies(), stubs,
+                      ws ? &ws->spread : nullptr)
+        << std::endl;
+    if (ws && !ws->last_error.empty()) {
+      out << "          last error: " << ws->last_error << std::endl;
+    }
+  }
+  if (workload != nullptr) {
+    out << "stopping the workload (closing ledgers) ..." << std::endl;
+    workload->Stop();
+    // The workload's client keeps its ZooKeeper session until the process
+    // ends; its reconnect attempts while ZooKeeper stops are not news.
+    zoo_set_debug_level(static_cast<ZooLogLevel>(0));
   }
   out << "stopping bookies (drain) and ZooKeeper ..." << std::endl;
   (*cluster)->Stop();
   out << "stopped; state kept in " << o.dir << " (start again to resume)\n";
+  // The workload's client is not destroyed: the process ends here, and
+  // destroying a Client can race with gRPC finishing its add streams (a
+  // double free in grpc_cq_internal_unref was seen once the bookies were
+  // gone); its ledgers are closed already.
+  (void)workload.release();
   return kExitOk;
 }
 
@@ -152,7 +252,12 @@ std::vector<Command> LocalClusterCommands() {
            "Ctrl-C stops all",
            "  --bookies N (5) --racks R (3) --dir DIR\n"
            "  --zookeeper-port P --first-bookie-port P --first-http-port P\n"
-           "  --bookie-binary PATH --seconds S (0: until Ctrl-C)\n",
+           "  --bookie-binary PATH --seconds S (0: until Ctrl-C)\n"
+           "  workload: --weighting none|disk|load|adaptive (load) --ledgers N "
+           "(6)\n"
+           "  --ensemble E (3) --write-quorum W (2) --ack-quorum A (2)\n"
+           "  --rate ENTRIES_PER_S (2000) --entry-size BYTES (1024)\n"
+           "  --roll-seconds S (10) --no-workload\n",
            Run}};
 }
 
