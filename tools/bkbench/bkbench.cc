@@ -141,8 +141,7 @@ int Write(const std::vector<std::string>& raw) {
   size_t rr = 0;
   while (absl::Now() < end) {
     if (rate > 0) {
-      const double due =
-          rate * absl::ToDoubleSeconds(absl::Now() - start);
+      const double due = rate * absl::ToDoubleSeconds(absl::Now() - start);
       if (static_cast<double>(issued) >= due) {
         absl::SleepFor(absl::Microseconds(200));
         continue;

@@ -136,9 +136,8 @@ int BookieSanity(const std::vector<std::string>& args, std::ostream& out,
                     {"ms", ms},
                     {"error", std::string(s.message())}});
     if (!f->GetBool("json")) {
-      out << b.bookie_id() << "\t" << (s.ok() ? "OK" : "FAILED") << "\t"
-          << ms << " ms" << (s.ok() ? "" : absl::StrCat("\t", s.message()))
-          << "\n";
+      out << b.bookie_id() << "\t" << (s.ok() ? "OK" : "FAILED") << "\t" << ms
+          << " ms" << (s.ok() ? "" : absl::StrCat("\t", s.message())) << "\n";
     }
     if (!s.ok()) bad.push_back(b.bookie_id() + ": " + std::string(s.message()));
   }

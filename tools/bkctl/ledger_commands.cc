@@ -9,8 +9,8 @@
 #include <condition_variable>
 #include <cstdio>
 #include <cstring>
-#include <functional>
 #include <fstream>
+#include <functional>
 #include <future>
 #include <map>
 #include <mutex>
@@ -44,9 +44,8 @@ int Fail(std::ostream& err, const std::string& cmd, const absl::Status& s) {
 std::vector<std::string> ShortFlags(const std::vector<std::string>& args) {
   std::vector<std::string> out;
   for (const std::string& a : args) {
-    out.push_back(a.size() == 2 && a[0] == '-' && a[1] != '-'
-                      ? absl::StrCat("-", a)
-                      : a);
+    out.push_back(
+        a.size() == 2 && a[0] == '-' && a[1] != '-' ? absl::StrCat("-", a) : a);
   }
   return out;
 }
@@ -70,13 +69,13 @@ absl::StatusOr<WriteShape> ShapeOf(const ParsedFlags& f) {
   s.ledger.write_quorum = 2;
   s.ledger.ack_quorum = 2;
   s.ledger.password = kPassword;
-  for (auto [name, into] :
-       {std::pair{"e", &s.ledger.ensemble_size},
-        std::pair{"w", &s.ledger.write_quorum},
-        std::pair{"a", &s.ledger.ack_quorum}, std::pair{"entry-size",
-                                                        &s.entry_size}}) {
+  for (auto [name, into] : {std::pair{"e", &s.ledger.ensemble_size},
+                            std::pair{"w", &s.ledger.write_quorum},
+                            std::pair{"a", &s.ledger.ack_quorum},
+                            std::pair{"entry-size", &s.entry_size}}) {
     if (!f.Has(name)) continue;
-    auto v = f.GetInt(name, 1, std::string(name) == "entry-size" ? 16 << 20 : 64);
+    auto v =
+        f.GetInt(name, 1, std::string(name) == "entry-size" ? 16 << 20 : 64);
     if (!v.ok()) return v.status();
     *into = static_cast<int>(*v);
   }
@@ -168,9 +167,9 @@ int SimpleTest(const std::vector<std::string>& args, std::ostream& out,
   const double write_s = absl::ToDoubleSeconds(absl::Now() - start);
   if (failed > 0 || !closed.ok()) {
     return Fail(err, "simpletest",
-                absl::InternalError(absl::StrCat(
-                    "ledger ", id, ": ", failed, " adds failed: ",
-                    failed > 0 ? first_error : closed.message())));
+                absl::InternalError(
+                    absl::StrCat("ledger ", id, ": ", failed, " adds failed: ",
+                                 failed > 0 ? first_error : closed.message())));
   }
   auto r = (*c)->OpenLedger(id, kPassword, /*recover=*/false);
   if (!r.ok()) return Fail(err, "simpletest", r.status());
@@ -192,9 +191,12 @@ int SimpleTest(const std::vector<std::string>& args, std::ostream& out,
   if (!del.ok()) return Fail(err, "simpletest", del);
   const bool ok = bad == 0 && read == shape->entries;
   if (f->GetBool("json")) {
-    out << json{{"ledger_id", id},        {"written", shape->entries},
-                {"read", read},           {"mismatched", bad},
-                {"write_seconds", write_s}, {"ok", ok}}
+    out << json{{"ledger_id", id},
+                {"written", shape->entries},
+                {"read", read},
+                {"mismatched", bad},
+                {"write_seconds", write_s},
+                {"ok", ok}}
                .dump()
         << "\n";
   } else {
@@ -204,8 +206,7 @@ int SimpleTest(const std::vector<std::string>& args, std::ostream& out,
   }
   if (!ok) {
     err << "bkctl simpletest: ledger " << id << ": " << bad
-        << " entries differ, " << read << " of " << shape->entries
-        << " read\n";
+        << " entries differ, " << read << " of " << shape->entries << " read\n";
     return kExitFailure;
   }
   return kExitOk;
@@ -338,13 +339,15 @@ int Read(const std::vector<std::string>& args, std::ostream& out,
   }
   missing = static_cast<int64_t>(expected.size());
   if (missing > 0 && first_problem.empty()) {
-    first_problem =
-        absl::StrCat("acknowledged entry ", expected.begin()->first,
-                     " is missing (last entry ", last, ")");
+    first_problem = absl::StrCat("acknowledged entry ", expected.begin()->first,
+                                 " is missing (last entry ", last, ")");
   }
   if (f->GetBool("json")) {
-    out << json{{"ledger_id", *id}, {"last_entry_id", last}, {"read", read},
-                {"differ", bad},    {"missing", missing}}
+    out << json{{"ledger_id", *id},
+                {"last_entry_id", last},
+                {"read", read},
+                {"differ", bad},
+                {"missing", missing}}
                .dump()
         << "\n";
   } else {
@@ -357,8 +360,8 @@ int Read(const std::vector<std::string>& args, std::ostream& out,
     out << "\n";
   }
   if (bad > 0 || missing > 0) {
-    err << "bkctl read: ledger " << *id << ": " << first_problem << " ("
-        << bad << " differ, " << missing << " missing)\n";
+    err << "bkctl read: ledger " << *id << ": " << first_problem << " (" << bad
+        << " differ, " << missing << " missing)\n";
     return kExitFailure;
   }
   return kExitOk;
@@ -388,15 +391,15 @@ int Format(const std::vector<std::string>& args, std::ostream& out,
         << f->Get("conf") << "; run again with --yes to confirm\n";
     return kExitUsage;
   }
-  const std::string bin = f->Has("bookie-binary") ? f->Get("bookie-binary")
-                                                  : SelfDir() + "/bookie";
+  const std::string bin =
+      f->Has("bookie-binary") ? f->Get("bookie-binary") : SelfDir() + "/bookie";
   if (::access(bin.c_str(), X_OK) != 0) {
     err << "bkctl format: no bookie binary at " << bin
         << " (use --bookie-binary)\n";
     return kExitFailure;
   }
-  std::vector<std::string> argv = {bin, "format",
-                                   "--conf=" + f->Get("conf"), "--yes"};
+  std::vector<std::string> argv = {bin, "format", "--conf=" + f->Get("conf"),
+                                   "--yes"};
   if (f->Has("metadata-uri")) {
     argv.push_back("--metadataServiceUri=" + f->Get("metadata-uri"));
   }
@@ -424,8 +427,7 @@ int Format(const std::vector<std::string>& args, std::ostream& out,
 
 }  // namespace
 
-int BookieSanity(const std::vector<std::string>&, std::ostream&,
-                 std::ostream&);
+int BookieSanity(const std::vector<std::string>&, std::ostream&, std::ostream&);
 
 std::vector<Command> LedgerCommands() {
   const std::string uri = "  --metadata-uri URI (required)\n";
@@ -449,8 +451,7 @@ std::vector<Command> LedgerCommands() {
       {"", "bookiesanity",
        "write, read and delete one entry on each bookie in turn (E=W=A=1)",
        uri + "  --bookies ID,... (all writable) --json\n", BookieSanity},
-      {"", "format",
-       "format a bookie's dirs and cookie (runs `bookie format`)",
+      {"", "format", "format a bookie's dirs and cookie (runs `bookie format`)",
        "  --conf FILE (required) --yes --metadata-uri URI --bookie-binary "
        "PATH\n",
        Format},

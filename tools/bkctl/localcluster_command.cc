@@ -2,9 +2,9 @@
 // of per-bookie load every second, everything stopped cleanly on Ctrl-C.
 
 #include <grpcpp/grpcpp.h>
-#include <zookeeper/zookeeper.h>
 #include <signal.h>
 #include <unistd.h>
+#include <zookeeper/zookeeper.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -34,10 +34,9 @@ std::string SelfDir() {
 // One line: each bookie's journal util, write rate and adds in flight.
 // `spread`: replicas of the workload's current ledgers per bookie id (null
 // without a workload).
-std::string LoadLineOf(
-    const std::vector<localcluster::BookieEndpoint>& bookies,
-    std::vector<std::unique_ptr<proto::Bookie::Stub>>& stubs,
-    const std::map<std::string, int>* spread) {
+std::string LoadLineOf(const std::vector<localcluster::BookieEndpoint>& bookies,
+                       std::vector<std::unique_ptr<proto::Bookie::Stub>>& stubs,
+                       const std::map<std::string, int>* spread) {
   std::string line;
   for (size_t i = 0; i < bookies.size(); ++i) {
     grpc::ClientContext ctx;
@@ -74,23 +73,24 @@ std::string LoadLineOf(
 int Run(const std::vector<std::string>& args, std::ostream& out,
         std::ostream& err) {
   auto f = ParseFlags(
-      args, {{"bookies", false, "number of bookies (5)"},
-             {"racks", false, "number of racks (3)"},
-             {"dir", false, "state directory (/tmp/bk-localcluster)"},
-             {"zookeeper-port", false, "ZooKeeper port (2181)"},
-             {"first-bookie-port", false, "gRPC port of bookie 0 (3181)"},
-             {"first-http-port", false, "HTTP port of bookie 0 (8000)"},
-             {"bookie-binary", false, "path of `bookie` (beside bkctl)"},
-             {"seconds", false, "stop after this long (0: until Ctrl-C)"},
-             {"weighting", false, "workload placement: none|disk|load|adaptive"},
-             {"ledgers", false, "workload ledgers open at once (6)"},
-             {"ensemble", false, "workload ensemble size (3)"},
-             {"write-quorum", false, "workload write quorum (2)"},
-             {"ack-quorum", false, "workload ack quorum (2)"},
-             {"rate", false, "workload target entries per second (2000)"},
-             {"entry-size", false, "workload entry bytes (1024)"},
-             {"roll-seconds", false, "each ledger is rolled after this (10)"},
-             {"no-workload", false, "start the cluster only", true}});
+      args,
+      {{"bookies", false, "number of bookies (5)"},
+       {"racks", false, "number of racks (3)"},
+       {"dir", false, "state directory (/tmp/bk-localcluster)"},
+       {"zookeeper-port", false, "ZooKeeper port (2181)"},
+       {"first-bookie-port", false, "gRPC port of bookie 0 (3181)"},
+       {"first-http-port", false, "HTTP port of bookie 0 (8000)"},
+       {"bookie-binary", false, "path of `bookie` (beside bkctl)"},
+       {"seconds", false, "stop after this long (0: until Ctrl-C)"},
+       {"weighting", false, "workload placement: none|disk|load|adaptive"},
+       {"ledgers", false, "workload ledgers open at once (6)"},
+       {"ensemble", false, "workload ensemble size (2)"},
+       {"write-quorum", false, "workload write quorum (2)"},
+       {"ack-quorum", false, "workload ack quorum (2)"},
+       {"rate", false, "workload target entries per second (2000)"},
+       {"entry-size", false, "workload entry bytes (1024)"},
+       {"roll-seconds", false, "each ledger is rolled after this (10)"},
+       {"no-workload", false, "start the cluster only", true}});
   if (!f.ok()) {
     err << "bkctl localcluster: " << f.status().message() << "\n";
     return kExitUsage;
@@ -177,13 +177,13 @@ int Run(const std::vector<std::string>& args, std::ostream& out,
   }
   std::unique_ptr<Workload> workload;
   if (with_workload && wo.ensemble_size > o.bookies) {
-    err << "bkctl localcluster: workload ensemble " << wo.ensemble_size
-        << " > " << o.bookies << " bookies; running without a workload\n";
+    err << "bkctl localcluster: workload ensemble " << wo.ensemble_size << " > "
+        << o.bookies << " bookies; running without a workload\n";
   } else if (with_workload) {
     wo.metadata_uri = (*cluster)->metadata_uri();
     out << "workload: " << wo.ledgers << " ledgers E" << wo.ensemble_size
-        << "/WQ" << wo.write_quorum << "/AQ" << wo.ack_quorum << ", "
-        << rate << " entries/s of " << wo.entry_size << " B, weighting "
+        << "/WQ" << wo.write_quorum << "/AQ" << wo.ack_quorum << ", " << rate
+        << " entries/s of " << wo.entry_size << " B, weighting "
         << placement::WeightingName(wo.weighting) << ", each ledger rolled "
         << "every " << roll_seconds << " s" << std::endl;
     auto w = Workload::Start(wo);
@@ -219,8 +219,7 @@ int Run(const std::vector<std::string>& args, std::ostream& out,
     }
     out << absl::FormatTime("%H:%M:%S", absl::Now(), absl::LocalTimeZone())
         << "  " << head
-        << LoadLineOf((*cluster)->bookies(), stubs,
-                      ws ? &ws->spread : nullptr)
+        << LoadLineOf((*cluster)->bookies(), stubs, ws ? &ws->spread : nullptr)
         << std::endl;
     if (ws && !ws->last_error.empty()) {
       out << "          last error: " << ws->last_error << std::endl;

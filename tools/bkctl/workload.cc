@@ -50,8 +50,8 @@ absl::StatusOr<Workload::Slot> Workload::NewSlot() {
                                   .ack_quorum = options_.ack_quorum,
                                   .password = kPassword});
   if (!w.ok()) return w.status();
-  return Slot{std::shared_ptr<client::LedgerWriter>(std::move(*w)),
-              absl::Now(), std::make_shared<std::atomic<bool>>(false)};
+  return Slot{std::shared_ptr<client::LedgerWriter>(std::move(*w)), absl::Now(),
+              std::make_shared<std::atomic<bool>>(false)};
 }
 
 // Replaces slot i with a new ledger, then closes the old one (outside the

@@ -76,9 +76,10 @@ std::unique_ptr<bk::localcluster::LocalCluster> StartCluster(
 
 }  // namespace
 
-TEST_CASE("bkctl commands work against a live cluster and survive a killed "
-          "bookie",
-          "[integration][tools]") {
+TEST_CASE(
+    "bkctl commands work against a live cluster and survive a killed "
+    "bookie",
+    "[integration][tools]") {
   bk::testing::TempDir tmp;
   auto cluster = StartCluster(tmp.path());
   REQUIRE(cluster != nullptr);
@@ -92,8 +93,7 @@ TEST_CASE("bkctl commands work against a live cluster and survive a killed "
     CHECK(absl::StrContains(list.out, b.id));
   }
 
-  Result simple =
-      Bkctl("simpletest -e 3 -w 2 -a 2 -n 500" + uri, tmp.path());
+  Result simple = Bkctl("simpletest -e 3 -w 2 -a 2 -n 500" + uri, tmp.path());
   INFO(simple.out << simple.err);
   CHECK(simple.exit_code == 0);
   CHECK(absl::StrContains(simple.out, "mismatched 0"));
@@ -107,12 +107,14 @@ TEST_CASE("bkctl commands work against a live cluster and survive a killed "
   // then every acknowledged entry must read back identical.
   const std::string log = tmp.path() + "/acked.log";
   auto writer = std::async(std::launch::async, [&] {
-    return Bkctl("write -e 3 -w 3 -a 2 -n 30000 --entry-size 256"
-                 " --acked-log " + log + uri,
-                 tmp.path());
+    return Bkctl(
+        "write -e 3 -w 3 -a 2 -n 30000 --entry-size 256"
+        " --acked-log " +
+            log + uri,
+        tmp.path());
   });
-  REQUIRE(bk::testing::PollUntil(
-      [&] { return Lines(ReadAll(log)) >= 2000; }, absl::Seconds(20)));
+  REQUIRE(bk::testing::PollUntil([&] { return Lines(ReadAll(log)) >= 2000; },
+                                 absl::Seconds(20)));
   cluster->KillBookie(0);
   Result write = writer.get();
   INFO(write.out << write.err);
@@ -121,12 +123,13 @@ TEST_CASE("bkctl commands work against a live cluster and survive a killed "
   std::vector<std::string> first =
       absl::StrSplit(ReadAll(log).substr(0, ReadAll(log).find('\n')), ' ');
   REQUIRE(first.size() == 3);
-  Result read = Bkctl("read --ledger " + first[0] + " --verify-acked-log " +
-                          log + uri,
-                      tmp.path());
+  Result read =
+      Bkctl("read --ledger " + first[0] + " --verify-acked-log " + log + uri,
+            tmp.path());
   INFO(read.out << read.err);
   CHECK(read.exit_code == 0);
-  CHECK(absl::StrContains(read.out, "0 differ, 0 acknowledged entries missing"));
+  CHECK(
+      absl::StrContains(read.out, "0 differ, 0 acknowledged entries missing"));
   cluster->Stop();
 }
 
@@ -135,9 +138,9 @@ TEST_CASE("bkctl data commands reject bad arguments with one line and exit 2",
   bk::testing::TempDir tmp;
   for (const std::string args :
        {"simpletest -e 3", "simpletest --metadata-uri mem:// -e 2 -w 3",
-        "write --metadata-uri mem:// --bogus 1",
-        "read --metadata-uri mem://", "read --metadata-uri mem:// --ledger x",
-        "bookiesanity", "format --conf /nonexistent"}) {
+        "write --metadata-uri mem:// --bogus 1", "read --metadata-uri mem://",
+        "read --metadata-uri mem:// --ledger x", "bookiesanity",
+        "format --conf /nonexistent"}) {
     Result r = Bkctl(args, tmp.path());
     INFO(args << " -> " << r.err);
     CHECK(r.exit_code == 2);
