@@ -104,6 +104,10 @@ int ChildProcess::Stop(absl::Duration grace) {
 bool PortFree(int port) {
   int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return false;
+  // As the servers bind: connections of a previous run in TIME_WAIT do not
+  // make a port busy, only a listener does.
+  int one = 1;
+  ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
   sockaddr_in a{};
   a.sin_family = AF_INET;
   a.sin_port = htons(static_cast<uint16_t>(port));

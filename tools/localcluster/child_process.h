@@ -48,7 +48,8 @@ class ChildProcess {
   int status_ = -1;
 };
 
-// True if nothing listens on 127.0.0.1:`port` and we could bind it.
+// True if no socket listens on `port` (any address), so a server could bind
+// it; connections of an earlier run in TIME_WAIT do not count.
 bool PortFree(int port);
 
 }  // namespace bk::localcluster

@@ -148,9 +148,11 @@ absl::Status LocalCluster::StartBookie(int i) {
       "\nhttpServerPort=", e.http_port, "\nnetworkLocation=", e.rack,
       "\nmetadataServiceUri=", metadata_uri(), "\njournalDirectories=", e.dir,
       "/journal\nledgerDirectories=", e.dir, "/ledgers\n",
-      // Small caches: several bookies share one machine.
+      // Small caches: several bookies share one machine. They share its
+      // disk too, whose utilisation says nothing about any one of them:
+      // each reports its own busy share instead.
       "dbStorage_writeCacheMaxSizeMb=32\ndbStorage_readAheadCacheMaxSizeMb=16"
-      "\n");
+      "\njournalDeviceShared=true\n");
   for (const auto& line : options_.extra_bookie_config) {
     absl::StrAppend(&conf, line, "\n");
   }
