@@ -132,6 +132,8 @@ class BookieClient::AddStream final
       broken_ = true;
       waiting.swap(waiting_);
       queue_.clear();
+      // No add is routed here any more (a new one opens a new stream).
+      if (owner_->stream_ == this) owner_->stream_ = nullptr;
     }
     owner_->adds_in_flight_.fetch_sub(static_cast<int64_t>(waiting.size()),
                                       std::memory_order_relaxed);
@@ -142,10 +144,16 @@ class BookieClient::AddStream final
                        " entry ", key.second, ": add stream ended (",
                        transport.ok() ? "closed" : transport.ToString(), ")")));
     }
-    // Tell the owner first (its destructor may then go on: nothing below
-    // touches it), then go.
-    owner_->StreamDone(this);
+    waiting.clear();  // what the callbacks hold goes while the owner lives
+    // Go first, then tell the owner. The call's ClientContext holds a
+    // reference to the channel; dropped here, it is never the last one,
+    // because the owner keeps its own until every stream has said it is
+    // done. (The last reference to a channel must never go on a gRPC
+    // thread: ~Channel may then shut down and free the completion queue
+    // that very thread is serving.)
+    BookieClient* const owner = owner_;
     delete this;
+    owner->StreamDone();
   }
 
   // Marks the call started (Start() has returned); from then on batches
@@ -222,8 +230,15 @@ BookieClient::BookieClient(std::string bookie_id, std::string endpoint,
   shared_->stub = proto::Bookie::NewStub(shared_->channel);
 }
 
-BookieClient::~BookieClient() {
+BookieClient::~BookieClient() { Shutdown(); }
+
+void BookieClient::Shutdown() {
   absl::MutexLock l(&mu_);
+  if (closing_) {
+    // Shut down already, or being shut down by another thread: wait for it.
+    mu_.Await(absl::Condition(this, &BookieClient::IdleLocked));
+    return;
+  }
   closing_ = true;
   // Let adds in flight be answered before the stream goes (bounded): a
   // graceful end for the bookie, which then never sees the stream close
@@ -240,12 +255,11 @@ BookieClient::~BookieClient() {
 }
 
 bool BookieClient::IdleLocked() const {
-  return live_streams_ == 0 && live_calls_.empty();
+  return live_streams_ == 0 && live_calls_.empty() && unary_finishing_ == 0;
 }
 
-void BookieClient::StreamDone(AddStream* stream) {
+void BookieClient::StreamDone() {
   absl::MutexLock l(&mu_);
-  if (stream_ == stream) stream_ = nullptr;
   --live_streams_;
 }
 
@@ -304,37 +318,51 @@ void BookieClient::Add(uint64_t ledger_id, int64_t entry_id,
 template <typename Req, typename Resp, typename Method>
 void BookieClient::Unary(const Req& request, absl::Duration timeout,
                          Method method, Done<Resp> done) {
+  // Owned by the call: deleted by its callback. gRPC's std::function must
+  // be copyable, so the callback captures only plain pointers: nothing it
+  // holds is destroyed by gRPC after the callback returns.
   struct Call {
     grpc::ClientContext ctx;
     Req request;
     Resp response;
+    Done<Resp> done;
   };
-  auto call = std::make_shared<Call>();
+  auto* call = new Call;
   call->request = request;
   call->ctx.set_deadline(DeadlineIn(timeout));
+  call->done = std::move(done);
+  bool closing;
   {
     absl::MutexLock l(&mu_);
-    if (!closing_) live_calls_.insert(&call->ctx);
-    if (closing_) call.reset();
+    closing = closing_;
+    if (!closing) live_calls_.insert(&call->ctx);
   }
-  if (call == nullptr) {
-    done(absl::CancelledError(absl::StrCat("bookie ", id_, ": closing")));
+  if (closing) {
+    Done<Resp> d = std::move(call->done);
+    delete call;
+    d(absl::CancelledError(absl::StrCat("bookie ", id_, ": closing")));
     return;
   }
-  auto shared = shared_;
-  // std::function needs a copyable callback: the move-only `done` is kept
-  // behind a shared_ptr.
-  auto cb = std::make_shared<Done<Resp>>(std::move(done));
-  method(shared->stub.get(), &call->ctx, &call->request, &call->response,
-         [this, call, shared, cb](grpc::Status s) {
-           if (!s.ok()) {
-             (*cb)(FromGrpc(s));
-           } else {
-             (*cb)(std::move(call->response));
+  method(shared_->stub.get(), &call->ctx, &call->request, &call->response,
+         [this, call](grpc::Status s) {
+           absl::StatusOr<Resp> result =
+               s.ok() ? absl::StatusOr<Resp>(std::move(call->response))
+                      : absl::StatusOr<Resp>(FromGrpc(s));
+           Done<Resp> d = std::move(call->done);
+           {
+             // From here on Shutdown neither cancels the call nor returns.
+             absl::MutexLock l(&mu_);
+             live_calls_.erase(&call->ctx);
+             ++unary_finishing_;
            }
-           // Only now may the destructor return: `done` has finished.
+           // The ClientContext holds a reference to the channel: dropped
+           // here, while this object still holds its own (see
+           // AddStream::OnDone for why that matters).
+           delete call;
+           d(std::move(result));
+           d = nullptr;  // what `done` holds goes before Shutdown returns
            absl::MutexLock l(&mu_);
-           live_calls_.erase(&call->ctx);
+           --unary_finishing_;
          });
 }
 

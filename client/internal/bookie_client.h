@@ -16,10 +16,15 @@
 // reaching gRPC), never under this object's lock; they must be short and
 // must not block.
 //
-// Lifetime: the destructor waits up to half a second for adds in flight to
-// be answered, then cancels the stream and returns after every add callback
-// has run. Unary calls in flight keep what they need alive and
-// complete later (with kCancelled or their answer).
+// Lifetime: Shutdown (and the destructor, which calls it) waits up to half
+// a second for adds in flight to be answered, then cancels the stream and
+// the unary calls in flight and returns once every callback has run and
+// has been destroyed, and gRPC holds nothing of this connection any more:
+// in particular no reference to its channel. So the channel goes with this
+// object, on the thread that destroys it. That thread must not be a gRPC
+// thread: destroying the last channel there would shut down the completion
+// queue that thread serves (a double free in gRPC). After Shutdown, Add and
+// the unary calls fail at once with kCancelled, inline.
 
 #ifndef BK_CLIENT_INTERNAL_BOOKIE_CLIENT_H_
 #define BK_CLIENT_INTERNAL_BOOKIE_CLIENT_H_
@@ -60,7 +65,7 @@ class BookieClient {
 
   BookieClient(std::string bookie_id, std::string endpoint,
                const ChannelConfig& config);
-  ~BookieClient();
+  ~BookieClient();  // Shutdown()
   BookieClient(const BookieClient&) = delete;
   BookieClient& operator=(const BookieClient&) = delete;
 
@@ -83,6 +88,10 @@ class BookieClient {
   void GetBookieInfo(uint64_t requested, absl::Duration timeout,
                      Done<proto::GetBookieInfoResponse> done);
 
+  // See Lifetime above. Idempotent; must not be called from a callback of
+  // this connection.
+  void Shutdown();
+
   // Adds sent and not answered yet.
   int64_t adds_in_flight() const {
     return adds_in_flight_.load(std::memory_order_relaxed);
@@ -92,8 +101,8 @@ class BookieClient {
   class AddStream;
   struct Shared;
 
-  // Called by a stream from its OnDone.
-  void StreamDone(AddStream* stream);
+  // Called by a stream at the very end of its OnDone, once it is gone.
+  void StreamDone();
   bool IdleLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   template <typename Req, typename Resp, typename Method>
   void Unary(const Req& request, absl::Duration timeout, Method method,
@@ -109,6 +118,8 @@ class BookieClient {
   AddStream* stream_ ABSL_GUARDED_BY(mu_) = nullptr;  // the one taking adds
   int live_streams_ ABSL_GUARDED_BY(mu_) = 0;
   std::set<grpc::ClientContext*> live_calls_ ABSL_GUARDED_BY(mu_);
+  // Unary callbacks past live_calls_ that have not finished yet.
+  int unary_finishing_ ABSL_GUARDED_BY(mu_) = 0;
   bool closing_ ABSL_GUARDED_BY(mu_) = false;
 
   // Own synchronisation.

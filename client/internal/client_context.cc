@@ -67,20 +67,33 @@ std::map<std::string, int64_t> BookiePool::AddsInFlight() const {
 }
 
 void BookiePool::Close() {
+  std::vector<std::shared_ptr<BookieClient>> all;
+  {
+    absl::MutexLock l(&mu_);
+    closed_ = true;
+    for (const auto& [id, c] : clients_) all.push_back(c);
+    all.insert(all.end(), retired_.begin(), retired_.end());
+  }
+  // Cancels and waits for every callback. The connections themselves stay
+  // in the pool until it is destroyed: an op in progress may still hold one
+  // for a moment, and if its reference were the last, the connection (and
+  // its gRPC channel) would be destroyed wherever that op runs -- possibly
+  // a gRPC thread, where destroying the last channel frees the completion
+  // queue the thread is serving.
+  for (const auto& c : all) c->Shutdown();
+}
+
+BookiePool::~BookiePool() {
+  Close();
+  // Destroyed here, on the thread destroying the client, after every
+  // callback (and every op holding a connection from one) has finished.
   std::map<std::string, std::shared_ptr<BookieClient>> clients;
   std::vector<std::shared_ptr<BookieClient>> retired;
   {
     absl::MutexLock l(&mu_);
-    closed_ = true;
     clients.swap(clients_);
     retired.swap(retired_);
   }
-  // Destructors cancel and wait for callbacks; others may still hold a
-  // reference for a moment (an op in progress), which is fine: the last
-  // holder destroys it, never a gRPC thread of its own connection, because
-  // callbacks hold the BookieClient only through `this`.
-  clients.clear();
-  retired.clear();
 }
 
 ClientContext::ClientContext(ClientOptions options)

@@ -38,8 +38,10 @@ class BookiePool {
   // Null when the bookie's endpoint is unknown or the pool is closed.
   std::shared_ptr<BookieClient> Get(const std::string& id);
   std::map<std::string, int64_t> AddsInFlight() const;
-  // Closes every connection; waits for their callbacks. Get returns null
-  // from then on.
+  ~BookiePool();  // Close(), then destroys the connections
+  // Shuts every connection down (BookieClient::Shutdown: waits for their
+  // callbacks); Get returns null from then on. The connections are kept
+  // until the pool is destroyed.
   void Close();
 
  private:
@@ -48,8 +50,8 @@ class BookiePool {
   mutable absl::Mutex mu_;
   std::map<std::string, std::shared_ptr<BookieClient>> clients_
       ABSL_GUARDED_BY(mu_);
-  // Connections replaced after an endpoint change; closed with the pool
-  // (never destroyed on a gRPC thread).
+  // Connections replaced after an endpoint change; closed with the pool,
+  // destroyed with it (never on a gRPC thread).
   std::vector<std::shared_ptr<BookieClient>> retired_ ABSL_GUARDED_BY(mu_);
   bool closed_ ABSL_GUARDED_BY(mu_) = false;
 };

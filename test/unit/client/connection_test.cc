@@ -1,0 +1,171 @@
+// Lifetime of the client's bookie connections (BookieClient, BookiePool):
+// when a connection is destroyed, gRPC must hold nothing of it any more.
+//
+// Why it matters: a ClientContext or a callback's capture that outlives the
+// connection on a gRPC thread keeps a reference to the gRPC channel; when
+// it is the process's last channel, ~Channel then runs on that thread and
+// frees the completion queue the thread is serving ("double free or
+// corruption" in grpc_cq_internal_unref, seen when Clients were destroyed).
+// The tests make the gRPC thread slow at exactly that point (a capture whose
+// destructor sleeps) so that the interleaving happens on every run.
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <catch2/catch.hpp>
+#include <memory>
+#include <string>
+
+#include "absl/synchronization/notification.h"
+#include "absl/time/clock.h"
+#include "client/client_options.h"
+#include "client/internal/bookie_client.h"
+#include "client/internal/client_context.h"
+#include "client/internal/cluster_view.h"
+
+namespace bk::client::internal {
+namespace {
+
+// A loopback port nobody listens on (bound, not listening: connections
+// are refused) for as long as the object lives.
+class RefusingPort {
+ public:
+  RefusingPort() {
+    fd_ = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    a.sin_port = 0;
+    REQUIRE(bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0);
+    socklen_t len = sizeof(a);
+    REQUIRE(getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len) == 0);
+    port_ = ntohs(a.sin_port);
+  }
+  ~RefusingPort() { close(fd_); }
+  std::string endpoint() const { return "127.0.0.1:" + std::to_string(port_); }
+
+ private:
+  int fd_ = -1;
+  int port_ = 0;
+};
+
+// Captured by a callback. When destroyed (the last, not moved-from, copy),
+// it first lingers, as a preempted gRPC thread would, then records whether
+// the connection was already gone: it must not be.
+class Witness {
+ public:
+  Witness(const std::atomic<bool>* connection_gone, std::atomic<int>* late)
+      : gone_(connection_gone), late_(late) {}
+  Witness(Witness&& o) noexcept : gone_(o.gone_), late_(o.late_) {
+    o.gone_ = nullptr;
+  }
+  Witness& operator=(Witness&&) = delete;
+  ~Witness() {
+    if (gone_ == nullptr) return;
+    absl::SleepFor(absl::Milliseconds(300));
+    if (gone_->load()) late_->fetch_add(1);
+  }
+
+ private:
+  const std::atomic<bool>* gone_;
+  std::atomic<int>* late_;
+};
+
+TEST_CASE(
+    "a connection's destructor returns only after its callbacks and what "
+    "they hold are gone",
+    "[client]") {
+  RefusingPort port;
+  std::atomic<bool> gone{false};
+  std::atomic<int> late{0};
+  absl::Notification info_answered, add_answered;
+  absl::StatusCode info_code = absl::StatusCode::kOk;
+  absl::StatusCode add_code = absl::StatusCode::kOk;
+  auto conn = std::make_unique<BookieClient>("b0", port.endpoint(),
+                                             ChannelConfig{});
+  conn->GetBookieInfo(
+      0, absl::Seconds(10),
+      [w = Witness(&gone, &late), &info_code, &info_answered](
+          absl::StatusOr<proto::GetBookieInfoResponse> r) {
+        info_code = r.status().code();
+        info_answered.Notify();
+      });
+  conn->Add(1, 0, "key", 0, "body",
+            [w = Witness(&gone, &late), &add_code,
+             &add_answered](absl::Status s) {
+              add_code = s.code();
+              add_answered.Notify();
+            });
+  REQUIRE(info_answered.WaitForNotificationWithTimeout(absl::Seconds(10)));
+  REQUIRE(add_answered.WaitForNotificationWithTimeout(absl::Seconds(10)));
+  CHECK(info_code == absl::StatusCode::kUnavailable);
+  CHECK(add_code == absl::StatusCode::kUnavailable);
+  // Both callbacks have run; their captures are being destroyed on gRPC
+  // threads (slowly). The destructor must wait for that.
+  conn.reset();
+  gone = true;
+  absl::SleepFor(absl::Milliseconds(700));  // a late capture would count now
+  CHECK(late.load() == 0);
+}
+
+TEST_CASE("a shut-down connection refuses calls inline", "[client]") {
+  RefusingPort port;
+  BookieClient conn("b0", port.endpoint(), ChannelConfig{});
+  conn.Shutdown();
+  bool info_done = false, add_done = false;
+  conn.ReadLac(1, absl::Seconds(10),
+               [&](absl::StatusOr<proto::ReadLacResponse> r) {
+                 CHECK(absl::IsCancelled(r.status()));
+                 info_done = true;
+               });
+  conn.Add(1, 0, "key", 0, "body", [&](absl::Status s) {
+    CHECK(absl::IsCancelled(s));
+    add_done = true;
+  });
+  CHECK(info_done);
+  CHECK(add_done);
+  conn.Shutdown();  // idempotent
+}
+
+TEST_CASE(
+    "a connection held past the pool's Close is shut down there but "
+    "destroyed only with the pool",
+    "[client]") {
+  RefusingPort port;
+  ClientOptions options;
+  ClusterView cluster(options, /*seed=*/1, /*probe=*/nullptr);
+  metadata::BookieSet set;
+  proto::BookieServiceInfo b;
+  b.set_bookie_id("b0");
+  b.set_grpc_endpoint(port.endpoint());
+  b.set_network_location("/r/rack0");
+  set.writable.push_back(b);
+  cluster.SetBookies(set);
+
+  auto pool = std::make_unique<BookiePool>(ChannelConfig{}, &cluster);
+  std::shared_ptr<BookieClient> held = pool->Get("b0");
+  REQUIRE(held != nullptr);
+  pool->Close();
+  CHECK(pool->Get("b0") == nullptr);
+  // Shut down: calls fail at once, inline.
+  bool refused = false;
+  held->GetBookieInfo(0, absl::Seconds(10),
+                      [&](absl::StatusOr<proto::GetBookieInfoResponse> r) {
+                        refused = absl::IsCancelled(r.status());
+                      });
+  CHECK(refused);
+  // An op dropping its reference after Close (possibly on a gRPC thread)
+  // must not be the one destroying the connection: the pool still holds it.
+  CHECK(held.use_count() == 2);
+  std::weak_ptr<BookieClient> weak = held;
+  held.reset();
+  CHECK(!weak.expired());
+  pool.reset();
+  CHECK(weak.expired());
+}
+
+}  // namespace
+}  // namespace bk::client::internal
