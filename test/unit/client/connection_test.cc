@@ -84,21 +84,20 @@ TEST_CASE(
   absl::Notification info_answered, add_answered;
   absl::StatusCode info_code = absl::StatusCode::kOk;
   absl::StatusCode add_code = absl::StatusCode::kOk;
-  auto conn = std::make_unique<BookieClient>("b0", port.endpoint(),
-                                             ChannelConfig{});
-  conn->GetBookieInfo(
-      0, absl::Seconds(10),
-      [w = Witness(&gone, &late), &info_code, &info_answered](
-          absl::StatusOr<proto::GetBookieInfoResponse> r) {
-        info_code = r.status().code();
-        info_answered.Notify();
+  auto conn =
+      std::make_unique<BookieClient>("b0", port.endpoint(), ChannelConfig{});
+  conn->GetBookieInfo(0, absl::Seconds(10),
+                      [w = Witness(&gone, &late), &info_code, &info_answered](
+                          absl::StatusOr<proto::GetBookieInfoResponse> r) {
+                        info_code = r.status().code();
+                        info_answered.Notify();
+                      });
+  conn->Add(
+      1, 0, "key", 0, "body",
+      [w = Witness(&gone, &late), &add_code, &add_answered](absl::Status s) {
+        add_code = s.code();
+        add_answered.Notify();
       });
-  conn->Add(1, 0, "key", 0, "body",
-            [w = Witness(&gone, &late), &add_code,
-             &add_answered](absl::Status s) {
-              add_code = s.code();
-              add_answered.Notify();
-            });
   REQUIRE(info_answered.WaitForNotificationWithTimeout(absl::Seconds(10)));
   REQUIRE(add_answered.WaitForNotificationWithTimeout(absl::Seconds(10)));
   CHECK(info_code == absl::StatusCode::kUnavailable);
