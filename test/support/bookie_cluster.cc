@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
+#include "test/support/free_port.h"
 #include "test/support/http_get.h"
 
 namespace bk::test {
@@ -21,23 +22,6 @@ namespace {
 
 // Bounded polls of a process or an endpoint wait this long between tries.
 constexpr absl::Duration kPollInterval = absl::Milliseconds(20);
-
-absl::StatusOr<int> FreePort() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) return absl::InternalError(std::strerror(errno));
-  sockaddr_in addr = {};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof(addr);
-  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 ||
-      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
-    const int e = errno;
-    close(fd);
-    return absl::InternalError(std::strerror(e));
-  }
-  close(fd);
-  return ntohs(addr.sin_port);
-}
 
 bool Reap(pid_t pid) {
   int status;
@@ -67,8 +51,8 @@ absl::StatusOr<std::unique_ptr<BookieCluster>> BookieCluster::Start(
     Bookie b;
     b.dir = absl::StrCat(c->root_, "/", c->id(i));
     std::filesystem::create_directories(b.dir);
-    auto grpc = FreePort();
-    auto http = FreePort();
+    auto grpc = bk::testing::PickFreePort();
+    auto http = bk::testing::PickFreePort();
     if (!grpc.ok()) return grpc.status();
     if (!http.ok()) return http.status();
     b.grpc_port = *grpc;

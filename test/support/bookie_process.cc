@@ -17,6 +17,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "test/support/free_port.h"
 #include "test/support/http_get.h"
 
 namespace bk::testing {
@@ -80,23 +81,6 @@ bool PollUntilImpl(const std::function<bool()>& condition,
     if (absl::Now() >= deadline) return false;
     absl::SleepFor(interval);
   }
-}
-
-absl::StatusOr<int> PickFreePort() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) return absl::InternalError(std::strerror(errno));
-  sockaddr_in addr = {};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof(addr);
-  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 ||
-      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
-    const int e = errno;
-    close(fd);
-    return absl::InternalError(std::strerror(e));
-  }
-  close(fd);
-  return ntohs(addr.sin_port);
 }
 
 absl::StatusOr<std::unique_ptr<BookieProcess>> BookieProcess::Launch(

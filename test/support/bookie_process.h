@@ -32,6 +32,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "test/support/free_port.h"  // PickFreePort
 
 namespace bk::testing {
 
@@ -126,9 +127,6 @@ void StopProcess(pid_t pid, absl::Duration grace = absl::Seconds(5));
 template <typename Condition>
 bool PollUntil(Condition condition, absl::Duration timeout,
                absl::Duration interval = absl::Milliseconds(20));
-
-// A loopback TCP port that was free a moment ago.
-absl::StatusOr<int> PickFreePort();
 
 // ---------------------------------------------------------------------------
 

@@ -18,6 +18,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "test/support/free_port.h"
 
 namespace bk::test {
 namespace {
@@ -27,24 +28,6 @@ constexpr absl::Duration kPollInterval = absl::Milliseconds(20);
 std::string Env(const char* name, const std::string& fallback) {
   const char* v = std::getenv(name);
   return v != nullptr && *v != '\0' ? v : fallback;
-}
-
-// A loopback port that was free a moment ago.
-absl::StatusOr<int> FreePort() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) return absl::InternalError(std::strerror(errno));
-  sockaddr_in addr = {};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof(addr);
-  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 ||
-      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
-    const int e = errno;
-    close(fd);
-    return absl::InternalError(std::strerror(e));
-  }
-  close(fd);
-  return ntohs(addr.sin_port);
 }
 
 bool Exited(pid_t pid) {
@@ -94,7 +77,7 @@ absl::StatusOr<std::unique_ptr<ZkServer>> ZkServer::Start(Options options) {
     return absl::InternalError(absl::StrCat("mkdtemp: ", std::strerror(errno)));
   }
   s->dir_ = tmpl;
-  absl::StatusOr<int> port = FreePort();
+  absl::StatusOr<int> port = bk::testing::PickFreePort();
   if (!port.ok()) return port.status();
   s->port_ = *port;
   const std::string cfg = s->dir_ + "/zoo.cfg";
