@@ -130,14 +130,17 @@ TEST_CASE("exhausted add and read permits answer ETOOMANYREQUESTS and recover",
   // The permit came back.
   CHECK(AddOne(stub.get(), MakeAdd(20, 1)) == proto::BK_EOK);
 
-  // A long poll holds the only read permit; a plain read is refused.
+  // A long poll holds the only read permit; a plain read is refused. The
+  // poll is long so a slow start cannot close the window; once the refusal
+  // is seen, an add carrying LAC 1 answers it.
   proto::ReadEntryResponse polled;
-  std::thread poller([&] { polled = LongPoll(stub.get(), 20, 0, 3000); });
+  std::thread poller([&] { polled = LongPoll(stub.get(), 20, 0, 20000); });
   CHECK(PollUntil(
       [&] {
         return Read(stub.get(), 20, 0).status() == proto::BK_ETOOMANYREQUESTS;
       },
-      absl::Seconds(5)));
+      absl::Seconds(15)));
+  CHECK(AddOne(stub.get(), MakeAdd(20, 2)) == proto::BK_EOK);
   poller.join();
   CHECK(polled.status() == proto::BK_EOK);
   CHECK(ReadsBackIntact(stub.get(), 20, 0));
