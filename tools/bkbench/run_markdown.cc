@@ -101,27 +101,41 @@ std::string ReadersSection(const ScenarioResult& r) {
       "caught up.\n\n"
       "| reader | ledger | join s | backlog at join | catch-up s | "
       "catch-up entries/s | read | written | tail p50 ms | tail p99 ms | "
-      "tail p999 ms | errors |\n"
-      "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+      "tail p999 ms | retried reads | errors |\n"
+      "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const ReaderResult& rr : run.readers) {
     const int64_t written = run.write.last_entry[rr.ledger_index] + 1;
     absl::StrAppendFormat(
         &md,
         "| %s | %d | %.1f | %d | %s | %s | %d | %d | %.2f | %.2f | "
-        "%.2f | %d |\n",
+        "%.2f | %d | %d |\n",
         rr.name, rr.ledger_index, rr.join_s, rr.backlog_at_join,
         rr.catch_up_s < 0 ? "never" : absl::StrFormat("%.2f", rr.catch_up_s),
         rr.catch_up_s < 0 ? "-" : absl::StrFormat("%.0f", rr.catch_up_rate),
         rr.entries_read, written, Ms(rr.tail_latency, 0.5),
-        Ms(rr.tail_latency, 0.99), Ms(rr.tail_latency, 0.999), rr.errors);
+        Ms(rr.tail_latency, 0.99), Ms(rr.tail_latency, 0.999), rr.retries,
+        rr.errors);
   }
   const double ratio = ReadCacheHitRatio(run);
   md +=
       "\nBookies' read caches during the run (from /metrics, "
       "bookie_read_cache_hits_total / _misses_total; reads served by the "
       "write cache counted apart): ";
+  double wc = 0, total = 0;
+  for (const BookieSeries& b : run.bookies) {
+    const double w = b.at_end.write_cache_hits - b.at_start.write_cache_hits;
+    wc += w;
+    total += w + b.at_end.read_cache_hits - b.at_start.read_cache_hits +
+             b.at_end.read_cache_misses - b.at_start.read_cache_misses;
+  }
   md += ratio < 0 ? std::string("no reads reached the storage.\n\n")
-                  : absl::StrFormat("hit ratio %.3f.\n\n", ratio);
+                  : absl::StrFormat(
+                        "read-cache hit ratio %.3f (hits / (hits + misses)); "
+                        "%.3f of all entry lookups were served by the write "
+                        "cache. Misses include the long-poll reads of the "
+                        "LAC entry that every ensemble member serves, also "
+                        "those that do not store it.\n\n",
+                        ratio, total > 0 ? wc / total : 0.0);
   md +=
       "| bookie | read-cache hits | misses | write-cache hits |\n"
       "|---|---|---|---|\n";

@@ -24,6 +24,8 @@ json RunJson(const WorkloadRun& run) {
                        {"catch_up_s", r.catch_up_s},
                        {"catch_up_entries_per_second", r.catch_up_rate},
                        {"entries_read", r.entries_read},
+                       {"read_retries", r.retries},
+                       {"first_retry_error", r.first_retry_error},
                        {"errors", r.errors},
                        {"first_error", r.first_error},
                        {"tail_latency_ms", Latency(r.tail_latency)}});

@@ -9,7 +9,7 @@
 namespace bk::bkbench {
 namespace {
 constexpr int64_t kMaxEntriesPerRead = 1000;
-constexpr int64_t kMaxErrors = 20;
+constexpr int64_t kMaxRetries = 100;
 }  // namespace
 
 TailReader::TailReader(client::Client* client, ReaderSpec spec,
@@ -41,6 +41,13 @@ void TailReader::Start() {
   thread_ = std::thread([this] { Run(); });
 }
 
+void TailReader::RecordRetry(const absl::Status& s) {
+  absl::MutexLock l(&mu_);
+  if (result_.retries++ == 0) {
+    result_.first_retry_error = std::string(s.message());
+  }
+}
+
 void TailReader::RecordError(const absl::Status& s) {
   absl::MutexLock l(&mu_);
   if (result_.errors++ == 0) result_.first_error = std::string(s.message());
@@ -65,6 +72,7 @@ bool TailReader::ReadRange(client::LedgerReader* reader, int64_t last) {
       RecordError(absl::DataLossError(absl::StrCat("ledger ", ledger_id_,
                                                    ": read entry ", e.entry_id,
                                                    " expecting ", expect)));
+      stop_.store(true);
       return false;
     }
     ++expect;
@@ -88,7 +96,7 @@ bool TailReader::ReadRange(client::LedgerReader* reader, int64_t last) {
     next_.store(e.entry_id + 1);
   }
   if (!it->status().ok()) {
-    RecordError(it->status());
+    RecordRetry(it->status());
     return false;
   }
   return true;
@@ -120,13 +128,16 @@ void TailReader::Run() {
   }
   std::unique_ptr<client::LedgerReader> reader = std::move(*opened);
   while (!stop_.load()) {
-    int64_t final_last, errors;
+    int64_t final_last, retries;
     {
       absl::MutexLock l(&mu_);
       final_last = final_last_;
-      errors = result_.errors;
+      retries = result_.retries;
     }
-    if (errors >= kMaxErrors) break;
+    if (retries >= kMaxRetries) {
+      RecordError(absl::UnavailableError("too many failed reads"));
+      break;
+    }
     const int64_t next = next_.load();
     if (final_last >= -1 && next > final_last) break;
     int64_t lac = reader->LastAddConfirmed();
@@ -135,7 +146,7 @@ void TailReader::Run() {
       // metadata, which a fresh open reads.
       auto again = client_->OpenLedger(ledger_id_, password_, false);
       if (!again.ok()) {
-        RecordError(again.status());
+        RecordRetry(again.status());
         continue;
       }
       reader = std::move(*again);
@@ -149,7 +160,7 @@ void TailReader::Run() {
     } else if (next > lac) {
       auto w = reader->WaitForLac(next - 1, absl::Milliseconds(200));
       if (!w.ok()) {
-        RecordError(w.status());
+        RecordRetry(w.status());
         continue;
       }
       lac = *w;

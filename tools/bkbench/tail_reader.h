@@ -43,6 +43,11 @@ struct ReaderResult {
   double catch_up_s = -1;       // join -> caught up; -1: never
   double catch_up_rate = 0;     // entries/s read while catching up
   int64_t entries_read = 0;
+  // Reads that failed and were tried again (each is counted; the reader
+  // goes on from where it was), and reads that never succeeded (the reader
+  // stopped short of the writer's last entry).
+  int64_t retries = 0;
+  std::string first_retry_error;
   int64_t errors = 0;
   std::string first_error;
   LatencyHistogram tail_latency;  // added -> read, once caught up
@@ -74,6 +79,8 @@ class TailReader {
   void Run();
   // Reads [next_, last]; false on an error (recorded).
   bool ReadRange(client::LedgerReader* reader, int64_t last);
+  // A failed attempt; the loop tries again (up to a bound).
+  void RecordRetry(const absl::Status& s);
   void RecordError(const absl::Status& s);
 
   // Constant after construction.
