@@ -13,6 +13,11 @@ double Ms(const LatencyHistogram& h, double q) {
   return h.PercentileUs(q) / 1000.0;
 }
 
+// A percentile in ms for a table cell; "-" for an empty histogram.
+std::string Cell(const LatencyHistogram& h, double q) {
+  return h.count() == 0 ? std::string("-") : absl::StrFormat("%.2f", Ms(h, q));
+}
+
 const WorkloadRun* Healthy(const ScenarioResult& r) {
   for (const WorkloadRun& run : r.runs) {
     if (run.label.rfind("healthy", 0) == 0) return &run;
@@ -107,13 +112,13 @@ std::string ReadersSection(const ScenarioResult& r) {
     const int64_t written = run.write.last_entry[rr.ledger_index] + 1;
     absl::StrAppendFormat(
         &md,
-        "| %s | %d | %.1f | %d | %s | %s | %d | %d | %.2f | %.2f | "
-        "%.2f | %d | %d |\n",
+        "| %s | %d | %.1f | %d | %s | %s | %d | %d | %s | %s | %s | %d | "
+        "%d |\n",
         rr.name, rr.ledger_index, rr.join_s, rr.backlog_at_join,
         rr.catch_up_s < 0 ? "never" : absl::StrFormat("%.2f", rr.catch_up_s),
         rr.catch_up_s < 0 ? "-" : absl::StrFormat("%.0f", rr.catch_up_rate),
-        rr.entries_read, written, Ms(rr.tail_latency, 0.5),
-        Ms(rr.tail_latency, 0.99), Ms(rr.tail_latency, 0.999), rr.retries,
+        rr.entries_read, written, Cell(rr.tail_latency, 0.5),
+        Cell(rr.tail_latency, 0.99), Cell(rr.tail_latency, 0.999), rr.retries,
         rr.errors);
   }
   const double ratio = ReadCacheHitRatio(run);
@@ -194,6 +199,15 @@ std::string ReportMarkdown(const ScenarioResult& r) {
           ? std::string("per run")
           : std::string(placement::WeightingName(s.weighting)),
       s.bookie_info_interval_ms);
+  if (s.background_rate > 0) {
+    absl::StrAppendFormat(
+        &md,
+        "Background: another client (weighting %s) writes %d ledgers at "
+        "%.0f entries/s from the start of the warm-up to the end of each "
+        "run; its adds are not in the figures below.\n\n",
+        placement::WeightingName(s.background_weighting), s.background_ledgers,
+        s.background_rate);
+  }
   md +=
       "## Writes\n\nAdd latency is Append -> confirmed (ack quorum), over "
       "the measured phase.\n\n" +

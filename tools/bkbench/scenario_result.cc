@@ -92,6 +92,8 @@ json ScenarioResultJson(const ScenarioResult& r) {
             {"warmup_s", r.spec.warmup_s},
             {"entry_size", r.spec.entry_size},
             {"target_rate", r.spec.rate},
+            {"background_rate", r.spec.background_rate},
+            {"background_ledgers", r.spec.background_ledgers},
             {"runs", runs}};
   if (r.echo) {
     j["echo_ceiling"] = {{"entries_per_second", r.echo->entries_per_second},

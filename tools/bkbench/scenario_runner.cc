@@ -89,6 +89,39 @@ absl::StatusOr<WorkloadRun> RunWorkload(const ScenarioSpec& spec,
   auto sampler = BookieSampler::Create(uri);
   if (!sampler.ok()) return sampler.status();
 
+  // The cluster's other traffic: its own client, so that its placements do
+  // not depend on the weighting under test.
+  std::unique_ptr<client::Client> bg_client;
+  std::unique_ptr<WriteLoad> bg_load;
+  std::thread bg_thread;
+  if (spec.background_rate > 0) {
+    client::ClientOptions bo = co;
+    bo.placement.weighting = spec.background_weighting;
+    bo.seed = options.seed ^ 0x5bd1e995;
+    auto bc = client::Client::Create(bo);
+    if (!bc.ok()) return bc.status();
+    bg_client = std::move(*bc);
+    WriteLoadOptions bw;
+    bw.ledgers = spec.background_ledgers;
+    bw.entry_size = spec.entry_size;
+    bw.rate = spec.background_rate;
+    bw.ensemble = spec.ensemble;
+    bw.write_quorum = spec.write_quorum;
+    bw.ack_quorum = spec.ack_quorum;
+    bw.duration = absl::Seconds(spec.warmup_s + spec.duration_s + 600);
+    auto bl = WriteLoad::Create(bg_client.get(), bw);
+    if (!bl.ok()) return bl.status();
+    bg_load = std::move(*bl);
+    bg_thread = std::thread([l = bg_load.get()] { l->Run(); });
+  }
+  auto stop_background = [&] {
+    if (!bg_load) return;
+    bg_load->Stop();
+    bg_thread.join();
+    bg_load.reset();
+    bg_client.reset();
+  };
+
   WriteLoadOptions wo;
   wo.ledgers = spec.ledgers;
   wo.entry_size = spec.entry_size;
@@ -101,9 +134,13 @@ absl::StatusOr<WorkloadRun> RunWorkload(const ScenarioSpec& spec,
     if (options.progress) std::cerr << "[" << label << "] warm-up\n";
     wo.duration = absl::Seconds(spec.warmup_s);
     auto warm = WriteLoad::Create(client->get(), wo);
-    if (!warm.ok()) return warm.status();
+    if (!warm.ok()) {
+      stop_background();
+      return warm.status();
+    }
     WriteResult w = (*warm)->Run();
     if (w.failed > 0) {
+      stop_background();
       return absl::InternalError(
           absl::StrCat("warm-up adds failed: ", w.first_error));
     }
@@ -112,7 +149,10 @@ absl::StatusOr<WorkloadRun> RunWorkload(const ScenarioSpec& spec,
   // warmup_s of bookie reports to place them by.
   wo.duration = absl::Seconds(spec.duration_s);
   auto load = WriteLoad::Create(client->get(), wo);
-  if (!load.ok()) return load.status();
+  if (!load.ok()) {
+    stop_background();
+    return load.status();
+  }
   WriteLoad* writer = load->get();
 
   WorkloadRun run;
@@ -154,6 +194,7 @@ absl::StatusOr<WorkloadRun> RunWorkload(const ScenarioSpec& spec,
     }
   });
   run.write = writer->Run();
+  stop_background();
   for (size_t i = 0; i < readers.size(); ++i) {
     run.readers.push_back(readers[i]->Finish(
         run.write.last_entry[spec.readers[i].ledger], absl::Seconds(60)));

@@ -135,6 +135,19 @@ absl::Status ReadSections(MapReader& top, ScenarioSpec* s) {
     r.Get("rate", &s->rate);
     if (absl::Status st = r.Finish(); !st.ok()) return st;
   }
+  {
+    std::string bw = "none";
+    MapReader r(top.Child("background"), "background");
+    r.Get("ledgers", &s->background_ledgers);
+    r.Get("rate", &s->background_rate);
+    r.Get("weighting", &bw);
+    if (absl::Status st = r.Finish(); !st.ok()) return st;
+    if (absl::Status st = ParseWeightingAt("background.weighting", bw,
+                                           &s->background_weighting);
+        !st.ok()) {
+      return st;
+    }
+  }
   if (YAML::Node list = top.Child("readers"); Present(list)) {
     if (!list.IsSequence()) return Bad("readers", "expected a list");
     for (size_t i = 0; i < list.size(); ++i) {
@@ -210,6 +223,13 @@ absl::Status Validate(const ScenarioSpec& s) {
   }
   if (!finite(s.rate) || s.rate < 0) {
     return Bad("writers.rate", "must be >= 0 (0: as fast as possible)");
+  }
+  if (!finite(s.background_rate) || s.background_rate < 0) {
+    return Bad("background.rate", "must be >= 0 (0: no background writers)");
+  }
+  if (s.background_rate > 0 &&
+      (s.background_ledgers < 1 || s.background_ledgers > 1000)) {
+    return Bad("background.ledgers", "must be in [1, 1000]");
   }
   absl::flat_hash_set<std::string> names;
   for (size_t i = 0; i < s.readers.size(); ++i) {

@@ -23,6 +23,9 @@
 //   ledgers: {count: 4, ensemble: 3, write_quorum: 2, ack_quorum: 2}
 //   writers: {entry_size: 1024, rate: 2000}       # rate 0: as fast as possible
 //   readers: [{name: tail-0, ledger: 0, join_s: 0, caught_up_age_ms: 100}]
+//   background: {ledgers: 9, rate: 1000, weighting: none}
+//                  # another client writing through warm-up and measured
+//                  # phase (the cluster's other traffic); rate 0: off
 //   slow_bookie: {index: 4, sync_delay_ms: 20}     # slow-bookie only
 //   policies: [none, load, adaptive]              # slow-bookie only
 //   healthy_weighting: none                       # slow-bookie only
@@ -73,6 +76,12 @@ struct ScenarioSpec {
   double rate = 1000;  // entries/s over all ledgers; 0: as fast as possible
 
   std::vector<ReaderSpec> readers;
+
+  // Background writers on a client of their own, from the start of the
+  // warm-up to the end of the measured phase; not in the measured figures.
+  int background_ledgers = 0;
+  double background_rate = 0;  // 0: no background writers
+  placement::Weighting background_weighting = placement::Weighting::kNone;
 
   // kSlowBookie.
   int slow_bookie = -1;
