@@ -5,9 +5,9 @@
 //                    [--window=4096] [--disk_dir=/var/tmp] [--shm_dir=/dev/shm]
 //                    [--only=echo,shm,disk] [--deadlock_detection=false]
 //
-// (a) echo: a gRPC server with the Bookie service whose AddEntries answers
-//     every entry EOK at once, with the add path's stream structure (one
-//     read in flight, answers accumulated and written one write at a time).
+// (a) echo: bench/echo_service.h, the Bookie service whose AddEntries
+//     answers every entry EOK at once, with the add path's stream structure
+//     (one read in flight, answers accumulated and written one at a time).
 //     Same messages, same batching, same client: the RPC stack's ceiling.
 // (b) shm: the real service over the real store (journal, write cache, entry
 //     log, RocksDB index), journal on tmpfs (--shm_dir), ledgers on disk.
@@ -39,6 +39,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/synchronization/mutex.h"
+#include "bench/echo_service.h"
 #include "bookie/daemon/bookie_metrics.h"
 #include "bookie/service/bookie_service.h"
 #include "bookie/service/grpc_server.h"
@@ -89,86 +90,6 @@ double CpuSeconds() {
   return u.ru_utime.tv_sec + u.ru_stime.tv_sec +
          (u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
 }
-
-// ---------------------------------------------------------------- (a) echo
-
-// The add stream's structure without the store: every entry answered EOK
-// as soon as its batch is read.
-class EchoReactor final
-    : public grpc::ServerBidiReactor<proto::AddRequest, proto::AddResponse> {
- public:
-  EchoReactor() { StartRead(&request_); }
-  void OnReadDone(bool ok) override {
-    if (!ok) {
-      {
-        absl::MutexLock l(&mu_);
-        reads_done_ = true;
-      }
-      MaybeFinish();
-      return;
-    }
-    bool start;
-    {
-      absl::MutexLock l(&mu_);
-      for (const auto& e : request_.entries()) {
-        auto* r = outgoing_.add_results();
-        r->set_ledger_id(e.ledger_id());
-        r->set_entry_id(e.entry_id());
-        r->set_status(proto::BK_EOK);
-      }
-      start = TakeLocked();
-    }
-    if (start) StartWrite(&writing_);
-    request_.Clear();
-    StartRead(&request_);
-  }
-  void OnWriteDone(bool ok) override {
-    bool start;
-    {
-      absl::MutexLock l(&mu_);
-      write_in_flight_ = false;
-      if (!ok) failed_ = true;
-      start = TakeLocked();
-    }
-    if (start) StartWrite(&writing_);
-    MaybeFinish();
-  }
-  void OnDone() override { delete this; }
-
- private:
-  bool TakeLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    if (write_in_flight_ || failed_ || outgoing_.results_size() == 0)
-      return false;
-    writing_.Clear();
-    writing_.Swap(&outgoing_);
-    write_in_flight_ = true;
-    return true;
-  }
-  void MaybeFinish() {
-    {
-      absl::MutexLock l(&mu_);
-      if (finished_ || !reads_done_ || write_in_flight_) return;
-      if (!failed_ && outgoing_.results_size() > 0) return;
-      finished_ = true;
-    }
-    Finish(grpc::Status::OK);
-  }
-  proto::AddRequest request_;
-  proto::AddResponse writing_;
-  absl::Mutex mu_;
-  proto::AddResponse outgoing_ ABSL_GUARDED_BY(mu_);
-  bool reads_done_ ABSL_GUARDED_BY(mu_) = false;
-  bool write_in_flight_ ABSL_GUARDED_BY(mu_) = false;
-  bool failed_ ABSL_GUARDED_BY(mu_) = false;
-  bool finished_ ABSL_GUARDED_BY(mu_) = false;
-};
-
-class EchoService final : public proto::Bookie::CallbackService {
-  grpc::ServerBidiReactor<proto::AddRequest, proto::AddResponse>* AddEntries(
-      grpc::CallbackServerContext*) override {
-    return new EchoReactor();
-  }
-};
 
 // ---------------------------------------------------------------- client
 
@@ -352,15 +273,12 @@ void PrintSync(const char* when, const std::string& dir) {
 // ---------------------------------------------------------------- runs
 
 RunResult RunEcho(const Flags& f) {
-  EchoService service;
-  GrpcServerOptions go;
-  go.address = "127.0.0.1:0";
-  auto server = GrpcServer::Start(&service, go);
+  auto server = bench::StartEchoServer();
   if (!server.ok()) {
     std::fprintf(stderr, "%s\n", server.status().ToString().c_str());
     std::exit(1);
   }
-  return RunClients(absl::StrCat("127.0.0.1:", (*server)->port()), f, 1);
+  return RunClients(absl::StrCat("127.0.0.1:", (*server)->port), f, 1);
 }
 
 RunResult RunBookie(const Flags& f, const std::string& journal_base,

@@ -1,0 +1,197 @@
+// bkbench scenarios: every committed scenario file validates; a bad one is
+// rejected with the key named; the report renders from a result.
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <string>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "test/support/temp_dir.h"
+#include "tools/bkbench/bookie_sampler.h"
+#include "tools/bkbench/run_report.h"
+#include "tools/bkbench/scenario_spec.h"
+#include "tools/sim/report.h"
+
+namespace bk::bkbench {
+namespace {
+
+const char kGood[] = R"(
+name: t
+kind: workload
+duration_s: 10
+cluster: {bookies: 3, racks: 3}
+ledgers: {count: 2, ensemble: 3, write_quorum: 2, ack_quorum: 2}
+writers: {entry_size: 100, rate: 100}
+readers:
+  - {name: a, ledger: 0, join_s: 0}
+  - {name: b, ledger: 1, join_s: 5}
+)";
+
+const char kSlow[] = R"(
+name: s
+kind: slow-bookie
+duration_s: 5
+warmup_s: 2
+cluster: {bookies: 9, racks: 3}
+client: {bookie_info_interval_ms: 500}
+slow_bookie: {index: 4, sync_delay_ms: 20}
+policies: [none, adaptive]
+)";
+
+// kGood with `from` replaced by `to`; the replacement must happen.
+std::string Edit(const std::string& base, const std::string& from,
+                 const std::string& to) {
+  REQUIRE(absl::StrContains(base, from));
+  std::string s = base;
+  s.replace(s.find(from), from.size(), to);
+  return s;
+}
+
+void ExpectRejected(const std::string& yaml, const std::string& key) {
+  auto s = ParseScenarioSpec(yaml);
+  INFO(yaml);
+  REQUIRE_FALSE(s.ok());
+  INFO(s.status().message());
+  CHECK(absl::IsInvalidArgument(s.status()));
+  CHECK(absl::StartsWith(s.status().message(), key + ":"));
+}
+
+}  // namespace
+
+TEST_CASE("every committed bkbench scenario validates", "[bkbench]") {
+  for (const char* name : {"tailing", "catch-up", "slow-bookie"}) {
+    const std::string path =
+        absl::StrCat(BK_SOURCE_DIR, "/bench/scenarios/", name, ".yaml");
+    auto s = ReadScenarioSpecFile(path);
+    INFO(path << ": " << s.status().message());
+    REQUIRE(s.ok());
+    CHECK(s->name == name);
+  }
+  auto slow = ReadScenarioSpecFile(
+      absl::StrCat(BK_SOURCE_DIR, "/bench/scenarios/slow-bookie.yaml"));
+  REQUIRE(slow.ok());
+  CHECK(slow->kind == ScenarioKind::kSlowBookie);
+  CHECK(slow->bookies == 9);
+  CHECK(slow->racks == 3);
+  CHECK(slow->policies.size() == 3);
+}
+
+TEST_CASE("a scenario reads every key and keeps defaults for absent ones",
+          "[bkbench]") {
+  auto s = ParseScenarioSpec(kGood);
+  REQUIRE(s.ok());
+  CHECK(s->readers.size() == 2);
+  CHECK(s->readers[1].join_s == 5);
+  CHECK(s->entry_size == 100);
+  CHECK(s->weighting == placement::Weighting::kLoad);
+  auto slow = ParseScenarioSpec(kSlow);
+  INFO(slow.status().message());
+  REQUIRE(slow.ok());
+  CHECK(slow->slow_bookie == 4);
+}
+
+TEST_CASE("an unknown key is rejected with its path", "[bkbench]") {
+  ExpectRejected(Edit(kGood, "duration_s: 10", "duration_s: 10\ndurration: 1"),
+                 "durration");
+  ExpectRejected(Edit(kGood, "rate: 100", "rate: 100, burst: 3"),
+                 "writers.burst");
+  ExpectRejected(Edit(kGood, "join_s: 5}", "join_s: 5, joins: 1}"),
+                 "readers[1].joins");
+}
+
+TEST_CASE("impossible timings and values are rejected with the key named",
+          "[bkbench]") {
+  ExpectRejected(Edit(kGood, "join_s: 5", "join_s: 10"), "readers[1].join_s");
+  ExpectRejected(Edit(kGood, "join_s: 5", "join_s: -1"), "readers[1].join_s");
+  ExpectRejected(Edit(kGood, "duration_s: 10", "duration_s: 0"), "duration_s");
+  ExpectRejected(Edit(kGood, "rate: 100", "rate: -5"), "writers.rate");
+  ExpectRejected(Edit(kGood, "ledger: 1,", "ledger: 2,"), "readers[1].ledger");
+  ExpectRejected(Edit(kGood, "ensemble: 3", "ensemble: 4"), "ledgers.ensemble");
+  ExpectRejected(Edit(kGood, "ack_quorum: 2", "ack_quorum: 3"),
+                 "ledgers.ack_quorum");
+  ExpectRejected(Edit(kSlow, "index: 4", "index: 9"), "slow_bookie.index");
+  ExpectRejected(Edit(kSlow, "index: 4", "index: -1"), "slow_bookie.index");
+  ExpectRejected(Edit(kSlow, "warmup_s: 2", "warmup_s: 0.5"), "warmup_s");
+  ExpectRejected(Edit(kSlow, "[none, adaptive]", "[none, fastest]"),
+                 "policies[1]");
+  ExpectRejected(Edit(kGood, "kind: workload",
+                      "kind: workload\nslow_bookie: {index: 1, "
+                      "sync_delay_ms: 5}"),
+                 "slow_bookie");
+}
+
+TEST_CASE("a value of the wrong type is rejected with the key named",
+          "[bkbench]") {
+  ExpectRejected(Edit(kGood, "duration_s: 10", "duration_s: ten"),
+                 "duration_s");
+  ExpectRejected(Edit(kGood, "count: 2", "count: 2.5"), "ledgers.count");
+  ExpectRejected(Edit(kGood, "entry_size: 100", "entry_size: [1]"),
+                 "writers.entry_size");
+  ExpectRejected(Edit(kGood, "cluster: {bookies: 3, racks: 3}", "cluster: 3"),
+                 "cluster");
+  ExpectRejected(Edit(kGood, "kind: workload", "kind: tailing"), "kind");
+  CHECK_FALSE(ParseScenarioSpec("name: [unclosed").ok());
+}
+
+TEST_CASE("metric sums add every labelled sample of one name", "[bkbench]") {
+  const std::string text =
+      "# HELP bookie_read_cache_hits_total x\n"
+      "bookie_read_cache_hits_total{bookie=\"b0\"} 10\n"
+      "bookie_read_cache_hits_total{bookie=\"b1\"} 5\n"
+      "bookie_read_cache_hits_total_other 100\n"
+      "bookie_read_cache_misses_total 3\n";
+  CHECK(SumMetric(text, "bookie_read_cache_hits_total") == 15);
+  CHECK(SumMetric(text, "bookie_read_cache_misses_total") == 3);
+  CHECK(SumMetric(text, "absent_total") == -1);
+}
+
+TEST_CASE("a run report renders markdown and every chart", "[bkbench]") {
+  if (sim::FindProgram("gnuplot").empty()) {
+    WARN("gnuplot not installed; skipping the rendering");
+    return;
+  }
+  auto spec = ParseScenarioSpec(kGood);
+  REQUIRE(spec.ok());
+  ScenarioResult r;
+  r.spec = *spec;
+  r.seed = 7;
+  r.cluster = "test";
+  WorkloadRun run;
+  run.label = "run";
+  for (int s = 1; s <= 3; ++s) {
+    run.write.series.push_back({static_cast<double>(s), 100, 0, 1.0, 2.0});
+    run.write.latency.Record(1000 * s);
+  }
+  run.write.acked = 300;
+  run.write.last_entry = {149, 149};
+  run.write.ledger_ids = {1, 2};
+  BookieSeries b;
+  b.id = "bookie-0";
+  for (int s = 1; s <= 3; ++s) b.points.push_back({double(s), 1.0, 20, 3, 1});
+  run.bookies.push_back(b);
+  for (int i = 0; i < 2; ++i) {
+    ReaderResult rr;
+    rr.name = i ? "late" : "tail";
+    rr.ledger_index = i;
+    rr.entries_read = 150;
+    rr.tail_latency.Record(500);
+    run.readers.push_back(rr);
+    run.reader_series.push_back(
+        {{1, 50, 1.0, i ? -1 : 0}, {2, 50, 1.5, 10}, {3, 50, 1.2, 0}});
+  }
+  r.runs.push_back(run);
+  testing::TempDir tmp;
+  const std::string dir = tmp.Sub("report");
+  absl::Status s = WriteRunReport(r, dir);
+  INFO(s.message());
+  REQUIRE(s.ok());
+  CHECK(std::filesystem::exists(dir + "/report.md"));
+  CHECK(std::filesystem::exists(dir + "/result.json"));
+  for (const std::string& png : ReportCharts(r)) {
+    INFO(png);
+    CHECK(std::filesystem::file_size(dir + "/" + png) > 0);
+  }
+}
+
+}  // namespace bk::bkbench

@@ -1,0 +1,179 @@
+#include "tools/bkbench/bookie_sampler.h"
+
+#include <arpa/inet.h>
+#include <grpcpp/grpcpp.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <cstdlib>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
+#include "metadata/metadata_store.h"
+#include "proto/bookie.grpc.pb.h"
+
+namespace bk::bkbench {
+
+double SumMetric(const std::string& text, const std::string& name) {
+  double sum = 0;
+  bool found = false;
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    if (!absl::StartsWith(line, name)) continue;
+    const absl::string_view rest = line.substr(name.size());
+    if (rest.empty() || (rest[0] != ' ' && rest[0] != '{')) continue;
+    const size_t sp = line.rfind(' ');
+    double v;
+    if (sp == absl::string_view::npos ||
+        !absl::SimpleAtod(line.substr(sp + 1), &v)) {
+      continue;
+    }
+    sum += v;
+    found = true;
+  }
+  return found ? sum : -1;
+}
+
+absl::StatusOr<std::string> HttpGetBody(const std::string& host_port,
+                                        const std::string& path) {
+  const size_t colon = host_port.rfind(':');
+  int port = 0;
+  if (colon == std::string::npos ||
+      !absl::SimpleAtoi(host_port.substr(colon + 1), &port)) {
+    return absl::InvalidArgumentError("bad HTTP endpoint " + host_port);
+  }
+  const std::string host = host_port.substr(0, colon);
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return absl::InternalError("socket");
+  struct timeval tv {
+    2, 0
+  };
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+  ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<uint16_t>(port));
+  if (::inet_pton(AF_INET, host.c_str(), &a.sin_addr) != 1) {
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);  // "localhost" and the like
+  }
+  const std::string req =
+      absl::StrCat("GET ", path, " HTTP/1.1\r\nHost: ", host,
+                   "\r\nConnection: close\r\n\r\n");
+  std::string out;
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0 &&
+      ::send(fd, req.data(), req.size(), MSG_NOSIGNAL) ==
+          static_cast<ssize_t>(req.size())) {
+    char buf[8192];
+    ssize_t n;
+    while ((n = ::recv(fd, buf, sizeof(buf), 0)) > 0) out.append(buf, n);
+  }
+  ::close(fd);
+  const size_t body = out.find("\r\n\r\n");
+  if (!absl::StartsWith(out, "HTTP/1.1 200") || body == std::string::npos) {
+    return absl::UnavailableError(
+        absl::StrCat("GET http://", host_port, path, " failed"));
+  }
+  return out.substr(body + 4);
+}
+
+namespace {
+
+CacheCounters Scrape(const std::string& http) {
+  CacheCounters c;
+  auto text = HttpGetBody(http, "/metrics");
+  if (!text.ok()) return c;
+  c.read_cache_hits =
+      std::max(0.0, SumMetric(*text, "bookie_read_cache_hits_total"));
+  c.read_cache_misses =
+      std::max(0.0, SumMetric(*text, "bookie_read_cache_misses_total"));
+  c.write_cache_hits =
+      std::max(0.0, SumMetric(*text, "bookie_write_cache_hits_total"));
+  c.scraped = true;
+  return c;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<BookieSampler>> BookieSampler::Create(
+    const std::string& metadata_uri) {
+  metadata::OpenOptions o;
+  o.connect_timeout = absl::Seconds(5);
+  auto store = metadata::Open(metadata_uri, o);
+  if (!store.ok()) return store.status();
+  auto set = (*store)->ListBookies();
+  if (!set.ok()) return set.status();
+  std::unique_ptr<BookieSampler> s(new BookieSampler());
+  for (const auto* list : {&set->writable, &set->readonly}) {
+    for (const auto& b : *list) {
+      BookieSeries bs;
+      bs.id = b.bookie_id();
+      bs.rack = b.network_location();
+      bs.grpc = b.grpc_endpoint();
+      bs.http = b.http_endpoint();
+      s->bookies_.push_back(bs);
+    }
+  }
+  return s;
+}
+
+BookieSampler::~BookieSampler() { Stop(); }
+
+void BookieSampler::Start(absl::Time run_start) {
+  run_start_ = run_start;
+  for (auto& b : bookies_) {
+    if (!b.http.empty()) b.at_start = Scrape(b.http);
+  }
+  thread_ = std::thread([this] {
+    absl::Time next = absl::Now() + absl::Seconds(1);
+    while (!stop_.load()) {
+      while (!stop_.load() && absl::Now() < next) {
+        absl::SleepFor(std::min(absl::Milliseconds(50), next - absl::Now()));
+      }
+      if (stop_.load()) break;
+      SampleOnce();
+      next += absl::Seconds(1);
+    }
+  });
+}
+
+void BookieSampler::Stop() {
+  if (!thread_.joinable()) return;
+  stop_.store(true);
+  thread_.join();
+  for (auto& b : bookies_) {
+    if (!b.http.empty()) b.at_end = Scrape(b.http);
+  }
+}
+
+void BookieSampler::SampleOnce() {
+  const double t = absl::ToDoubleSeconds(absl::Now() - run_start_);
+  for (auto& b : bookies_) {
+    auto stub = proto::Bookie::NewStub(
+        grpc::CreateChannel(b.grpc, grpc::InsecureChannelCredentials()));
+    grpc::ClientContext ctx;
+    ctx.set_deadline(std::chrono::system_clock::now() +
+                     std::chrono::milliseconds(500));
+    proto::GetBookieInfoRequest req;
+    req.set_requested(proto::TOTAL_DISK_CAPACITY | proto::FREE_DISK_SPACE |
+                      proto::LOAD);
+    proto::GetBookieInfoResponse resp;
+    BookieLoadPoint p;
+    p.t_s = t;
+    if (stub->GetBookieInfo(&ctx, req, &resp).ok()) {
+      p.write_mb_per_s = resp.write_bytes_per_second() < 0
+                             ? -1
+                             : resp.write_bytes_per_second() / 1e6;
+      p.journal_util = resp.journal_io_util();
+      p.adds_in_flight = resp.adds_in_flight();
+      p.add_p99_ms = resp.add_latency_p99_ms();
+    }
+    b.points.push_back(p);
+  }
+}
+
+}  // namespace bk::bkbench

@@ -1,0 +1,79 @@
+// BookieSampler: the bookies' own view of a run. Once a second it asks
+// every registered bookie for its load report (GetBookieInfo: write bytes
+// per second, journal IO utilisation, adds in flight, p99 add latency); at
+// Start() and Stop() it scrapes each bookie's /metrics for the read-cache
+// and write-cache counters, so the run's hit ratio is the difference.
+//
+// Threads: one sampling thread of its own between Start() and Stop(); the
+// accessors are for after Stop().
+
+#ifndef BK_TOOLS_BKBENCH_BOOKIE_SAMPLER_H_
+#define BK_TOOLS_BKBENCH_BOOKIE_SAMPLER_H_
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+
+namespace bk::bkbench {
+
+struct BookieLoadPoint {
+  double t_s = 0;
+  double write_mb_per_s = -1;
+  double journal_util = -1;  // percent
+  int64_t adds_in_flight = -1;
+  double add_p99_ms = -1;
+};
+
+struct CacheCounters {
+  double read_cache_hits = 0;
+  double read_cache_misses = 0;
+  double write_cache_hits = 0;
+  bool scraped = false;
+};
+
+struct BookieSeries {
+  std::string id;
+  std::string rack;
+  std::string grpc;
+  std::string http;
+  std::vector<BookieLoadPoint> points;
+  CacheCounters at_start, at_end;
+};
+
+class BookieSampler {
+ public:
+  // Lists the registered bookies now (writable and read-only).
+  static absl::StatusOr<std::unique_ptr<BookieSampler>> Create(
+      const std::string& metadata_uri);
+  ~BookieSampler();
+
+  void Start(absl::Time run_start);
+  void Stop();
+
+  const std::vector<BookieSeries>& bookies() const { return bookies_; }
+
+ private:
+  BookieSampler() = default;
+  void SampleOnce();
+
+  std::vector<BookieSeries> bookies_;  // written by the sampling thread only
+  absl::Time run_start_;
+  std::thread thread_;
+  std::atomic<bool> stop_{false};
+};
+
+// Sums the samples of `name` (any labels) in Prometheus text format; -1 if
+// absent.
+double SumMetric(const std::string& text, const std::string& name);
+// GET http://host:port/path with a bounded wait; the body, or an error.
+absl::StatusOr<std::string> HttpGetBody(const std::string& host_port,
+                                        const std::string& path);
+
+}  // namespace bk::bkbench
+
+#endif  // BK_TOOLS_BKBENCH_BOOKIE_SAMPLER_H_

@@ -1,0 +1,107 @@
+// bkbench scenario --file F [--metadata-uri URI | --local-cluster DIR]
+//     [--report DIR] [--json] [--seed S] [--bookie-binary PATH]
+//     [--echo-seconds S] [--quiet]
+
+#include <unistd.h>
+
+#include <fstream>
+#include <iostream>
+
+#include "absl/random/random.h"
+#include "tools/bkbench/commands.h"
+#include "tools/bkbench/run_report.h"
+#include "tools/bkbench/scenario_runner.h"
+#include "tools/bkctl/flags.h"
+
+namespace bk::bkbench {
+namespace {
+
+std::string SelfDir() {
+  char buf[4096];
+  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+  if (n <= 0) return ".";
+  std::string p(buf, static_cast<size_t>(n));
+  return p.substr(0, p.find_last_of('/'));
+}
+
+int Usage(const std::string& msg) {
+  std::cerr << "bkbench scenario: " << msg << "\n";
+  return kExitUsage;
+}
+
+}  // namespace
+
+int ScenarioCommand(const std::vector<std::string>& args) {
+  auto f = bkctl::ParseFlags(
+      args,
+      {{"file", true, "scenario YAML (bench/scenarios/*.yaml)"},
+       {"metadata-uri", false, "run on this cluster (workload kind only)"},
+       {"local-cluster", false,
+        "start the cluster in this dir (else a temp"
+        " dir)"},
+       {"report", false, "write report.md, *.dat, *.png, result.json here"},
+       {"json", false, "print the result as JSON", true},
+       {"seed", false, "seed of the clients' random sources"},
+       {"bookie-binary", false, "path of `bookie` (beside bkbench)"},
+       {"echo-seconds", false, "echo ceiling run, 0 to skip (3)"},
+       {"quiet", false, "no progress on stderr", true}});
+  if (!f.ok()) return Usage(std::string(f.status().message()));
+  if (f->Has("metadata-uri") && f->Has("local-cluster")) {
+    return Usage("give --metadata-uri or --local-cluster, not both");
+  }
+  auto spec = ReadScenarioSpecFile(f->Get("file"));
+  if (!spec.ok()) return Usage(std::string(spec.status().message()));
+  if (spec->kind == ScenarioKind::kSlowBookie && f->Has("metadata-uri")) {
+    return Usage(
+        "a slow-bookie scenario starts its own clusters; drop "
+        "--metadata-uri");
+  }
+  RunnerOptions o;
+  o.metadata_uri = f->Get("metadata-uri");
+  o.cluster_dir = f->Get("local-cluster");
+  o.bookie_binary =
+      f->Has("bookie-binary") ? f->Get("bookie-binary") : SelfDir() + "/bookie";
+  o.progress = !f->GetBool("quiet");
+  if (f->Has("echo-seconds")) {
+    auto e = f->GetInt("echo-seconds", 0, 600);
+    if (!e.ok()) return Usage(std::string(e.status().message()));
+    o.echo_seconds = static_cast<double>(*e);
+  }
+  if (f->Has("seed")) {
+    auto s = f->GetUint64("seed");
+    if (!s.ok()) return Usage(std::string(s.status().message()));
+    o.seed = *s;
+  } else if (spec->seed != 0) {
+    o.seed = spec->seed;
+  }
+  if (o.seed == 0) {
+    absl::BitGen gen;
+    o.seed = absl::Uniform<uint64_t>(gen, 1, ~uint64_t{0});
+  }
+  std::cerr << "bkbench scenario " << spec->name << ": seed " << o.seed << "\n";
+  auto result = RunScenario(*spec, o);
+  if (!result.ok()) {
+    std::cerr << "bkbench scenario: " << result.status().message() << "\n";
+    return 1;
+  }
+  int rc = 0;
+  if (f->Has("report")) {
+    absl::Status s = WriteRunReport(*result, f->Get("report"));
+    if (!s.ok()) {
+      std::cerr << "bkbench scenario: report: " << s.message() << "\n";
+      rc = 1;
+    }
+  }
+  if (f->GetBool("json")) {
+    std::cout << ScenarioResultJson(*result).dump(2) << "\n";
+  } else {
+    std::cout << ReportMarkdown(*result);
+  }
+  for (const WorkloadRun& run : result->runs) {
+    if (run.write.failed > 0) rc = 1;
+    for (const ReaderResult& r : run.readers) rc = r.errors > 0 ? 1 : rc;
+  }
+  return rc;
+}
+
+}  // namespace bk::bkbench

@@ -1,0 +1,61 @@
+// What a scenario run measured, as plain data: the input of the Markdown
+// report (run_report.h) and of --json (ScenarioResultJson).
+
+#ifndef BK_TOOLS_BKBENCH_SCENARIO_RESULT_H_
+#define BK_TOOLS_BKBENCH_SCENARIO_RESULT_H_
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tools/bkbench/bookie_sampler.h"
+#include "tools/bkbench/echo_ceiling.h"
+#include "tools/bkbench/scenario_spec.h"
+#include "tools/bkbench/tail_reader.h"
+#include "tools/bkbench/write_load.h"
+
+namespace bk::bkbench {
+
+// One second of one reader.
+struct ReaderSecond {
+  double t_s = 0;
+  int64_t read = 0;         // entries read in the second
+  double tail_p99_ms = -1;  // added -> read, caught-up entries only
+  int64_t backlog = -1;     // writer's LAC - reader's position; -1: not joined
+};
+
+// One run of the writers (and readers) on one cluster with one weighting.
+struct WorkloadRun {
+  std::string label;  // "run", or the policy ("none", "healthy-none", ...)
+  placement::Weighting weighting = placement::Weighting::kNone;
+  WriteResult write;
+  std::vector<ReaderResult> readers;
+  std::vector<std::vector<ReaderSecond>> reader_series;  // per reader
+  std::vector<BookieSeries> bookies;
+  int slow_bookie_ledgers = 0;  // measured ledgers whose ensemble has the
+                                // slow bookie (slow-bookie scenario)
+};
+
+struct ScenarioResult {
+  ScenarioSpec spec;
+  uint64_t seed = 0;
+  std::string cluster;  // "local cluster in DIR" or the metadata URI
+  std::vector<WorkloadRun> runs;
+  std::optional<EchoCeiling> echo;
+  // pwrite + fdatasync on the cluster's disk, groups of 16 entries (MB/s),
+  // and the median small sync (ms); < 0 when not measured.
+  double disk_ceiling_mb_per_s = -1;
+  double small_sync_ms = -1;
+};
+
+nlohmann::json ScenarioResultJson(const ScenarioResult& r);
+
+// Read-cache hit ratio of a run from the bookies' counters (hits over hits +
+// misses between start and end); -1 if nothing was read from storage.
+double ReadCacheHitRatio(const WorkloadRun& run);
+
+}  // namespace bk::bkbench
+
+#endif  // BK_TOOLS_BKBENCH_SCENARIO_RESULT_H_

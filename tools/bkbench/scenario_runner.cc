@@ -1,0 +1,272 @@
+#include "tools/bkbench/scenario_runner.h"
+
+#include <stdlib.h>
+
+#include <filesystem>
+#include <iostream>
+#include <thread>
+
+#include "absl/random/random.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "bench/bench_common.h"
+#include "metadata/metadata_store.h"
+#include "tools/localcluster/child_process.h"
+
+namespace bk::bkbench {
+namespace {
+
+// A base port with `count` free ports from it, drawn from the seed.
+int FreePortRange(absl::BitGen& gen, int count) {
+  for (int attempt = 0; attempt < 200; ++attempt) {
+    const int base = absl::Uniform(gen, 20000, 60000 - count);
+    bool free = true;
+    for (int p = base; p < base + count && free; ++p)
+      free = localcluster::PortFree(p);
+    if (free) return base;
+  }
+  return 0;
+}
+
+// Ledgers among `ids` whose first segment holds `bookie`.
+int LedgersOn(const std::string& uri, const std::vector<int64_t>& ids,
+              const std::string& bookie) {
+  auto store = metadata::Open(uri, {});
+  if (!store.ok()) return -1;
+  int n = 0;
+  for (int64_t id : ids) {
+    auto md = (*store)->ReadLedger(id);
+    if (!md.ok() || md->value.segments().empty()) continue;
+    for (const auto& b : md->value.segments(0).bookies()) n += b == bookie;
+  }
+  return n;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<localcluster::LocalCluster>> StartCluster(
+    const ScenarioSpec& spec, const std::string& dir,
+    const std::string& bookie_binary,
+    std::vector<std::pair<int, std::string>> per_bookie_config) {
+  absl::BitGen gen;
+  absl::Status last;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    localcluster::LocalClusterOptions o;
+    o.bookies = spec.bookies;
+    o.racks = spec.racks;
+    o.dir = absl::StrCat(dir, "/cluster-", attempt);
+    o.bookie_binary = bookie_binary;
+    o.extra_bookie_config = spec.bookie_config;
+    o.per_bookie_config = per_bookie_config;
+    const int base = FreePortRange(gen, 1 + 2 * spec.bookies);
+    if (base == 0) return absl::UnavailableError("no free port range");
+    o.zookeeper_port = base;
+    o.first_bookie_port = base + 1;
+    o.first_http_port = base + 1 + spec.bookies;
+    auto c = localcluster::LocalCluster::Start(o);
+    if (c.ok()) return c;
+    last = c.status();
+    std::cerr << "bkbench: cluster start failed (" << last.message()
+              << "), retrying\n";
+  }
+  return last;
+}
+
+absl::StatusOr<WorkloadRun> RunWorkload(const ScenarioSpec& spec,
+                                        placement::Weighting weighting,
+                                        const std::string& label,
+                                        const std::string& uri,
+                                        const RunnerOptions& options,
+                                        const std::string& slow_bookie_id) {
+  client::ClientOptions co;
+  co.metadata_service_uri = uri;
+  co.placement.weighting = weighting;
+  co.get_bookie_info_interval =
+      absl::Milliseconds(spec.bookie_info_interval_ms);
+  co.seed = options.seed;
+  auto client = client::Client::Create(co);
+  if (!client.ok()) return client.status();
+  auto sampler = BookieSampler::Create(uri);
+  if (!sampler.ok()) return sampler.status();
+
+  // The cluster's other traffic: its own client, so that its placements do
+  // not depend on the weighting under test.
+  std::unique_ptr<client::Client> bg_client;
+  std::unique_ptr<WriteLoad> bg_load;
+  std::thread bg_thread;
+  if (spec.background_rate > 0) {
+    client::ClientOptions bo = co;
+    bo.placement.weighting = spec.background_weighting;
+    bo.seed = options.seed ^ 0x5bd1e995;
+    auto bc = client::Client::Create(bo);
+    if (!bc.ok()) return bc.status();
+    bg_client = std::move(*bc);
+    WriteLoadOptions bw;
+    bw.ledgers = spec.background_ledgers;
+    bw.entry_size = spec.entry_size;
+    bw.rate = spec.background_rate;
+    bw.ensemble = spec.ensemble;
+    bw.write_quorum = spec.write_quorum;
+    bw.ack_quorum = spec.ack_quorum;
+    bw.duration = absl::Seconds(spec.warmup_s + spec.duration_s + 600);
+    auto bl = WriteLoad::Create(bg_client.get(), bw);
+    if (!bl.ok()) return bl.status();
+    bg_load = std::move(*bl);
+    bg_thread = std::thread([l = bg_load.get()] { l->Run(); });
+  }
+  auto stop_background = [&] {
+    if (!bg_load) return;
+    bg_load->Stop();
+    bg_thread.join();
+    bg_load.reset();
+    bg_client.reset();
+  };
+
+  WriteLoadOptions wo;
+  wo.ledgers = spec.ledgers;
+  wo.entry_size = spec.entry_size;
+  wo.rate = spec.rate;
+  wo.ensemble = spec.ensemble;
+  wo.write_quorum = spec.write_quorum;
+  wo.ack_quorum = spec.ack_quorum;
+  wo.progress = options.progress;
+  if (spec.warmup_s > 0) {
+    if (options.progress) std::cerr << "[" << label << "] warm-up\n";
+    wo.duration = absl::Seconds(spec.warmup_s);
+    auto warm = WriteLoad::Create(client->get(), wo);
+    if (!warm.ok()) {
+      stop_background();
+      return warm.status();
+    }
+    WriteResult w = (*warm)->Run();
+    if (w.failed > 0) {
+      stop_background();
+      return absl::InternalError(
+          absl::StrCat("warm-up adds failed: ", w.first_error));
+    }
+  }
+  // The measured ledgers are created now, after the client has had
+  // warmup_s of bookie reports to place them by.
+  wo.duration = absl::Seconds(spec.duration_s);
+  auto load = WriteLoad::Create(client->get(), wo);
+  if (!load.ok()) {
+    stop_background();
+    return load.status();
+  }
+  WriteLoad* writer = load->get();
+
+  WorkloadRun run;
+  run.label = label;
+  run.weighting = weighting;
+  const absl::Time start = absl::Now();
+  std::vector<std::unique_ptr<TailReader>> readers;
+  for (const ReaderSpec& rs : spec.readers) {
+    const int idx = rs.ledger;
+    readers.push_back(std::make_unique<TailReader>(
+        client->get(), rs, writer->ledger_id(idx), wo.password, start,
+        [writer, idx] { return writer->LastAddConfirmed(idx); }));
+    readers.back()->Start();
+  }
+  run.reader_series.resize(readers.size());
+  (*sampler)->Start(start);
+  std::atomic<bool> sampling{true};
+  std::thread reader_sampler([&] {
+    absl::Time next = start + absl::Seconds(1);
+    while (sampling.load()) {
+      while (sampling.load() && absl::Now() < next) {
+        absl::SleepFor(std::min(absl::Milliseconds(50), next - absl::Now()));
+      }
+      if (!sampling.load()) break;
+      for (size_t i = 0; i < readers.size(); ++i) {
+        ReaderSecond s;
+        s.t_s = absl::ToDoubleSeconds(absl::Now() - start);
+        auto [read, p99] = readers[i]->TakeSecond();
+        s.read = read;
+        s.tail_p99_ms = p99;
+        if (readers[i]->Joined()) {
+          s.backlog = std::max<int64_t>(
+              0, writer->LastAddConfirmed(spec.readers[i].ledger) + 1 -
+                     readers[i]->Position());
+        }
+        run.reader_series[i].push_back(s);
+      }
+      next += absl::Seconds(1);
+    }
+  });
+  run.write = writer->Run();
+  stop_background();
+  for (size_t i = 0; i < readers.size(); ++i) {
+    run.readers.push_back(readers[i]->Finish(
+        run.write.last_entry[spec.readers[i].ledger], absl::Seconds(60)));
+  }
+  sampling.store(false);
+  reader_sampler.join();
+  (*sampler)->Stop();
+  run.bookies = (*sampler)->bookies();
+  if (!slow_bookie_id.empty()) {
+    run.slow_bookie_ledgers =
+        LedgersOn(uri, run.write.ledger_ids, slow_bookie_id);
+  }
+  return run;
+}
+
+absl::StatusOr<ScenarioResult> RunScenario(const ScenarioSpec& spec,
+                                           const RunnerOptions& options) {
+  std::string dir = options.cluster_dir;
+  std::string tmp;
+  if (options.metadata_uri.empty() && dir.empty()) {
+    const char* base = getenv("TMPDIR");
+    std::string tmpl =
+        absl::StrCat(base && *base ? base : "/tmp", "/bkbench-scenario.XXXXXX");
+    if (mkdtemp(tmpl.data()) == nullptr) {
+      return absl::InternalError("cannot make a temporary directory");
+    }
+    dir = tmp = tmpl;
+  }
+  absl::StatusOr<ScenarioResult> result;
+  if (spec.kind == ScenarioKind::kSlowBookie) {
+    result = RunSlowBookie(spec, options, dir.empty() ? tmp : dir);
+  } else {
+    ScenarioResult r;
+    r.spec = spec;
+    r.seed = options.seed;
+    std::unique_ptr<localcluster::LocalCluster> cluster;
+    std::string uri = options.metadata_uri;
+    if (uri.empty()) {
+      auto c = StartCluster(spec, dir, options.bookie_binary, {});
+      if (!c.ok()) return c.status();
+      cluster = std::move(*c);
+      uri = cluster->metadata_uri();
+      r.cluster =
+          absl::StrCat("local cluster of ", spec.bookies, " bookies in ",
+                       spec.racks, " racks under ", dir);
+      const bench::Ceiling disk = bench::MeasureCeiling(
+          dir, static_cast<size_t>(spec.entry_size) * 16, 1.0);
+      r.disk_ceiling_mb_per_s = disk.mb_per_s;
+      r.small_sync_ms = disk.small_sync_ms;
+    } else {
+      r.cluster = uri;
+    }
+    auto run = RunWorkload(spec, spec.weighting, "run", uri, options, "");
+    if (!run.ok()) return run.status();
+    r.runs.push_back(std::move(*run));
+    result = std::move(r);
+  }
+  if (result.ok() && options.echo_seconds > 0) {
+    WriteLoadOptions wo;
+    wo.ledgers = spec.ledgers;
+    wo.entry_size = spec.entry_size;
+    wo.ensemble = spec.ensemble;
+    wo.write_quorum = spec.write_quorum;
+    wo.ack_quorum = spec.ack_quorum;
+    auto echo = MeasureEchoCeiling(wo, absl::Seconds(options.echo_seconds));
+    if (echo.ok()) result->echo = *echo;
+  }
+  if (!tmp.empty()) {
+    std::error_code ec;
+    std::filesystem::remove_all(tmp, ec);
+  }
+  return result;
+}
+
+}  // namespace bk::bkbench

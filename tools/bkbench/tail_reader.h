@@ -1,0 +1,110 @@
+// TailReader: one reader of one ledger written by a WriteLoad in the same
+// process. At its join time it opens the ledger without recovery, reads
+// from entry 0 up to the last add confirmed it knows (the backlog, for a
+// reader that joins late), then follows the LAC with long polls
+// (WaitForLac). It measures, per entry, entry added -> entry read from the
+// timestamp WriteLoad stamps into each payload.
+//
+// Caught up: the first entry read that was added less than
+// caught_up_age_ms ago. Entries read from then on count towards the tailing
+// latency; those before are the catch-up.
+//
+// Once the writer has closed the ledger, Finish(last) lets the reader read
+// to `last` (reopening the ledger, now closed, for the final entries whose
+// LAC no later entry carries) and joins its thread.
+//
+// Threads: Start() and Finish() from the owner's thread; Position() and
+// Joined() from any thread.
+
+#ifndef BK_TOOLS_BKBENCH_TAIL_READER_H_
+#define BK_TOOLS_BKBENCH_TAIL_READER_H_
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <thread>
+#include <utility>
+
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "client/client.h"
+#include "tools/bkbench/histogram.h"
+#include "tools/bkbench/scenario_spec.h"
+
+namespace bk::bkbench {
+
+struct ReaderResult {
+  std::string name;
+  int ledger_index = 0;
+  int64_t ledger_id = -1;
+  double join_s = -1;           // when it opened the ledger, from run start
+  int64_t backlog_at_join = 0;  // entries confirmed when it joined
+  double catch_up_s = -1;       // join -> caught up; -1: never
+  double catch_up_rate = 0;     // entries/s read while catching up
+  int64_t entries_read = 0;
+  // Reads that failed and were tried again (each is counted; the reader
+  // goes on from where it was), and reads that never succeeded (the reader
+  // stopped short of the writer's last entry).
+  int64_t retries = 0;
+  std::string first_retry_error;
+  int64_t errors = 0;
+  std::string first_error;
+  LatencyHistogram tail_latency;  // added -> read, once caught up
+};
+
+class TailReader {
+ public:
+  // `client` must outlive the reader. `writer_lac` gives the writer's LAC
+  // (for the backlog at join); it is called from the reader's thread.
+  TailReader(client::Client* client, ReaderSpec spec, int64_t ledger_id,
+             std::string password, absl::Time run_start,
+             std::function<int64_t()> writer_lac);
+  ~TailReader();
+
+  void Start();
+  // REQUIRES: the writer is done and `last_entry` is its last entry.
+  // Bounded by `timeout`; a reader still short of last_entry then records an
+  // error.
+  ReaderResult Finish(int64_t last_entry, absl::Duration timeout);
+
+  bool Joined() const { return joined_.load(); }
+  // Entries read and the p99 of their added -> read latency since the last
+  // call (ms; -1 if none): the per-second series.
+  std::pair<int64_t, double> TakeSecond();
+  // The next entry it will read (entries read so far).
+  int64_t Position() const { return next_.load(); }
+
+ private:
+  void Run();
+  // Reads [next_, last]; false on an error (recorded).
+  bool ReadRange(client::LedgerReader* reader, int64_t last);
+  // A failed attempt; the loop tries again (up to a bound).
+  void RecordRetry(const absl::Status& s);
+  void RecordError(const absl::Status& s);
+
+  // Constant after construction.
+  client::Client* const client_;
+  const ReaderSpec spec_;
+  const int64_t ledger_id_;
+  const std::string password_;
+  const absl::Time run_start_;
+  const std::function<int64_t()> writer_lac_;
+
+  std::thread thread_;
+  std::atomic<bool> joined_{false};
+  std::atomic<int64_t> next_{0};
+  std::atomic<bool> stop_{false};
+
+  absl::Mutex mu_;
+  int64_t final_last_ ABSL_GUARDED_BY(mu_) = -2;  // -2: writer still writing
+  ReaderResult result_ ABSL_GUARDED_BY(mu_);
+  absl::Time caught_up_at_ ABSL_GUARDED_BY(mu_) = absl::InfiniteFuture();
+  absl::Time joined_at_ ABSL_GUARDED_BY(mu_);
+  bool done_ ABSL_GUARDED_BY(mu_) = false;
+  LatencyHistogram second_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace bk::bkbench
+
+#endif  // BK_TOOLS_BKBENCH_TAIL_READER_H_

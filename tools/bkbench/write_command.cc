@@ -1,0 +1,181 @@
+// bkbench write: one write workload against a running cluster, with the
+// machine's ceilings measured in the same run: a bare gRPC stream echo of
+// the same batching (echo_ceiling.h) and, with --journal-dir, pwrite +
+// fdatasync before and after (bench/bench_common.h).
+
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "absl/strings/str_format.h"
+#include "bench/bench_common.h"
+#include "tools/bkbench/commands.h"
+#include "tools/bkbench/echo_ceiling.h"
+#include "tools/bkbench/write_load.h"
+#include "tools/bkctl/flags.h"
+
+namespace bk::bkbench {
+namespace {
+
+int Usage(const std::string& msg) {
+  std::cerr << "bkbench write: " << msg << "\n";
+  return kExitUsage;
+}
+
+}  // namespace
+
+int WriteCommand(const std::vector<std::string>& raw) {
+  std::vector<std::string> args;
+  for (const auto& a : raw) {
+    args.push_back(a.size() == 2 && a[0] == '-' && a[1] != '-' ? "-" + a : a);
+  }
+  auto f = bkctl::ParseFlags(
+      args, {{"metadata-uri", true, "metadata store"},
+             {"ledgers", false, "ledgers written at once (4)"},
+             {"entry-size", false, "bytes per entry (1024)"},
+             {"rate", false, "target entries/s in total, or max (max)"},
+             {"duration", false, "seconds (10)"},
+             {"e", false, "ensemble (3)"},
+             {"w", false, "write quorum (2)"},
+             {"a", false, "ack quorum (2)"},
+             {"weighting", false, "none|disk|load|adaptive (load)"},
+             {"journal-dir", false, "dir on the journal disk, for the ceiling"},
+             {"echo-seconds", false, "echo ceiling run, 0 to skip (3)"},
+             {"json", false, "print the result as JSON", true}});
+  if (!f.ok()) return Usage(std::string(f.status().message()));
+  auto num = [&](const char* n, int64_t def, int64_t lo,
+                 int64_t hi) -> absl::StatusOr<int64_t> {
+    return f->Has(n) ? f->GetInt(n, lo, hi) : absl::StatusOr<int64_t>(def);
+  };
+  auto ledgers = num("ledgers", 4, 1, 1000);
+  auto size = num("entry-size", 1024, 8, 16 << 20);
+  auto duration = num("duration", 10, 1, 86400);
+  auto echo_s = num("echo-seconds", 3, 0, 600);
+  auto e = num("e", 3, 1, 64), w = num("w", 2, 1, 64), a = num("a", 2, 1, 64);
+  for (auto* v : {&ledgers, &size, &duration, &echo_s, &e, &w, &a}) {
+    if (!v->ok()) return Usage(std::string(v->status().message()));
+  }
+  if (!(*a <= *w && *w <= *e)) return Usage("need -a <= -w <= -e");
+  double rate = 0;  // 0: as fast as the window allows
+  if (f->Has("rate") && f->Get("rate") != "max") {
+    auto r = f->GetInt("rate", 1, 100000000);
+    if (!r.ok()) return Usage(std::string(r.status().message()));
+    rate = static_cast<double>(*r);
+  }
+  client::ClientOptions co;
+  co.metadata_service_uri = f->Get("metadata-uri");
+  co.placement.weighting = placement::Weighting::kLoad;
+  if (f->Has("weighting")) {
+    auto wt = placement::ParseWeighting(f->Get("weighting"));
+    if (!wt.ok()) return Usage(std::string(wt.status().message()));
+    co.placement.weighting = *wt;
+  }
+  const std::string jdir = f->Get("journal-dir");
+  bench::Ceiling before;
+  if (!jdir.empty()) {
+    before = bench::MeasureCeiling(jdir, static_cast<size_t>(*size) * 16, 2.0);
+  }
+  WriteLoadOptions wo;
+  wo.ledgers = static_cast<int>(*ledgers);
+  wo.entry_size = *size;
+  wo.rate = rate;
+  wo.duration = absl::Seconds(*duration);
+  wo.ensemble = static_cast<int>(*e);
+  wo.write_quorum = static_cast<int>(*w);
+  wo.ack_quorum = static_cast<int>(*a);
+  wo.progress = true;
+  WriteResult res;
+  {
+    auto c = client::Client::Create(co);
+    if (!c.ok()) {
+      std::cerr << "bkbench write: " << c.status().message() << "\n";
+      return 1;
+    }
+    auto load = WriteLoad::Create(c->get(), wo);
+    if (!load.ok()) {
+      std::cerr << "bkbench write: " << load.status().message() << "\n";
+      return 1;
+    }
+    res = (*load)->Run();
+  }
+  const double eps = res.entries_per_second();
+  const double mbps = eps * static_cast<double>(*size) / 1e6;
+  // What one journal group would hold at this rate with a ~1 ms group wait.
+  const size_t group = std::max<size_t>(
+      4096, static_cast<size_t>(eps / 1000.0 * static_cast<double>(*size)));
+  bench::Ceiling after;
+  if (!jdir.empty()) after = bench::MeasureCeiling(jdir, group, 2.0);
+  EchoCeiling echo;
+  if (*echo_s > 0) {
+    auto ec = MeasureEchoCeiling(wo, absl::Seconds(*echo_s));
+    if (!ec.ok()) {
+      std::cerr << "bkbench write: echo ceiling: " << ec.status().message()
+                << "\n";
+    } else {
+      echo = *ec;
+    }
+  }
+  const LatencyHistogram& h = res.latency;
+  nlohmann::json j = {{"entries_per_second", eps},
+                      {"mb_per_second", mbps},
+                      {"entries", res.acked},
+                      {"errors", res.failed},
+                      {"first_error", res.first_error},
+                      {"seconds", res.seconds},
+                      {"entry_size", *size},
+                      {"ledgers", *ledgers},
+                      {"ensemble", *e},
+                      {"write_quorum", *w},
+                      {"ack_quorum", *a},
+                      {"target_rate", rate},
+                      {"latency_ms",
+                       {{"p50", h.PercentileUs(0.5) / 1000.0},
+                        {"p99", h.PercentileUs(0.99) / 1000.0},
+                        {"p999", h.PercentileUs(0.999) / 1000.0},
+                        {"max", static_cast<double>(h.max_us()) / 1000.0}}}};
+  if (echo.entries_per_second > 0) {
+    j["echo_ceiling"] = {{"entries_per_second", echo.entries_per_second},
+                         {"p50_ms", echo.p50_ms},
+                         {"p99_ms", echo.p99_ms},
+                         {"bookies", echo.bookies},
+                         {"ratio", eps / echo.entries_per_second}};
+  }
+  if (!jdir.empty()) {
+    j["ceiling"] = {{"journal_dir", jdir},
+                    {"group_bytes", group},
+                    {"before_mb_per_s", before.mb_per_s},
+                    {"before_small_sync_ms", before.small_sync_ms},
+                    {"after_mb_per_s", after.mb_per_s},
+                    {"after_groups_per_s", after.groups_per_s},
+                    {"after_small_sync_ms", after.small_sync_ms},
+                    {"regime", bench::Regime(after.small_sync_ms)}};
+  }
+  if (f->GetBool("json")) {
+    std::cout << j.dump(2) << "\n";
+    return res.failed > 0 ? 1 : 0;
+  }
+  std::cout << absl::StrFormat(
+      "write: %.0f entries/s, %.2f MB/s (%d entries of %d B over %d "
+      "ledgers E%d/WQ%d/AQ%d in %.1f s), errors %d\n"
+      "latency: p50 %.2f ms  p99 %.2f ms  p999 %.2f ms  max %.2f ms\n",
+      eps, mbps, res.acked, *size, *ledgers, *e, *w, *a, res.seconds,
+      res.failed, h.PercentileUs(0.5) / 1000.0, h.PercentileUs(0.99) / 1000.0,
+      h.PercentileUs(0.999) / 1000.0, static_cast<double>(h.max_us()) / 1000.0);
+  if (echo.entries_per_second > 0) {
+    std::cout << absl::StrFormat(
+        "ceiling: bare gRPC stream echo of the same batching %.0f entries/s "
+        "(p50 %.2f ms); this run = %.1f%% of it\n",
+        echo.entries_per_second, echo.p50_ms,
+        100 * eps / echo.entries_per_second);
+  }
+  if (!jdir.empty()) {
+    std::cout << absl::StrFormat(
+        "ceiling on %s: pwrite+fdatasync %.1f MB/s before, %.1f MB/s "
+        "(%.0f groups/s of %d B) after; fsync regime %s\n",
+        jdir, before.mb_per_s, after.mb_per_s, after.groups_per_s, group,
+        bench::Regime(after.small_sync_ms));
+  }
+  if (res.failed > 0) std::cout << "first error: " << res.first_error << "\n";
+  return res.failed > 0 ? 1 : 0;
+}
+
+}  // namespace bk::bkbench
