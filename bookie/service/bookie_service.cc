@@ -139,6 +139,7 @@ grpc::ServerUnaryReactor* BookieServiceImpl::ReadEntry(
     resp->set_status(proto::BK_ETOOMANYREQUESTS);
     resp->set_ledger_id(req->ledger_id());
     resp->set_entry_id(req->entry_id());
+    resp->set_max_lac(-1);  // unknown: 0 would claim entry 0 is confirmed
     reactor->Finish(grpc::Status::OK);
     return reactor;
   }
@@ -158,6 +159,7 @@ grpc::ServerUnaryReactor* BookieServiceImpl::ReadEntry(
                       resp->set_ledger_id(ledger);
                       resp->set_entry_id(entry);
                       resp->set_status(ToWire(s));
+                      resp->set_max_lac(-1);
                     } else {
                       FillRead(ledger, entry, resp);
                       // A fenced ledger with no entries here is a valid
@@ -176,6 +178,7 @@ grpc::ServerUnaryReactor* BookieServiceImpl::ReadEntry(
           if (!lac.ok()) {
             resp->set_ledger_id(ledger);
             resp->set_status(ToWire(lac.status()));
+            resp->set_max_lac(-1);
           } else {
             // Serve the entry asked for, or the one at the new LAC.
             FillRead(ledger, entry >= 0 ? entry : *lac, resp);

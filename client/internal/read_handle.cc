@@ -263,8 +263,13 @@ absl::StatusOr<int64_t> ReadHandle::WaitForLac(int64_t previous,
                       [shared](absl::StatusOr<proto::ReadEntryResponse> r) {
                         absl::MutexLock l(&shared->mu);
                         ++shared->answered;
-                        if (r.ok())
+                        // max_lac means something only in an answer about
+                        // the ledger (an error such as ENOLEDGER from a
+                        // bookie that has not seen it yet carries none).
+                        if (r.ok() && (r->status() == proto::BK_EOK ||
+                                       r->status() == proto::BK_ENOENTRY)) {
                           shared->lac = std::max(shared->lac, r->max_lac());
+                        }
                       });
   }
   int64_t lac;
