@@ -38,6 +38,10 @@
 namespace bk {
 
 // A file opened for appending. Not thread-safe.
+// Threads: one thread appends (Append, AppendV, Preallocate, Close); one
+// other thread may call Sync concurrently with those (a journal's
+// force-write stage). Sync makes durable at least every byte whose append
+// returned before Sync was called. Size may be read by either.
 class WritableFile {
  public:
   virtual ~WritableFile() = default;

@@ -34,7 +34,7 @@ class FaultWritableFile final : public WritableFile {
   }
 
   absl::Status AppendV(const struct iovec* iov, int iovcnt) override {
-    if (!broken_.ok()) return broken_;
+    if (absl::Status b = broken(); !b.ok()) return b;
     env_->writes_.fetch_add(1);
     auto v = env_->OnWrite(path(), generation_);
     if (v.error_number != 0 && !v.tear) {
@@ -65,7 +65,10 @@ class FaultWritableFile final : public WritableFile {
   }
 
   absl::Status Sync(bool metadata) override {
-    if (!broken_.ok()) return broken_;
+    if (absl::Status b = broken(); !b.ok()) return b;
+    // What the Env has seen written before this sync starts is what it may
+    // count as durable after it; appends racing with the sync are not.
+    const uint64_t covered = env_->RecordedSize(path());
     env_->syncs_.fetch_add(1);
     auto v = env_->OnSync(path(), generation_);
     if (v.error_number != 0) {
@@ -75,12 +78,15 @@ class FaultWritableFile final : public WritableFile {
     if (delay > absl::ZeroDuration()) absl::SleepFor(delay);
     absl::Status s = base_->Sync(metadata);
     if (!s.ok()) return Break(s);
-    env_->RecordSync(path());
+    if (!env_->RecordSync(path(), covered, generation_)) {
+      // The power went out while the sync ran: it did not complete.
+      return Break(PosixError("sync (power cut)", path(), EIO));
+    }
     return absl::OkStatus();
   }
 
   absl::Status Preallocate(uint64_t bytes) override {
-    if (!broken_.ok()) return broken_;
+    if (absl::Status b = broken(); !b.ok()) return b;
     return base_->Preallocate(bytes);
   }
   absl::Status Close() override { return base_->Close(); }
@@ -89,14 +95,20 @@ class FaultWritableFile final : public WritableFile {
 
  private:
   absl::Status Break(absl::Status s) {
-    broken_ = s;
-    return s;
+    absl::MutexLock l(&broken_mu_);
+    if (broken_.ok()) broken_ = s;
+    return broken_;
+  }
+  absl::Status broken() const {
+    absl::MutexLock l(&broken_mu_);
+    return broken_;
   }
 
   FaultInjectionEnv* const env_;
   std::unique_ptr<WritableFile> base_;
   const uint64_t generation_;
-  absl::Status broken_;
+  mutable absl::Mutex broken_mu_;
+  absl::Status broken_ ABSL_GUARDED_BY(broken_mu_);  // sticky first failure
 };
 
 void FaultInjectionEnv::FailNth(Op op, int64_t n, int error_number,
@@ -192,10 +204,19 @@ void FaultInjectionEnv::RecordWrite(const std::string& path, uint64_t bytes) {
   files_[path].size += bytes;
 }
 
-void FaultInjectionEnv::RecordSync(const std::string& path) {
+uint64_t FaultInjectionEnv::RecordedSize(const std::string& path) {
   absl::MutexLock l(&mu_);
+  return files_[path].size;
+}
+
+bool FaultInjectionEnv::RecordSync(const std::string& path, uint64_t covered,
+                                   uint64_t generation) {
+  absl::MutexLock l(&mu_);
+  if (down_ || generation != generation_) return false;
   FileState& f = files_[path];
-  f.synced_size = f.size;
+  // A power cut or truncation in between may have shrunk the file.
+  f.synced_size = std::max(f.synced_size, std::min(covered, f.size));
+  return true;
 }
 
 uint64_t FaultInjectionEnv::UnsyncedBytes() const {

@@ -100,7 +100,12 @@ class FaultInjectionEnv : public EnvWrapper {
   Verdict OnWrite(const std::string& path, uint64_t generation);
   Verdict OnSync(const std::string& path, uint64_t generation);
   void RecordWrite(const std::string& path, uint64_t bytes);
-  void RecordSync(const std::string& path);
+  // Bytes written to `path` so far, as recorded.
+  uint64_t RecordedSize(const std::string& path);
+  // The first `covered` bytes of `path` are durable -- unless the power was
+  // cut since the file (of `generation`) was opened: then false.
+  bool RecordSync(const std::string& path, uint64_t covered,
+                  uint64_t generation);
   absl::Duration sync_delay() const;
   uint64_t generation() const;
   absl::Status CheckAlive() const;

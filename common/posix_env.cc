@@ -9,10 +9,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstring>
 #include <filesystem>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "common/env.h"
 
 namespace bk {
@@ -34,7 +37,7 @@ class PosixWritableFile final : public WritableFile {
   }
 
   absl::Status AppendV(const struct iovec* iov, int iovcnt) override {
-    if (!broken_.ok()) return broken_;
+    if (absl::Status b = broken(); !b.ok()) return b;
     // writev may write less than asked; finish the rest without reordering.
     std::vector<struct iovec> rest(iov, iov + iovcnt);
     size_t first = 0;
@@ -42,12 +45,13 @@ class PosixWritableFile final : public WritableFile {
       const int n =
           static_cast<int>(std::min<size_t>(rest.size() - first, IOV_MAX));
       ssize_t w =
-          ::pwritev(fd_, rest.data() + first, n, static_cast<off_t>(size_));
+          ::pwritev(fd_, rest.data() + first, n,
+                    static_cast<off_t>(size_.load(std::memory_order_relaxed)));
       if (w < 0) {
         if (errno == EINTR) continue;
         return Break(PosixError("write", path_, errno));
       }
-      size_ += static_cast<uint64_t>(w);
+      size_.fetch_add(static_cast<uint64_t>(w), std::memory_order_release);
       size_t left = static_cast<size_t>(w);
       while (first < rest.size() && left >= rest[first].iov_len) {
         left -= rest[first].iov_len;
@@ -62,7 +66,7 @@ class PosixWritableFile final : public WritableFile {
   }
 
   absl::Status Sync(bool metadata) override {
-    if (!broken_.ok()) return broken_;
+    if (absl::Status b = broken(); !b.ok()) return b;
     int rc = metadata ? ::fsync(fd_) : ::fdatasync(fd_);
     // Never retried: after a failed fsync the kernel may have dropped the
     // dirty pages, so a later success would prove nothing.
@@ -71,9 +75,11 @@ class PosixWritableFile final : public WritableFile {
   }
 
   absl::Status Preallocate(uint64_t bytes) override {
-    if (!broken_.ok()) return broken_;
-    int rc = ::fallocate(fd_, FALLOC_FL_KEEP_SIZE, static_cast<off_t>(size_),
-                         static_cast<off_t>(bytes));
+    if (absl::Status b = broken(); !b.ok()) return b;
+    int rc =
+        ::fallocate(fd_, FALLOC_FL_KEEP_SIZE,
+                    static_cast<off_t>(size_.load(std::memory_order_relaxed)),
+                    static_cast<off_t>(bytes));
     if (rc != 0 && errno != EOPNOTSUPP && errno != ENOSYS) {
       return PosixError("fallocate", path_, errno);
     }
@@ -85,22 +91,30 @@ class PosixWritableFile final : public WritableFile {
     int rc = ::close(fd_);
     fd_ = -1;
     if (rc != 0) return PosixError("close", path_, errno);
-    return broken_;
+    return broken();
   }
 
-  uint64_t Size() const override { return size_; }
+  uint64_t Size() const override {
+    return size_.load(std::memory_order_acquire);
+  }
   const std::string& path() const override { return path_; }
 
  private:
   absl::Status Break(absl::Status s) {
-    broken_ = s;
-    return s;
+    absl::MutexLock l(&broken_mu_);
+    if (broken_.ok()) broken_ = s;
+    return broken_;
+  }
+  absl::Status broken() const {
+    absl::MutexLock l(&broken_mu_);
+    return broken_;
   }
 
   const std::string path_;
   int fd_;
-  uint64_t size_;
-  absl::Status broken_;  // sticky first failure
+  std::atomic<uint64_t> size_;  // written by the appending thread only
+  mutable absl::Mutex broken_mu_;
+  absl::Status broken_ ABSL_GUARDED_BY(broken_mu_);  // sticky first failure
 };
 
 class PosixRandomAccessFile final : public RandomAccessFile {

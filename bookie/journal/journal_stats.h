@@ -33,10 +33,13 @@ struct JournalGroupEvent {
   uint64_t records = 0;
   uint64_t bytes = 0;
   int64_t write_nanos = 0;
-  int64_t sync_nanos = 0;  // 0 when not synced (journalSyncData=false)
+  // The sync that made this group durable, reported with the first group it
+  // covered (0 for the others, and when journalSyncData=false).
+  int64_t sync_nanos = 0;
 };
 
-// Called on a journal thread after each group; must be quick and must not
+// Called after each group is written and synced (on its sync thread; on the
+// journal thread when journalSyncData is false); must be quick and must not
 // call back into the Journal.
 class JournalObserver {
  public:

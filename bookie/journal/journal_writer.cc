@@ -17,7 +17,12 @@ JournalWriter::JournalWriter(Env* env, std::string dir,
       dir_(std::move(dir)),
       options_(options),
       first_file_id_(first_file_id),
-      checkpoint_(checkpoint) {}
+      checkpoint_(checkpoint),
+      sync_(env_, &completion_, &counters_, options_.observer,
+            [this](const absl::Status& s) {
+              Fail(s);
+              return status();
+            }) {}
 
 JournalWriter::~JournalWriter() { Stop(); }
 
@@ -33,6 +38,7 @@ absl::Status JournalWriter::Start() {
   }
   started_ = true;
   completion_.Start();
+  sync_.Start();
   thread_ = std::thread([this] { Run(); });
   accepting_.store(true, std::memory_order_release);
   return absl::OkStatus();
@@ -45,6 +51,7 @@ void JournalWriter::Stop() {
   accepting_.store(false, std::memory_order_release);
   queue_.Close();
   if (thread_.joinable()) thread_.join();
+  sync_.Stop();
   completion_.Stop();
 }
 
@@ -143,6 +150,7 @@ void JournalWriter::Run() {
     group = completion_.GetSpare();
     group_bytes = 0;
   }
+  sync_.Drain();  // before the file is closed
   if (file_ != nullptr) {
     if (file_unsynced_ && !failed_.load()) {
       absl::Status s = file_->Sync();
@@ -156,21 +164,31 @@ void JournalWriter::Run() {
 void JournalWriter::CommitGroup(std::vector<JournalItem>* group,
                                 uint64_t bytes) {
   absl::Status s = status();
+  int64_t write_nanos = 0;
   if (s.ok()) {
-    s = WriteGroup(*group, bytes);
+    s = WriteGroup(*group, bytes, &write_nanos);
     if (!s.ok()) {
       Fail(s);
       s = status();
     }
   }
+  if (options_.sync_data) {
+    // Failed groups too, so that every group completes in order.
+    sync_.Submit(file_.get(), std::move(*group), bytes, write_nanos,
+                 std::move(s));
+    return;
+  }
   if (!s.ok()) {
     counters_.adds_failed.fetch_add(group->size(), std::memory_order_relaxed);
+  } else if (options_.observer != nullptr) {
+    options_.observer->OnGroup(
+        JournalGroupEvent{group->size(), bytes, write_nanos, 0});
   }
   completion_.Submit(std::move(*group), std::move(s));
 }
 
 absl::Status JournalWriter::WriteGroup(const std::vector<JournalItem>& group,
-                                       uint64_t bytes) {
+                                       uint64_t bytes, int64_t* write_nanos) {
   absl::Status s = RollIfFull(bytes);
   if (!s.ok()) return s;
   iov_.clear();
@@ -185,33 +203,18 @@ absl::Status JournalWriter::WriteGroup(const std::vector<JournalItem>& group,
   s = file_->AppendV(iov_.data(), static_cast<int>(iov_.size()));
   const int64_t t1 = env_->NowMonotonicNanos();
   if (!s.ok()) return s;
-  file_unsynced_ = true;
+  // With sync_data the sync thread syncs it; the flag is for rolls and Stop.
+  file_unsynced_ = !options_.sync_data;
   {
     absl::MutexLock l(&position_mu_);
     written_ = JournalPosition{file_id_, file_->Size()};
   }
-  int64_t t2 = t1;
-  if (options_.sync_data) {
-    s = file_->Sync();
-    t2 = env_->NowMonotonicNanos();
-    counters_.syncs.fetch_add(1, std::memory_order_relaxed);
-    if (!s.ok()) return s;
-    file_unsynced_ = false;
-    const uint64_t sync_nanos = static_cast<uint64_t>(t2 - t1);
-    counters_.sync_nanos_total.fetch_add(sync_nanos, std::memory_order_relaxed);
-    if (sync_nanos > counters_.sync_nanos_max.load(std::memory_order_relaxed)) {
-      counters_.sync_nanos_max.store(sync_nanos, std::memory_order_relaxed);
-    }
-  }
+  *write_nanos = t1 - t0;
   counters_.write_nanos_total.fetch_add(static_cast<uint64_t>(t1 - t0),
                                         std::memory_order_relaxed);
   counters_.bytes_written.fetch_add(bytes, std::memory_order_relaxed);
   counters_.records_written.fetch_add(group.size(), std::memory_order_relaxed);
   counters_.groups_written.fetch_add(1, std::memory_order_relaxed);
-  if (options_.observer != nullptr) {
-    options_.observer->OnGroup(JournalGroupEvent{
-        group.size(), bytes, t1 - t0, options_.sync_data ? t2 - t1 : 0});
-  }
   if (file_->Size() + options_.buffered_writes_threshold_bytes >
       preallocated_end_) {
     // Only an optimisation (fewer metadata updates per sync): a failure
@@ -230,7 +233,10 @@ absl::Status JournalWriter::RollIfFull(uint64_t next_bytes) {
     return absl::OkStatus();
   }
   // The old file is synced before the new one exists, whatever sync_data
-  // says: replay relies on only the newest file having a torn tail.
+  // says: replay relies on only the newest file having a torn tail. First
+  // the sync thread finishes with it.
+  sync_.Drain();
+  if (absl::Status st = status(); !st.ok()) return st;
   if (file_unsynced_) {
     absl::Status s = file_->Sync();
     counters_.syncs.fetch_add(1, std::memory_order_relaxed);

@@ -1,6 +1,8 @@
 // JournalWriter: the journal of one directory. Producers Add() records; one
-// journal thread groups them, writes each group with one writev, fdatasyncs
-// it, and hands the group to a CompletionThread that runs the callbacks.
+// journal thread groups them and writes each group with one writev; a
+// SyncThread fdatasyncs what has been written (one sync for every group
+// written while the previous sync ran, so writes and syncs overlap) and
+// hands the groups to a CompletionThread that runs the callbacks.
 //
 // Durability words: an add's callback gets OK only after the group holding
 // its record was written and synced (just written when journalSyncData is
@@ -41,6 +43,7 @@
 #include "bookie/journal/journal_options.h"
 #include "bookie/journal/journal_queue.h"
 #include "bookie/journal/journal_stats.h"
+#include "bookie/journal/sync_thread.h"
 #include "common/env.h"
 
 namespace bk::bookie {
@@ -83,10 +86,11 @@ class JournalWriter {
 
  private:
   void Run();
-  // Writes, syncs and hands `group` to the completion thread.
+  // Writes `group` and hands it to the sync thread (to the completion
+  // thread when journalSyncData is false).
   void CommitGroup(std::vector<JournalItem>* group, uint64_t bytes);
-  absl::Status WriteGroup(const std::vector<JournalItem>& group,
-                          uint64_t bytes);
+  absl::Status WriteGroup(const std::vector<JournalItem>& group, uint64_t bytes,
+                          int64_t* write_nanos);
   absl::Status OpenNewFile(uint64_t file_id);
   absl::Status RollIfFull(uint64_t next_bytes);
   void Fail(const absl::Status& s);
@@ -123,8 +127,9 @@ class JournalWriter {
   std::atomic<bool> failed_{false};
   std::atomic<bool> accepting_{false};  // between Start and Stop
   JournalQueue queue_;
-  CompletionThread completion_;
   JournalCounters counters_;
+  CompletionThread completion_;
+  SyncThread sync_;  // after completion_ and counters_, which it uses
 };
 
 }  // namespace bk::bookie

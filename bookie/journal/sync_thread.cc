@@ -1,0 +1,116 @@
+#include "bookie/journal/sync_thread.h"
+
+#include <algorithm>
+#include <utility>
+
+namespace bk::bookie {
+
+SyncThread::SyncThread(Env* env, CompletionThread* completion,
+                       JournalCounters* counters, JournalObserver* observer,
+                       FailFn on_failure)
+    : env_(env),
+      completion_(completion),
+      counters_(counters),
+      observer_(observer),
+      on_failure_(std::move(on_failure)) {}
+
+SyncThread::~SyncThread() { Stop(); }
+
+void SyncThread::Start() {
+  thread_ = std::thread([this] { Run(); });
+}
+
+void SyncThread::Submit(WritableFile* file, std::vector<JournalItem>&& items,
+                        uint64_t bytes, int64_t write_nanos,
+                        absl::Status write_status) {
+  absl::MutexLock l(&mu_);
+  pending_.push_back(Written{file, std::move(items), bytes, write_nanos,
+                             std::move(write_status)});
+}
+
+void SyncThread::Drain() {
+  absl::MutexLock l(&mu_);
+  auto idle = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    return pending_.empty() && !busy_;
+  };
+  mu_.Await(absl::Condition(&idle));
+}
+
+void SyncThread::Stop() {
+  {
+    absl::MutexLock l(&mu_);
+    stopping_ = true;
+  }
+  if (thread_.joinable()) thread_.join();
+}
+
+void SyncThread::Run() {
+  std::vector<Written> batch;
+  while (true) {
+    {
+      absl::MutexLock l(&mu_);
+      busy_ = false;
+      auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+        return !pending_.empty() || stopping_;
+      };
+      mu_.Await(absl::Condition(&ready));
+      if (pending_.empty()) return;  // stopping and drained
+      // Everything written so far: one sync covers it all.
+      for (Written& w : pending_) batch.push_back(std::move(w));
+      pending_.clear();
+      busy_ = true;
+    }
+    SyncAndComplete(&batch);
+    batch.clear();
+  }
+}
+
+void SyncThread::SyncAndComplete(std::vector<Written>* batch) {
+  size_t begin = 0;
+  while (begin < batch->size()) {
+    // A run of groups of one file (a batch spans files only if the journal
+    // rolled without draining, which it does not; this is belt and braces).
+    size_t end = begin + 1;
+    while (end < batch->size() && (*batch)[end].file == (*batch)[begin].file) {
+      ++end;
+    }
+    bool written = false;  // something in the run to make durable
+    for (size_t i = begin; i < end; ++i) {
+      written = written || (*batch)[i].write_status.ok();
+    }
+    int64_t sync_nanos = 0;
+    if (failed_.ok() && written) {
+      const int64_t t0 = env_->NowMonotonicNanos();
+      absl::Status s = (*batch)[begin].file->Sync();
+      sync_nanos = env_->NowMonotonicNanos() - t0;
+      counters_->syncs.fetch_add(1, std::memory_order_relaxed);
+      if (s.ok()) {
+        const auto n = static_cast<uint64_t>(sync_nanos);
+        counters_->sync_nanos_total.fetch_add(n, std::memory_order_relaxed);
+        if (n > counters_->sync_nanos_max.load(std::memory_order_relaxed)) {
+          counters_->sync_nanos_max.store(n, std::memory_order_relaxed);
+        }
+      } else {
+        failed_ = on_failure_(s);
+      }
+    }
+    for (size_t i = begin; i < end; ++i) {
+      Written& w = (*batch)[i];
+      const absl::Status& status =
+          !w.write_status.ok() ? w.write_status : failed_;
+      if (!status.ok()) {
+        counters_->adds_failed.fetch_add(w.items.size(),
+                                         std::memory_order_relaxed);
+      } else if (observer_ != nullptr) {
+        // The sync is reported once, with the first group it covered.
+        observer_->OnGroup(JournalGroupEvent{w.items.size(), w.bytes,
+                                             w.write_nanos,
+                                             i == begin ? sync_nanos : 0});
+      }
+      completion_->Submit(std::move(w.items), status);
+    }
+    begin = end;
+  }
+}
+
+}  // namespace bk::bookie

@@ -1,0 +1,103 @@
+// SyncThread: the journal's force-write stage (BookKeeper's ForceWrite-
+// Thread). The journal thread writes a group with one writev and hands it
+// here; this thread fdatasyncs the file once for every group that queued up
+// meanwhile and then hands those groups to the completion thread. So the
+// next group's write (a memory copy into the page cache) overlaps the
+// previous group's sync (device time) instead of waiting behind it.
+//
+// Durability: a group is handed in only after its write returned, and the
+// sync that covers it starts after that, so when the completion thread runs
+// its callbacks with OK every byte of the group is durable (WritableFile's
+// contract: Sync covers every append that returned before it was called).
+//
+// Failure: after the first failed sync the file is never synced again (no
+// retry: the kernel may have dropped the dirty pages). That group, every
+// group already waiting and every later one complete with the sticky error
+// that `on_failure` returns.
+//
+// Threads: Submit and Drain from the journal thread; Stop from the owner
+// after the journal thread has finished. The observer is called on this
+// thread.
+
+#ifndef BK_BOOKIE_JOURNAL_SYNC_THREAD_H_
+#define BK_BOOKIE_JOURNAL_SYNC_THREAD_H_
+
+#include <cstdint>
+#include <deque>
+#include <thread>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/functional/any_invocable.h"
+#include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
+#include "bookie/journal/completion_thread.h"
+#include "bookie/journal/journal_queue.h"
+#include "bookie/journal/journal_stats.h"
+#include "common/env.h"
+
+namespace bk::bookie {
+
+class SyncThread {
+ public:
+  // Records a failed sync and returns the sticky status every affected add
+  // completes with.
+  using FailFn = absl::AnyInvocable<absl::Status(const absl::Status&)>;
+
+  // None owned; all must outlive this object.
+  SyncThread(Env* env, CompletionThread* completion, JournalCounters* counters,
+             JournalObserver* observer, FailFn on_failure);
+  ~SyncThread();  // Stop()
+  SyncThread(const SyncThread&) = delete;
+  SyncThread& operator=(const SyncThread&) = delete;
+
+  void Start();
+
+  // `items` (`bytes` in all) were written to `file` in `write_nanos`; sync
+  // them and complete them. `file` must stay open until Drain() returns.
+  // A group whose write failed comes with that error (`write_status`) and is
+  // completed with it, in order, without a sync.
+  void Submit(WritableFile* file, std::vector<JournalItem>&& items,
+              uint64_t bytes, int64_t write_nanos, absl::Status write_status);
+
+  // Waits until every submitted group has been synced (or failed) and
+  // handed to the completion thread. The journal thread calls it before it
+  // closes a file.
+  void Drain();
+
+  // Drains and joins.
+  void Stop();
+
+ private:
+  struct Written {
+    WritableFile* file;
+    std::vector<JournalItem> items;
+    uint64_t bytes;
+    int64_t write_nanos;
+    absl::Status write_status;
+  };
+  void Run();
+  // Syncs the file of `batch` once (unless already failed) and completes
+  // every group of it.
+  void SyncAndComplete(std::vector<Written>* batch);
+
+  Env* const env_;
+  CompletionThread* const completion_;
+  JournalCounters* const counters_;
+  JournalObserver* const observer_;
+  FailFn on_failure_;  // this thread only
+
+  absl::Mutex mu_;
+  std::deque<Written> pending_ ABSL_GUARDED_BY(mu_);
+  bool busy_ ABSL_GUARDED_BY(mu_) = false;  // a batch is being synced
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+
+  // This thread only.
+  absl::Status failed_;
+
+  std::thread thread_;  // Start/Stop only
+};
+
+}  // namespace bk::bookie
+
+#endif  // BK_BOOKIE_JOURNAL_SYNC_THREAD_H_
