@@ -231,6 +231,24 @@ TEST_CASE("a long poll over the wire answers once the LAC moves",
   CHECK(resp.entry_id() == 0);
 }
 
+TEST_CASE("a long poll on a ledger the bookie has not seen claims no LAC",
+          "[bookie][service]") {
+  // A tailing reader asks every ensemble member; one that has no entry of
+  // a new ledger yet must not answer max_lac 0 (entry 0 confirmed).
+  ServiceHarness h;
+  grpc::ClientContext ctx;
+  proto::ReadEntryRequest req;
+  req.set_ledger_id(4242);
+  req.set_entry_id(-1);
+  req.set_long_poll(true);
+  req.set_previous_lac(-1);
+  req.set_timeout_ms(1000);
+  proto::ReadEntryResponse resp;
+  REQUIRE(h.stub()->ReadEntry(&ctx, req, &resp).ok());
+  CHECK(resp.status() != proto::BK_EOK);
+  CHECK(resp.max_lac() == -1);
+}
+
 TEST_CASE("bookie info, LAC and entry list are served", "[bookie][service]") {
   ServiceHarness h;
   std::vector<proto::AddRequest> b(1);
