@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
+#include "test/support/child_env.h"
 #include "test/support/free_port.h"
 #include "test/support/http_get.h"
 
@@ -104,6 +105,11 @@ absl::Status BookieCluster::Launch(int i) {
   }
   for (const auto& f : options_.extra_flags) args.push_back(f);
   const std::string log = b.dir + "/bookie.log";
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::vector<std::string> env = bk::testing::ChildEnvironment();
+  std::vector<char*> envp = bk::testing::ChildEnvp(env);
   const pid_t pid = fork();
   if (pid < 0) return absl::InternalError(std::strerror(errno));
   if (pid == 0) {
@@ -113,10 +119,7 @@ absl::Status BookieCluster::Launch(int i) {
       dup2(fd, 1);
       dup2(fd, 2);
     }
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    execv(argv[0], argv.data());
+    execve(argv[0], argv.data(), envp.data());
     _exit(127);
   }
   b.pid = pid;
