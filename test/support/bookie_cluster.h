@@ -8,6 +8,10 @@
 // started with PR_SET_PDEATHSIG so that a crashed test leaves none behind:
 // call Start on a thread that outlives the cluster (the test's main thread).
 //
+// Options::networks may put bookie i in a network namespace (joined with
+// setns before exec) with its own address and metadata URI; see
+// net_namespace.h.
+//
 // Faults: Kill(i) (SIGKILL, reaped), Suspend(i)/Resume(i) (SIGSTOP/SIGCONT),
 // Restart(i) (same id, dirs and ports; retried while the metadata store
 // still holds the killed process's registration, until it is ready).
