@@ -101,6 +101,9 @@ absl::Status NetNamespace::Probe() {
         "not root: network namespaces need CAP_NET_ADMIN");
   }
   if (IpBinary().empty()) return absl::UnavailableError("no `ip` command");
+  // What a probe killed half-way left behind (its pid is dead, or ours).
+  RemoveStale("bkprobe");
+  RemoveStale("bkpr");
   const std::string ns = absl::StrCat("bkprobe", getpid());
   const std::string a = absl::StrCat("bkpr", getpid(), "a");
   const std::string b = absl::StrCat("bkpr", getpid(), "b");
