@@ -2,8 +2,9 @@
 // a test: the test's own environment without the test harness's knobs.
 //
 // The bookie reads BK_<key> environment variables as configuration and
-// refuses an unknown key, so a knob meant for the test (BK_FAULT_KILLS,
-// BK_FAULT_SEED, BK_TEST_SEED, ...) must not reach it. Any other BK_
+// refuses an unknown key, so a knob meant for the test or the scripts
+// (BK_FAULT_KILLS, BK_FAULT_SEED, BK_TEST_SEED, BK_JOBS, BK_FUZZ_SECONDS,
+// ...) must not reach it. Any other BK_
 // variable is passed on: a test may set one on purpose.
 
 #ifndef BK_TEST_SUPPORT_CHILD_ENV_H_
@@ -19,7 +20,8 @@ namespace bk::testing {
 // Variables of the test harness, never bookie configuration keys.
 inline bool IsTestKnob(const std::string& entry) {
   for (const char* p :
-       {"BK_FAULT_", "BK_TEST_", "BK_JAVA=", "BK_ZK_CLASSPATH="})
+       {"BK_FAULT_", "BK_TEST_", "BK_FUZZ_", "BK_JAVA=", "BK_ZK_CLASSPATH=",
+        "BK_PROMETHEUS=", "BK_JOBS=", "BK_CLUSTER_DIR="})
     if (entry.rfind(p, 0) == 0) return true;
   return false;
 }
