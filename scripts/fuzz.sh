@@ -35,7 +35,7 @@ if [[ $build == 1 ]]; then
 fi
 
 found=0
-for t in $targets; do [[ -x "$build_dir/test/fuzz/fuzz_$t" ]] && found=1; done
+for t in $targets; do [[ -x "$build_dir/bin/fuzz_$t" ]] && found=1; done
 if [[ $found == 0 ]]; then
   echo "no fuzz binaries in $build_dir (run scripts/fuzz.sh to build them): skipped"
   exit 77
@@ -44,7 +44,7 @@ fi
 mkdir -p "$build_dir/fuzz-artifacts"
 failed=0
 for t in $targets; do
-  bin="$build_dir/test/fuzz/fuzz_$t"
+  bin="$build_dir/bin/fuzz_$t"
   [[ -x "$bin" ]] || { echo "fuzz_$t: not built, skipped"; continue; }
   work="$build_dir/fuzz-corpus/$t"
   mkdir -p "$work"

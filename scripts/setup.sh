@@ -7,6 +7,8 @@ set -euo pipefail
 PACKAGES=(
   # toolchain
   build-essential cmake ninja-build pkg-config ccache clang-format clang-tidy
+  # the fuzz preset: clang with libFuzzer and the sanitizer runtimes
+  clang libclang-rt-14-dev
   # libraries
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libabsl-dev librocksdb-dev prometheus-cpp-dev libzookeeper-mt-dev

@@ -106,7 +106,7 @@ class BookieStoreImpl final : public BookieStore {
   void Flushed(uint64_t mark);
 
   // Constant after construction.
-  Env* const env_;
+  [[maybe_unused]] Env* const env_;  // unused so far (clang warns)
   std::unique_ptr<LedgerStorage> storage_;
   std::unique_ptr<Journal> journal_;
 

@@ -48,7 +48,7 @@ bool Registered(metadata::MetadataStore& store, const std::string& id) {
   return false;
 }
 
-TEST_CASE("a bookie whose session expired registers again; no entry lost",
+TEST_CASE("a bookie whose session expired registers again and loses no entry",
           "[fault][session]") {
   const std::string uri = Uri("session-bookie");
   auto cluster = StartCluster(uri, 5, 2000);
@@ -139,7 +139,7 @@ TEST_CASE("a bookie whose session expired registers again; no entry lost",
   CHECK(failed == 0);
 }
 
-TEST_CASE("a client whose session expired keeps working; no entry lost",
+TEST_CASE("a client whose session expired keeps working and loses no entry",
           "[fault][session]") {
   const std::string uri = Uri("session-client");
   auto cluster = StartCluster(uri, 4, 4000);

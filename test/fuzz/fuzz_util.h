@@ -45,19 +45,22 @@ class Bytes {
   size_t n_;
 };
 
-// A directory private to this process, made on first use.
+// A directory private to this process, made on first use and removed at
+// exit. The name is never destroyed: the atexit handler is registered
+// before a static string's destructor would be, so it would run after it
+// (a use after free that ASan reports when libFuzzer exits).
 inline const std::string& ScratchDir() {
-  static const std::string dir = [] {
-    std::string d = std::filesystem::temp_directory_path().string() +
-                    "/bkfuzz." + std::to_string(getpid());
-    std::filesystem::create_directories(d);
+  static const std::string* const dir = [] {
+    auto* d = new std::string(std::filesystem::temp_directory_path().string() +
+                              "/bkfuzz." + std::to_string(getpid()));
+    std::filesystem::create_directories(*d);
     std::atexit([] {
       std::error_code ec;
       std::filesystem::remove_all(ScratchDir(), ec);
     });
     return d;
   }();
-  return dir;
+  return *dir;
 }
 
 // Writes `bytes` to <scratch>/<name> and returns the path.

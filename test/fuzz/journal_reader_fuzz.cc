@@ -10,6 +10,7 @@
 // crash; a reader never returns a record whose bytes were damaged; an
 // unmutated file of valid records reads back exactly.
 
+#include <algorithm>
 #include <vector>
 
 #include "bookie/journal/journal_format.h"
@@ -67,11 +68,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         damaged_from = pos;
         damaged_to = pos + 1;
       } else if (mutation == 3) {
+        // Only bytes that were not zero already are damaged (a zeroed range
+        // over a header's zero bytes changes nothing).
         const uint64_t n = std::min<uint64_t>(in.Byte(), file.size() - pos);
-        for (uint64_t k = 0; k < n; ++k) file[pos + k] = '\0';
-        if (n > 0) {
-          damaged_from = pos;
-          damaged_to = pos + n;
+        for (uint64_t k = pos; k < pos + n; ++k) {
+          if (file[k] == '\0') continue;
+          file[k] = '\0';
+          damaged_from = std::min(damaged_from, k);
+          damaged_to = k + 1;
         }
       }
     }

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -14,6 +15,7 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
+#include "test/support/child_env.h"
 #include "test/support/free_port.h"
 #include "test/support/http_get.h"
 
@@ -82,16 +84,26 @@ int BookieCluster::IndexOf(const std::string& id) const {
   return -1;
 }
 
+std::string BookieCluster::address(int i) const {
+  return i < static_cast<int>(options_.networks.size())
+             ? options_.networks[i].address
+             : "127.0.0.1";
+}
+
 absl::Status BookieCluster::Launch(int i) {
   Bookie& b = bookies_[i];
+  const Options::Network net = i < static_cast<int>(options_.networks.size())
+                                   ? options_.networks[i]
+                                   : Options::Network();
   std::vector<std::string> args = {
       options_.bookie_binary,
       "--bookieId=" + id(i),
       "--bookiePort=" + std::to_string(b.grpc_port),
       "--httpServerPort=" + std::to_string(b.http_port),
-      "--listeningInterface=127.0.0.1",
-      "--advertisedAddress=127.0.0.1",
-      "--metadataServiceUri=" + options_.metadata_uri,
+      "--listeningInterface=" + net.address,
+      "--advertisedAddress=" + net.address,
+      "--metadataServiceUri=" +
+          (net.metadata_uri.empty() ? options_.metadata_uri : net.metadata_uri),
       "--journalDirectories=" + b.dir + "/journal",
       "--ledgerDirectories=" + b.dir + "/ledgers",
       "--zkTimeout=" + std::to_string(options_.zk_timeout_ms),
@@ -104,28 +116,44 @@ absl::Status BookieCluster::Launch(int i) {
   }
   for (const auto& f : options_.extra_flags) args.push_back(f);
   const std::string log = b.dir + "/bookie.log";
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::vector<std::string> env = bk::testing::ChildEnvironment();
+  std::vector<char*> envp = bk::testing::ChildEnvp(env);
+  int netns_fd = -1;
+  if (!net.netns_path.empty()) {
+    netns_fd = open(net.netns_path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (netns_fd < 0) {
+      return absl::InternalError(
+          absl::StrCat("open ", net.netns_path, ": ", std::strerror(errno)));
+    }
+  }
   const pid_t pid = fork();
-  if (pid < 0) return absl::InternalError(std::strerror(errno));
+  if (pid < 0) {
+    if (netns_fd >= 0) close(netns_fd);
+    return absl::InternalError(std::strerror(errno));
+  }
   if (pid == 0) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (netns_fd >= 0 && setns(netns_fd, CLONE_NEWNET) != 0) _exit(126);
     const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
     if (fd >= 0) {
       dup2(fd, 1);
       dup2(fd, 2);
     }
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    execv(argv[0], argv.data());
+    execve(argv[0], argv.data(), envp.data());
     _exit(127);
   }
+  if (netns_fd >= 0) close(netns_fd);
   b.pid = pid;
   return absl::OkStatus();
 }
 
 bool BookieCluster::Ready(int i) const {
   return bookies_[i].pid > 0 &&
-         bk::testing::HttpGet(bookies_[i].http_port, "/ready").status == 200;
+         bk::testing::HttpGet(bookies_[i].http_port, "/ready", true, address(i))
+                 .status == 200;
 }
 
 absl::Status BookieCluster::AwaitReady(int i, absl::Time deadline) {

@@ -8,6 +8,10 @@
 // started with PR_SET_PDEATHSIG so that a crashed test leaves none behind:
 // call Start on a thread that outlives the cluster (the test's main thread).
 //
+// Options::networks may put bookie i in a network namespace (joined with
+// setns before exec) with its own address and metadata URI; see
+// net_namespace.h.
+//
 // Faults: Kill(i) (SIGKILL, reaped), Suspend(i)/Resume(i) (SIGSTOP/SIGCONT),
 // Restart(i) (same id, dirs and ports; retried while the metadata store
 // still holds the killed process's registration, until it is ready).
@@ -42,6 +46,18 @@ class BookieCluster {
     // zkTimeout of each bookie: how long a killed bookie's registration
     // outlives it.
     int zk_timeout_ms = 4000;
+    // Where bookie i runs: networks[i] when given. Lets a test put bookies
+    // in network namespaces (test/support/net_namespace.h).
+    struct Network {
+      // The namespace file setns(2) joins before exec ("/run/netns/<n>");
+      // empty: the test's own namespace.
+      std::string netns_path;
+      // listeningInterface and advertisedAddress; /ready is polled there.
+      std::string address = "127.0.0.1";
+      // How this bookie reaches the metadata store; empty: metadata_uri.
+      std::string metadata_uri;
+    };
+    std::vector<Network> networks;
     // More --key=value flags for every bookie.
     std::vector<std::string> extra_flags;
     absl::Duration start_timeout = absl::Seconds(60);
@@ -59,6 +75,8 @@ class BookieCluster {
   int IndexOf(const std::string& id) const;
   int grpc_port(int i) const { return bookies_[i].grpc_port; }
   int http_port(int i) const { return bookies_[i].http_port; }
+  // The address bookie i listens on and advertises.
+  std::string address(int i) const;
   pid_t pid(int i) const { return bookies_[i].pid; }
   const std::string& dir(int i) const { return bookies_[i].dir; }
   bool running(int i) const { return bookies_[i].pid > 0; }

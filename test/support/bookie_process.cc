@@ -17,6 +17,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "test/support/child_env.h"
 #include "test/support/free_port.h"
 #include "test/support/http_get.h"
 
@@ -53,6 +54,8 @@ absl::StatusOr<pid_t> Spawn(const std::string& binary,
   std::vector<char*> argv;
   for (auto& a : all) argv.push_back(a.data());
   argv.push_back(nullptr);
+  std::vector<std::string> env = ChildEnvironment();
+  std::vector<char*> envp = ChildEnvp(env);
   const pid_t parent = getpid();
   const pid_t pid = fork();
   if (pid < 0) return absl::InternalError(std::strerror(errno));
@@ -65,7 +68,7 @@ absl::StatusOr<pid_t> Spawn(const std::string& binary,
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, nullptr);
-    execv(binary.c_str(), argv.data());
+    execve(binary.c_str(), argv.data(), envp.data());
     _exit(127);
   }
   return pid;

@@ -1,5 +1,6 @@
-// A minimal blocking HTTP/1.1 client for tests: GET a path on 127.0.0.1,
-// or send raw bytes to a port, with a bounded timeout.
+// A minimal blocking HTTP/1.1 client for tests: GET a path on 127.0.0.1
+// (or another IPv4 address), or send raw bytes to a port, with a bounded
+// timeout.
 
 #ifndef BK_TEST_SUPPORT_HTTP_GET_H_
 #define BK_TEST_SUPPORT_HTTP_GET_H_
@@ -19,12 +20,14 @@ struct HttpReply {
   std::string body;
 };
 
-// Sends `bytes` to 127.0.0.1:port and returns all bytes answered until the
-// peer closes or `timeout_ms` passes. With `half_close` the write side is
-// shut after sending; Go servers (Prometheus) take that as the client going
-// away and cancel the request, so pass false for them.
+// Sends `bytes` to host:port (an IPv4 address, default 127.0.0.1) and
+// returns all bytes answered until the peer closes or `timeout_ms` passes. With
+// `half_close` the write side is shut after sending; Go servers (Prometheus)
+// take that as the client going away and cancel the request, so pass false for
+// them.
 inline std::string SendRaw(int port, const std::string& bytes,
-                           int timeout_ms = 5000, bool half_close = true) {
+                           int timeout_ms = 5000, bool half_close = true,
+                           const std::string& host = "127.0.0.1") {
   int fd = socket(AF_INET, SOCK_STREAM, 0);
   if (fd < 0) return "";
   struct timeval tv {
@@ -35,8 +38,11 @@ inline std::string SendRaw(int port, const std::string& bytes,
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_port = htons(static_cast<uint16_t>(port));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   std::string out;
+  if (inet_pton(AF_INET, host.c_str(), &addr.sin_addr) != 1) {
+    close(fd);
+    return out;
+  }
   if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0) {
     size_t sent = 0;
     while (sent < bytes.size()) {
@@ -55,12 +61,13 @@ inline std::string SendRaw(int port, const std::string& bytes,
 }
 
 inline HttpReply HttpGet(int port, const std::string& path,
-                         bool half_close = true) {
+                         bool half_close = true,
+                         const std::string& host = "127.0.0.1") {
   std::string raw = SendRaw(port,
                             "GET " + path +
                                 " HTTP/1.1\r\nHost: 127.0.0.1\r\n"
                                 "Connection: close\r\n\r\n",
-                            5000, half_close);
+                            5000, half_close, host);
   HttpReply r;
   if (raw.rfind("HTTP/1.", 0) != 0 || raw.size() < 12) return r;
   r.status = std::stoi(raw.substr(9, 3));

@@ -86,7 +86,7 @@ absl::StatusOr<std::unique_ptr<ZkServer>> ZkServer::Start(Options options) {
     out << "tickTime=" << options.tick_time_ms << "\n"
         << "dataDir=" << s->dir_ << "/data\n"
         << "clientPort=" << s->port_ << "\n"
-        << "clientPortAddress=127.0.0.1\n"
+        << "clientPortAddress=" << options.listen_address << "\n"
         << "admin.enableServer=false\n"
         << "4lw.commands.whitelist=srvr,ruok,mntr\n"
         << "maxClientCnxns=0\n";
@@ -141,8 +141,10 @@ ZkServer::~ZkServer() {
   }
 }
 
-std::string ZkServer::hosts() const {
-  return absl::StrCat("127.0.0.1:", port_);
+std::string ZkServer::hosts() const { return hosts("127.0.0.1"); }
+
+std::string ZkServer::hosts(const std::string& address) const {
+  return absl::StrCat(address, ":", port_);
 }
 
 void ZkServer::Stop() {

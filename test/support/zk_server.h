@@ -2,11 +2,11 @@
 // the test itself.
 //
 // Start() writes a zoo.cfg into a fresh temporary directory (dataDir there,
-// clientPort a free loopback port, admin server off, four-letter words
-// srvr/ruok/mntr allowed, a short tickTime so that session timeouts are
-// short), runs `java ... ZooKeeperServerMain zoo.cfg` as a child process and
-// polls `srvr` until the answer holds "Mode:" (bounded by start_timeout).
-// The destructor stops it by pid: SIGTERM, then SIGKILL after
+// clientPort a free loopback port, on listen_address, admin server off,
+// four-letter words srvr/ruok/mntr allowed, a short tickTime so that session
+// timeouts are short), runs `java ... ZooKeeperServerMain zoo.cfg` as a child
+// process and polls `srvr` until the answer holds "Mode:" (bounded by
+// start_timeout). The destructor stops it by pid: SIGTERM, then SIGKILL after
 // stop_timeout, and removes the directory. The server's log is
 // <dir>/zookeeper.log.
 //
@@ -38,6 +38,10 @@ class ZkServer {
  public:
   struct Options {
     int tick_time_ms = 100;  // sessions may time out from 2 x tick
+    // clientPortAddress. "0.0.0.0" also takes clients in other network
+    // namespaces (through the host's address on their veth link);
+    // hosts() and the four-letter words still use 127.0.0.1.
+    std::string listen_address = "127.0.0.1";
     absl::Duration start_timeout = absl::Seconds(60);
     absl::Duration stop_timeout = absl::Seconds(10);
   };
@@ -50,6 +54,9 @@ class ZkServer {
 
   // "127.0.0.1:<port>"
   std::string hosts() const;
+  // "<address>:<port>": the server seen at another of its addresses (with
+  // listen_address "0.0.0.0").
+  std::string hosts(const std::string& address) const;
   int port() const { return port_; }
   pid_t pid() const { return pid_; }
   const std::string& dir() const { return dir_; }
