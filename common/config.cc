@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cctype>
 #include <fstream>
 #include <sstream>
 
@@ -108,6 +109,12 @@ absl::StatusOr<Config> Config::Load(const ConfigSchema& schema,
     const size_t eq = e.find('=');
     if (eq == std::string::npos) continue;
     const std::string key = e.substr(3, eq - 3);
+    // Keys are camelCase (BK_journalDirectories): a misspelt one is an
+    // error, but BK_ + an upper-case word (BK_JOBS, BK_FAULT_SEED) belongs
+    // to scripts and tests, not to us, and is left alone.
+    if (key.empty() || !std::islower(static_cast<unsigned char>(key[0]))) {
+      continue;
+    }
     absl::Status s = set(key, e.substr(eq + 1), absl::StrCat("env BK_", key));
     if (!s.ok()) return s;
   }
