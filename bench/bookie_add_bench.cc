@@ -4,6 +4,7 @@
 //   bookie_add_bench [--seconds=5] [--streams=2] [--batch=64] [--size=1024]
 //                    [--window=4096] [--disk_dir=/var/tmp] [--shm_dir=/dev/shm]
 //                    [--only=echo,shm,disk] [--deadlock_detection=false]
+//                    [--write_cache_mb=256] [--malloc_tuning=true]
 //
 // (a) echo: a gRPC server with the Bookie service whose AddEntries answers
 //     every entry EOK at once, with the add path's stream structure (one
@@ -42,6 +43,7 @@
 #include "bookie/daemon/bookie_metrics.h"
 #include "bookie/service/bookie_service.h"
 #include "bookie/service/grpc_server.h"
+#include "bookie/service/malloc_tuning.h"
 #include "bookie/service/service_probe.h"
 #include "bookie/store/bookie_store_impl.h"
 #include "proto/entry_format.h"
@@ -61,6 +63,8 @@ struct Flags {
   std::string shm_dir = "/dev/shm";
   std::string only = "echo,shm,disk";
   bool deadlock_detection = false;
+  uint64_t write_cache_mb = 256;
+  bool malloc_tuning = true;
 };
 
 Flags ParseFlags(int argc, char** argv) {
@@ -79,6 +83,8 @@ Flags ParseFlags(int argc, char** argv) {
     if (k == "shm_dir") f.shm_dir = v;
     if (k == "only") f.only = v;
     if (k == "deadlock_detection") f.deadlock_detection = v == "true";
+    if (k == "write_cache_mb") f.write_cache_mb = std::stoull(v);
+    if (k == "malloc_tuning") f.malloc_tuning = v == "true";
   }
   return f;
 }
@@ -380,7 +386,7 @@ RunResult RunBookie(const Flags& f, const std::string& journal_base,
     so.journal.dirs = {jdir};
     so.journal.observer = &journal_probe;
     so.storage.ledger_dirs = {ldir};
-    so.storage.write_cache_bytes = 256u << 20;
+    so.storage.write_cache_bytes = f.write_cache_mb << 20;
     auto store = BookieStoreImpl::Open(Env::Default(), so);
     if (!store.ok()) {
       std::fprintf(stderr, "%s\n", store.status().ToString().c_str());
@@ -410,6 +416,8 @@ int Main(int argc, char** argv) {
   // As the bookie's main() does (Debian's Abseil has it on).
   if (!f.deadlock_detection)
     absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
+  // As the bookie's main() does; applies to the echo run as well.
+  if (f.malloc_tuning) TuneMallocForAddPath();
   f.window = std::min<int64_t>(f.window, (1 << 20) - f.batch);
   std::printf(
       "bookie_add_bench: %d streams x window %lld, batches of %d x %zu B "

@@ -161,12 +161,17 @@ absl::Status LedgerDir::Flush() {
     if (!s.ok()) return Break(s);
     auto batch = index_->NewBatch();
     std::set<uint64_t> touched;
+    EntryLogMetadata* meta = nullptr;  // of log `meta_id`; logs come in runs
+    uint64_t meta_id = 0;
     for (size_t i = 0; i < items.size(); ++i) {
       const uint64_t rec = entrylog::kRecordHeaderSize + items[i].data->size();
       batch->PutLocation(items[i].ledger_id, items[i].entry_id, locations[i]);
-      log_meta_[locations[i].log_id].Add(items[i].ledger_id, rec,
-                                         locations[i].offset + rec);
-      touched.insert(locations[i].log_id);
+      if (meta == nullptr || meta_id != locations[i].log_id) {
+        meta_id = locations[i].log_id;
+        meta = &log_meta_[meta_id];
+        touched.insert(meta_id);
+      }
+      meta->Add(items[i].ledger_id, rec, locations[i].offset + rec);
     }
     for (uint64_t id : touched) {
       batch->PutLogMetadata(id, logmeta::Encode(log_meta_[id]));
