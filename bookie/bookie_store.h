@@ -25,6 +25,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "absl/types/span.h"
 #include "bookie/storage/entry_buffer.h"
 
 namespace bk::bookie {
@@ -37,6 +38,13 @@ struct AddArgs {
   int64_t entry_id = 0;
   std::string master_key;
   bool recovery = false;  // RECOVERY_ADD: allowed on a fenced ledger
+};
+
+// One add of a batch (BookieStore::AddEntries).
+struct AddEntryRequest {
+  AddArgs args;
+  EntryBuffer body;
+  StatusCallback done;
 };
 
 // Figures the daemon reports (GetBookieInfo, /metrics, /ready).
@@ -61,6 +69,16 @@ class BookieStore {
   //   Internal (EIO)                journal or storage failed (sticky)
   virtual void AddEntry(const AddArgs& args, EntryBuffer body,
                         StatusCallback done) = 0;
+
+  // Stores a batch: each add exactly as AddEntry would (same checks, same
+  // errors, its own `done` called once), in order; the store may hand the
+  // whole batch to the journal at once. Moves from every element of `adds`.
+  // The default calls AddEntry for each.
+  virtual void AddEntries(absl::Span<AddEntryRequest> adds) {
+    for (AddEntryRequest& a : adds) {
+      AddEntry(a.args, std::move(a.body), std::move(a.done));
+    }
+  }
 
   // The packaged entry, or NotFound (ENOLEDGER / ENOENTRY). entry_id -1 reads
   // the last entry the bookie holds for the ledger.

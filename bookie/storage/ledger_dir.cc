@@ -94,7 +94,7 @@ absl::Status LedgerDir::writable() const {
 }
 
 absl::Status LedgerDir::AddEntry(uint64_t ledger_id, int64_t entry_id,
-                                 const EntryBuffer& data) {
+                                 const EntryBuffer& data, uint32_t data_crc) {
   if (absl::Status s = writable(); !s.ok()) return s;
   if (entry_id < 0) {
     return absl::InvalidArgumentError(
@@ -106,7 +106,7 @@ absl::Status LedgerDir::AddEntry(uint64_t ledger_id, int64_t entry_id,
     absl::MutexLock t(&throttle_mu_);
     gen = swap_gen_;
   }
-  if (!write_cache_->Put(ledger_id, entry_id, data)) {
+  if (!write_cache_->Put(ledger_id, entry_id, data, data_crc)) {
     counters_.throttled_adds.fetch_add(1);
     const absl::Time deadline = absl::Now() + options_.max_throttle_time;
     while (true) {
@@ -120,7 +120,7 @@ absl::Status LedgerDir::AddEntry(uint64_t ledger_id, int64_t entry_id,
         gen = swap_gen_;
       }
       if (absl::Status s = writable(); !s.ok()) return s;
-      if (write_cache_->Put(ledger_id, entry_id, data)) break;
+      if (write_cache_->Put(ledger_id, entry_id, data, data_crc)) break;
       if (absl::Now() >= deadline) {
         counters_.rejected_adds.fetch_add(1);
         return absl::ResourceExhaustedError(
@@ -151,7 +151,8 @@ absl::Status LedgerDir::Flush() {
     uint64_t bytes = 0;
     for (const WriteCache::Item& it : flush_items_) {
       if (states_->IsDeleted(it.ledger_id)) continue;  // deleted meanwhile
-      items.push_back({it.ledger_id, it.entry_id, it.data.get()});
+      items.push_back(
+          {it.ledger_id, it.entry_id, it.data.get(), true, it.data_crc});
       bytes += it.data->size();
     }
     std::vector<EntryLocation> locations(items.size());

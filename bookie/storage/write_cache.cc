@@ -34,7 +34,7 @@ const WriteCache::Slot* WriteCache::Find(const LedgerEntries& v,
 }
 
 bool WriteCache::Put(uint64_t ledger_id, int64_t entry_id,
-                     const EntryBuffer& data) {
+                     const EntryBuffer& data, uint32_t data_crc) {
   Shard& shard = ShardOf(ledger_id);
   absl::MutexLock l(&shard.mu);
   // Read under the shard mutex: see the class comment.
@@ -48,7 +48,7 @@ bool WriteCache::Put(uint64_t ledger_id, int64_t entry_id,
   }
   LedgerEntries& v = half.ledgers[ledger_id];
   if (v.empty() || v.back().entry_id < entry_id) {
-    v.push_back(Slot{entry_id, data});  // the common case: in order
+    v.push_back(Slot{entry_id, data, data_crc});  // the common case: in order
     entries_.fetch_add(1);
     return true;
   }
@@ -56,8 +56,9 @@ bool WriteCache::Put(uint64_t ledger_id, int64_t entry_id,
   if (it != v.begin() && (it - 1)->entry_id == entry_id) {
     bytes_[h].fetch_sub((it - 1)->data->size());
     (it - 1)->data = data;
+    (it - 1)->data_crc = data_crc;
   } else {
-    v.insert(it, Slot{entry_id, data});
+    v.insert(it, Slot{entry_id, data, data_crc});
     entries_.fetch_add(1);
   }
   return true;
@@ -126,7 +127,7 @@ void WriteCache::SnapshotFlushing(std::vector<Item>* out) const {
   out->reserve(n);
   for (const auto& [id, v] : ledgers) {
     for (const Slot& slot : *v)
-      out->push_back(Item{id, slot.entry_id, slot.data});
+      out->push_back(Item{id, slot.entry_id, slot.data, slot.data_crc});
   }
 }
 

@@ -47,6 +47,7 @@ class WriteCache {
     uint64_t ledger_id;
     int64_t entry_id;
     EntryBuffer data;
+    uint32_t data_crc;  // crc32c::Value(*data), as given to Put
   };
 
   // capacity_bytes: both halves together.
@@ -55,7 +56,10 @@ class WriteCache {
   // Adds (or replaces) an entry in the active half. Returns false, changing
   // nothing, when the active half has no room for it. An entry larger than
   // a half is taken when the active half is empty.
-  bool Put(uint64_t ledger_id, int64_t entry_id, const EntryBuffer& data);
+  // `data_crc` is crc32c::Value(*data); the entry log derives its record
+  // CRC from it (no second pass over the bytes).
+  bool Put(uint64_t ledger_id, int64_t entry_id, const EntryBuffer& data,
+           uint32_t data_crc);
   // The entry from either half, or nullptr.
   EntryBuffer Get(uint64_t ledger_id, int64_t entry_id) const;
   // The highest entry id of the ledger in either half, or -1.
@@ -78,6 +82,7 @@ class WriteCache {
   struct Slot {
     int64_t entry_id;
     EntryBuffer data;
+    uint32_t data_crc;
   };
   // One ledger's entries in one half, ascending by entry id, no duplicates.
   using LedgerEntries = std::vector<Slot>;

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "bookie/store/lac_codec.h"
+#include "proto/crc32c.h"
 #include "proto/entry_format.h"
 #include "proto/status_codes.h"
 
@@ -172,24 +173,35 @@ absl::Status BookieStoreImpl::CheckKeyLocked(uint64_t ledger_id,
 
 void BookieStoreImpl::AddEntry(const AddArgs& args, EntryBuffer body,
                                StatusCallback done) {
-  if (absl::Status s = CheckWritable(); !s.ok()) return done(s);
+  AddEntryRequest add{args, std::move(body), std::move(done)};
+  AddEntries(absl::MakeSpan(&add, 1));
+}
+
+absl::Status BookieStoreImpl::Admit(const AddArgs& args,
+                                    const EntryBuffer& body, int64_t* lac,
+                                    uint32_t* crc) {
   auto header = entry::ParseHeader(*body);
   if (!header.ok()) {
-    return done(ToAbsl(proto::BK_EBADREQ, header.status().message()));
+    return ToAbsl(proto::BK_EBADREQ, header.status().message());
   }
   if (header->ledger_id != args.ledger_id ||
       header->entry_id != args.entry_id) {
-    return done(ToAbsl(
+    return ToAbsl(
         proto::BK_EBADREQ,
         absl::StrCat("request names ledger ", args.ledger_id, " entry ",
                      args.entry_id, " but the entry's header says ledger ",
-                     header->ledger_id, " entry ", header->entry_id)));
+                     header->ledger_id, " entry ", header->entry_id));
   }
   auto rules = rules_.Get(args.ledger_id);
   if (!rules.ok()) {
-    return done(absl::IsNotFound(rules.status()) ? NoLedger(args.ledger_id)
-                                                 : rules.status());
+    return absl::IsNotFound(rules.status()) ? NoLedger(args.ledger_id)
+                                            : rules.status();
   }
+  // The one pass over the bytes on the add path: the journal and entry-log
+  // record CRCs are combined from it (crc32c::Combine), the same bytes on
+  // disk as a pass of their own. Outside the ledger's mutex.
+  *crc = crc32c::Value(body->data(), body->size());
+  *lac = header->last_add_confirmed;
   absl::Status s;
   {
     // Held across the write-cache insert so that a fence (which takes the
@@ -201,25 +213,75 @@ void BookieStoreImpl::AddEntry(const AddArgs& args, EntryBuffer body,
       s = ToAbsl(proto::BK_EFENCED,
                  absl::StrCat("ledger ", args.ledger_id, " is fenced"));
     }
-    if (s.ok()) s = storage_->AddEntry(args.ledger_id, args.entry_id, body);
+    if (s.ok()) {
+      s = storage_->AddEntry(args.ledger_id, args.entry_id, body, *crc);
+    }
   }
-  if (!s.ok()) return done(s);
+  return s;
+}
 
-  adds_in_flight_.fetch_add(1, std::memory_order_relaxed);
-  const uint64_t ledger = args.ledger_id;
-  const int64_t lac = header->last_add_confirmed;
-  s = journal_->Add(RecordType::kEntry, ledger, args.entry_id,
-                    JournalPayload::Of(std::move(body)),
-                    [this, ledger, lac, done](absl::Status st) {
-                      adds_in_flight_.fetch_sub(1, std::memory_order_relaxed);
-                      if (st.ok()) RaiseLac(ledger, lac);
-                      done(st);
-                    });
-  if (!s.ok()) {
-    adds_in_flight_.fetch_sub(1, std::memory_order_relaxed);
-    done(absl::InternalError(absl::StrCat("journal refused ledger ", ledger,
-                                          " entry ", args.entry_id, ": ",
-                                          s.message())));
+void BookieStoreImpl::AddEntries(absl::Span<AddEntryRequest> adds) {
+  if (absl::Status s = CheckWritable(); !s.ok()) {
+    for (AddEntryRequest& a : adds) a.done(s);
+    return;
+  }
+  std::vector<JournalRecord> records;
+  records.reserve(adds.size());
+  for (AddEntryRequest& a : adds) {
+    int64_t lac = -1;
+    uint32_t crc = 0;
+    if (absl::Status s = Admit(a.args, a.body, &lac, &crc); !s.ok()) {
+      a.done(s);
+      continue;
+    }
+    JournalRecord& r = records.emplace_back();
+    r.type = RecordType::kEntry;
+    r.ledger_id = a.args.ledger_id;
+    r.entry_id = a.args.entry_id;
+    r.payload = JournalPayload::Of(std::move(a.body));
+    r.has_payload_crc = true;
+    r.payload_crc = crc;
+    const uint64_t ledger = a.args.ledger_id;
+    r.done = [this, ledger, lac, done = std::move(a.done)](absl::Status st) {
+      adds_in_flight_.fetch_sub(1, std::memory_order_relaxed);
+      if (st.ok()) RaiseLac(ledger, lac);
+      done(st);
+    };
+  }
+  if (records.empty()) return;
+  adds_in_flight_.fetch_add(static_cast<int64_t>(records.size()),
+                            std::memory_order_relaxed);
+  JournalRecords(&records);
+}
+
+void BookieStoreImpl::JournalRecords(std::vector<JournalRecord>* records) {
+  auto refuse = [](JournalRecord& r, const absl::Status& s) {
+    r.done(absl::InternalError(absl::StrCat("journal refused ledger ",
+                                            r.ledger_id, " entry ", r.entry_id,
+                                            ": ", s.message())));
+  };
+  const size_t dir = journal_->DirIndexFor(records->front().ledger_id);
+  bool one_dir = true;
+  for (const JournalRecord& r : *records) {
+    if (journal_->DirIndexFor(r.ledger_id) != dir) one_dir = false;
+  }
+  if (one_dir) {
+    absl::Status s = journal_->AddBatch(records);
+    if (!s.ok()) {
+      for (JournalRecord& r : *records) refuse(r, s);
+    }
+    return;
+  }
+  // Several directories (several ledgers in the batch): one push each.
+  std::map<size_t, std::vector<JournalRecord>> by_dir;
+  for (JournalRecord& r : *records) {
+    by_dir[journal_->DirIndexFor(r.ledger_id)].push_back(std::move(r));
+  }
+  for (auto& [d, rs] : by_dir) {
+    absl::Status s = journal_->AddBatch(&rs);
+    if (!s.ok()) {
+      for (JournalRecord& r : rs) refuse(r, s);
+    }
   }
 }
 
