@@ -16,12 +16,14 @@
 #ifndef BK_BOOKIE_BOOKIE_STORE_H_
 #define BK_BOOKIE_BOOKIE_STORE_H_
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "absl/functional/any_invocable.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
@@ -44,8 +46,17 @@ struct AddArgs {
 struct AddEntryRequest {
   AddArgs args;
   EntryBuffer body;
-  StatusCallback done;
 };
+
+// The outcome of one add of a batch.
+struct AddOutcome {
+  uint64_t ledger_id = 0;
+  int64_t entry_id = 0;
+  absl::Status status;
+};
+
+// Called once per batch with one outcome per add, in the batch's order.
+using AddBatchCallback = absl::AnyInvocable<void(absl::Span<const AddOutcome>)>;
 
 // Figures the daemon reports (GetBookieInfo, /metrics, /ready).
 struct StoreStats {
@@ -71,12 +82,35 @@ class BookieStore {
                         StatusCallback done) = 0;
 
   // Stores a batch: each add exactly as AddEntry would (same checks, same
-  // errors, its own `done` called once), in order; the store may hand the
-  // whole batch to the journal at once. Moves from every element of `adds`.
-  // The default calls AddEntry for each.
-  virtual void AddEntries(absl::Span<AddEntryRequest> adds) {
-    for (AddEntryRequest& a : adds) {
-      AddEntry(a.args, std::move(a.body), std::move(a.done));
+  // errors), in order; the store may hand the whole batch to the journal at
+  // once. `done` runs once, after the last add of the batch is durable or
+  // refused, with every add's outcome (a refused add's error waits for the
+  // rest of its batch). Moves from every element of `adds`. The default
+  // calls AddEntry for each.
+  virtual void AddEntries(absl::Span<AddEntryRequest> adds,
+                          AddBatchCallback done) {
+    struct Batch {
+      std::vector<AddOutcome> outcomes;
+      std::atomic<size_t> left{0};
+      AddBatchCallback done;
+    };
+    auto batch = std::make_shared<Batch>();
+    batch->outcomes.resize(adds.size());
+    batch->left.store(adds.size());
+    batch->done = std::move(done);
+    if (adds.empty()) return batch->done({});
+    for (size_t i = 0; i < adds.size(); ++i) {
+      batch->outcomes[i].ledger_id = adds[i].args.ledger_id;
+      batch->outcomes[i].entry_id = adds[i].args.entry_id;
+    }
+    for (size_t i = 0; i < adds.size(); ++i) {
+      AddEntry(adds[i].args, std::move(adds[i].body),
+               [batch, i](absl::Status s) {
+                 batch->outcomes[i].status = std::move(s);
+                 if (batch->left.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+                   batch->done(batch->outcomes);
+                 }
+               });
     }
   }
 

@@ -1,5 +1,6 @@
 #include "bookie/store/bookie_store_impl.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -173,8 +174,45 @@ absl::Status BookieStoreImpl::CheckKeyLocked(uint64_t ledger_id,
 
 void BookieStoreImpl::AddEntry(const AddArgs& args, EntryBuffer body,
                                StatusCallback done) {
-  AddEntryRequest add{args, std::move(body), std::move(done)};
-  AddEntries(absl::MakeSpan(&add, 1));
+  AddEntryRequest add{args, std::move(body)};
+  AddEntries(absl::MakeSpan(&add, 1),
+             [done = std::move(done)](absl::Span<const AddOutcome> out) {
+               done(out[0].status);
+             });
+}
+
+struct BookieStoreImpl::PendingBatch {
+  BookieStoreImpl* store = nullptr;
+  std::vector<AddOutcome> outcomes;
+  std::vector<int64_t> lacs;  // each add's entry LAC
+  size_t journaled = 0;       // adds handed to the journal
+  std::atomic<size_t> left{0};
+  AddBatchCallback done;
+};
+
+void BookieStoreImpl::CompleteAdd(PendingBatch* batch, size_t i,
+                                  absl::Status status) {
+  batch->outcomes[i].status = std::move(status);
+  if (batch->left.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+  // The last record of the batch: every outcome is in.
+  std::unique_ptr<PendingBatch> owned(batch);
+  adds_in_flight_.fetch_sub(static_cast<int64_t>(batch->journaled),
+                            std::memory_order_relaxed);
+  // One LAC raise per run of the same ledger (a batch is usually one run).
+  const auto& out = batch->outcomes;
+  for (size_t k = 0; k < out.size();) {
+    const uint64_t ledger = out[k].ledger_id;
+    int64_t lac = -1;
+    bool any = false;
+    for (; k < out.size() && out[k].ledger_id == ledger; ++k) {
+      if (out[k].status.ok()) {
+        lac = std::max(lac, batch->lacs[k]);
+        any = true;
+      }
+    }
+    if (any) RaiseLac(ledger, lac);
+  }
+  batch->done(out);
 }
 
 absl::Status BookieStoreImpl::Admit(const AddArgs& args,
@@ -220,37 +258,55 @@ absl::Status BookieStoreImpl::Admit(const AddArgs& args,
   return s;
 }
 
-void BookieStoreImpl::AddEntries(absl::Span<AddEntryRequest> adds) {
-  if (absl::Status s = CheckWritable(); !s.ok()) {
-    for (AddEntryRequest& a : adds) a.done(s);
-    return;
+void BookieStoreImpl::AddEntries(absl::Span<AddEntryRequest> adds,
+                                 AddBatchCallback done) {
+  auto batch = std::make_unique<PendingBatch>();
+  batch->store = this;
+  batch->outcomes.resize(adds.size());
+  batch->lacs.assign(adds.size(), -1);
+  batch->done = std::move(done);
+  for (size_t i = 0; i < adds.size(); ++i) {
+    batch->outcomes[i].ledger_id = adds[i].args.ledger_id;
+    batch->outcomes[i].entry_id = adds[i].args.entry_id;
   }
   std::vector<JournalRecord> records;
-  records.reserve(adds.size());
-  for (AddEntryRequest& a : adds) {
-    int64_t lac = -1;
-    uint32_t crc = 0;
-    if (absl::Status s = Admit(a.args, a.body, &lac, &crc); !s.ok()) {
-      a.done(s);
-      continue;
+  if (absl::Status s = CheckWritable(); !s.ok()) {
+    for (AddOutcome& o : batch->outcomes) o.status = s;
+  } else {
+    records.reserve(adds.size());
+    for (size_t i = 0; i < adds.size(); ++i) {
+      AddEntryRequest& a = adds[i];
+      uint32_t crc = 0;
+      absl::Status s = Admit(a.args, a.body, &batch->lacs[i], &crc);
+      if (!s.ok()) {
+        batch->outcomes[i].status = std::move(s);
+        continue;
+      }
+      JournalRecord& r = records.emplace_back();
+      r.type = RecordType::kEntry;
+      r.ledger_id = a.args.ledger_id;
+      r.entry_id = a.args.entry_id;
+      r.payload = JournalPayload::Of(std::move(a.body));
+      r.has_payload_crc = true;
+      r.payload_crc = crc;
+      // Two words: stored inline, no allocation per entry.
+      PendingBatch* b = batch.get();
+      r.done = [b, i](absl::Status st) {
+        b->store->CompleteAdd(b, i, std::move(st));
+      };
     }
-    JournalRecord& r = records.emplace_back();
-    r.type = RecordType::kEntry;
-    r.ledger_id = a.args.ledger_id;
-    r.entry_id = a.args.entry_id;
-    r.payload = JournalPayload::Of(std::move(a.body));
-    r.has_payload_crc = true;
-    r.payload_crc = crc;
-    const uint64_t ledger = a.args.ledger_id;
-    r.done = [this, ledger, lac, done = std::move(a.done)](absl::Status st) {
-      adds_in_flight_.fetch_sub(1, std::memory_order_relaxed);
-      if (st.ok()) RaiseLac(ledger, lac);
-      done(st);
-    };
   }
-  if (records.empty()) return;
+  if (records.empty()) {
+    batch->done(batch->outcomes);
+    return;
+  }
+  batch->journaled = records.size();
+  batch->left.store(records.size(), std::memory_order_relaxed);
   adds_in_flight_.fetch_add(static_cast<int64_t>(records.size()),
                             std::memory_order_relaxed);
+  // From here the records' callbacks own the batch (the last one frees it),
+  // possibly before JournalRecords returns.
+  batch.release();
   JournalRecords(&records);
 }
 

@@ -67,7 +67,11 @@ class BookieStoreImpl final : public BookieStore {
   // Checks and caches each entry, computes each entry's CRC32C once (the
   // journal and entry-log record CRCs are combined from it), and hands the
   // batch's records to the journal in one push per journal directory.
-  void AddEntries(absl::Span<AddEntryRequest> adds) override;
+  // The batch's journal records complete into one shared state (no
+  // allocation per entry); the last one raises each ledger's LAC once and
+  // runs `done` once.
+  void AddEntries(absl::Span<AddEntryRequest> adds,
+                  AddBatchCallback done) override;
   absl::StatusOr<EntryBuffer> ReadEntry(uint64_t ledger_id,
                                         int64_t entry_id) override;
   void Fence(uint64_t ledger_id, const std::string& master_key,
@@ -107,6 +111,10 @@ class BookieStoreImpl final : public BookieStore {
   // Sets *lac (the entry's LAC) and *crc (crc32c::Value(*body)).
   absl::Status Admit(const AddArgs& args, const EntryBuffer& body, int64_t* lac,
                      uint32_t* crc);
+  // A batch in the journal: outcomes and LACs by position in the batch.
+  struct PendingBatch;
+  // Records the outcome of add `i`; the last one finishes the batch.
+  void CompleteAdd(PendingBatch* batch, size_t i, absl::Status status);
   // Journals `records` (entry records of admitted adds), one AddBatch per
   // directory; a refused record's callback gets Internal at once.
   void JournalRecords(std::vector<JournalRecord>* records);

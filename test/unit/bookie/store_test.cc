@@ -1,7 +1,10 @@
 #include <errno.h>
 
 #include <catch2/catch.hpp>
+#include <chrono>
+#include <future>
 
+#include "absl/strings/str_cat.h"
 #include "bookie/store/bookie_store_impl.h"
 #include "proto/status_codes.h"
 #include "test/unit/bookie/store_test_util.h"
@@ -38,6 +41,45 @@ TEST_CASE("an added entry is acknowledged after its sync and reads back",
   CHECK(PayloadOf(*last) == "second");
   CHECK(*store->LastAddConfirmed(1) == 0);
   CHECK(*store->ListEntries(1) == std::vector<int64_t>{0, 1});
+}
+
+TEST_CASE(
+    "a batch add answers once, after its sync, with every outcome in the "
+    "batch's order, refused adds included",
+    "[bookie][store]") {
+  bk::testing::TempDir dir;
+  FaultInjectionEnv env(Env::Default());
+  auto store = OpenStore(&env, dir);
+  REQUIRE(Add(store.get(), 6, 0, -1, "zero", "key").ok());
+  const int64_t syncs_before = env.sync_count();
+  std::vector<AddEntryRequest> adds(4);
+  for (int i = 0; i < 4; ++i) {
+    adds[i].args.ledger_id = 6;
+    adds[i].args.entry_id = i + 1;
+    adds[i].args.master_key = i == 2 ? "other" : "key";  // the third: EUA
+    adds[i].body = testing::Entry(6, i + 1, i, absl::StrCat("e", i + 1));
+  }
+  std::promise<std::vector<AddOutcome>> got;
+  int calls = 0;
+  store->AddEntries(absl::MakeSpan(adds),
+                    [&](absl::Span<const AddOutcome> out) {
+                      ++calls;
+                      got.set_value({out.begin(), out.end()});
+                    });
+  auto f = got.get_future();
+  REQUIRE(f.wait_for(std::chrono::seconds(30)) == std::future_status::ready);
+  const std::vector<AddOutcome> out = f.get();
+  CHECK(calls == 1);
+  CHECK(env.sync_count() > syncs_before);
+  REQUIRE(out.size() == 4);
+  for (int i = 0; i < 4; ++i) {
+    CHECK(out[i].ledger_id == 6u);
+    CHECK(out[i].entry_id == i + 1);
+    CHECK(ToWire(out[i].status) == (i == 2 ? proto::BK_EUA : proto::BK_EOK));
+  }
+  CHECK(PayloadOf(*store->ReadEntry(6, 4)) == "e4");
+  CHECK(ToWire(store->ReadEntry(6, 3).status()) == proto::BK_ENOENTRY);
+  CHECK(*store->LastAddConfirmed(6) == 3);  // entry 4 carries LAC 3
 }
 
 TEST_CASE("reads tell a missing ledger from a missing entry",
