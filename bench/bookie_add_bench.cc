@@ -23,27 +23,35 @@
 // as the bookie's stream (gRPC's protobuf codec in both); what it skips is
 // the store: checks, CRC, write cache, journal, completion, flush.
 //
-// Figures (2 vCPUs shared with other builds, load 5-8; same session, runs
+// Figures (2 vCPUs shared with other builds, load 5-7; same session, runs
 // of before and after interleaved, two each; fdatasync in its slow regime):
 //   build/bin/bookie_add_bench --seconds=5 --batch=64 --size=1024|16384
+// "before" is main at 7e1f5eb; "after" sets the malloc thresholds of
+// TuneMallocForAddPath for the whole process, so its echo runs faster too.
 //
-//   1 KiB          echo adds/s  shm adds/s  shm/echo  shm cpu/add  shm p99
-//   before (main)   0.99-1.00M   173-191k    17-19 %   5.5-5.6 us  197-215 ms
-//   after           0.86-1.02M   232-234k    23-27 %   4.2-4.8 us  192-274 ms
-//   disk: before 191-198k (5.4-5.8 us/add), after 202-204k (4.9 us/add).
-//   16 KiB
-//   before (main)   72-77k       14.1-18.7k  18-26 %   48-56 us    0.88-0.93 s
-//   after           79-86k       19.3-22.1k  22-28 %   41-44 us    0.63-0.94 s
-//   echo cpu/add: 1.3-1.4 us (1 KiB), 14-17 us (16 KiB).
+//   1 KiB    echo/s      shm/s      ratio    shm cpu/add  shm p50 / p99
+//   before   0.95-1.08M  207-213k   19-22 %  5.5-5.6 us   28 / 189-200 ms
+//   after    1.19-1.24M  242-255k   20-21 %  3.6-3.8 us   16 / 274-298 ms
+//   (echo cpu/add 1.2-1.3 us; disk: before 173-193k at 5.5-6.2 us/add,
+//   after 209-214k at 4.3 us/add)
+//   16 KiB   echo/s      shm/s      ratio    shm cpu/add  shm p50 / p99
+//   before   68-92k      14.4-19.0k 21 %     47-54 us     140-440 / 650-710 ms
+//   after    90-91k      18.1-21.1k 20-23 %  40-45 us     75-190 / 620-690 ms
+//   (echo cpu/add 13-16 us; disk: before 12.0-13.3k at 59-62 us/add,
+//   after 14.1-14.9k at 52-56 us/add)
+// The bookie's CPU per add beyond echo's fell from 4.2 to 2.5 us (1 KiB).
+// p99 is set by write-cache throttling: a 128 MiB half fills about as fast
+// as the single flusher writes, syncs and indexes the other one.
 //
-// Where the shm add's CPU goes beyond echo's (perf record -g, 1 KiB, after):
-// copying entries into the entry log's page cache (ext4, buffered, from
-// buffers that went cold in the write cache) 24 % of all samples, RocksDB
-// index puts 9 %, journal on tmpfs 13 % (copy 5 %, preallocation zeroing 4 %,
-// freeing removed files' pages 3 %), CRC32C 4 % (the client's digest pass
-// and the bookie's one pass), malloc 5 %, per-entry completion callbacks and
-// answers 3 %; the rest (TCP, gRPC) is echo's too. At 16 KiB the entry-log
-// copy is 30 % and CRC 7 %. Earlier profile (main): the same plus
+// Where the shm add's CPU goes beyond echo's (perf record -g, 1 KiB, after
+// the batch push): copying entries into the entry log's page cache (ext4,
+// buffered, from buffers that went cold in the write cache) 24 % of all
+// samples, RocksDB index puts 9 %, journal on tmpfs 13 % (copy 5 %,
+// preallocation zeroing 4 %, freeing removed files' pages 3 %), CRC32C 4 %
+// (the client's digest pass and the bookie's one pass), malloc 5 %; the
+// rest (TCP, gRPC) is echo's too. The per-entry completion (3 %) has since
+// become one per batch. At 16 KiB the entry-log copy is 30 % and CRC 7 %.
+// Earlier profile (main): the same plus
 // WriteCache::Put 4-6 %, a second CRC pass per entry, a journal queue push,
 // clock read and lock per entry, and malloc trimming / page faults
 // (about 0.8 us per add).
