@@ -16,7 +16,6 @@
 #ifndef BK_BOOKIE_BOOKIE_STORE_H_
 #define BK_BOOKIE_BOOKIE_STORE_H_
 
-#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -55,7 +54,9 @@ struct AddOutcome {
   absl::Status status;
 };
 
-// Called once per batch with one outcome per add, in the batch's order.
+// Receives the outcomes of a batch's adds: each add's exactly once, in one
+// or more calls (for example refusals at once, then each journal group's
+// adds once synced), possibly from different threads at the same time.
 using AddBatchCallback = absl::AnyInvocable<void(absl::Span<const AddOutcome>)>;
 
 // Figures the daemon reports (GetBookieInfo, /metrics, /ready).
@@ -82,34 +83,20 @@ class BookieStore {
                         StatusCallback done) = 0;
 
   // Stores a batch: each add exactly as AddEntry would (same checks, same
-  // errors), in order; the store may hand the whole batch to the journal at
-  // once. `done` runs once, after the last add of the batch is durable or
-  // refused, with every add's outcome (a refused add's error waits for the
-  // rest of its batch). Moves from every element of `adds`. The default
-  // calls AddEntry for each.
+  // errors, answered once durable or refused), in order; the store may hand
+  // the batch to the journal at once and answer the adds that share a
+  // journal group in one call of `done`. Moves from every element of
+  // `adds`. The default calls AddEntry for each and answers each alone.
   virtual void AddEntries(absl::Span<AddEntryRequest> adds,
                           AddBatchCallback done) {
-    struct Batch {
-      std::vector<AddOutcome> outcomes;
-      std::atomic<size_t> left{0};
-      AddBatchCallback done;
-    };
-    auto batch = std::make_shared<Batch>();
-    batch->outcomes.resize(adds.size());
-    batch->left.store(adds.size());
-    batch->done = std::move(done);
-    if (adds.empty()) return batch->done({});
-    for (size_t i = 0; i < adds.size(); ++i) {
-      batch->outcomes[i].ledger_id = adds[i].args.ledger_id;
-      batch->outcomes[i].entry_id = adds[i].args.entry_id;
-    }
-    for (size_t i = 0; i < adds.size(); ++i) {
-      AddEntry(adds[i].args, std::move(adds[i].body),
-               [batch, i](absl::Status s) {
-                 batch->outcomes[i].status = std::move(s);
-                 if (batch->left.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-                   batch->done(batch->outcomes);
-                 }
+    auto shared = std::make_shared<AddBatchCallback>(std::move(done));
+    for (AddEntryRequest& a : adds) {
+      const uint64_t ledger = a.args.ledger_id;
+      const int64_t entry = a.args.entry_id;
+      AddEntry(a.args, std::move(a.body),
+               [shared, ledger, entry](absl::Status s) {
+                 const AddOutcome o{ledger, entry, std::move(s)};
+                 (*shared)(absl::MakeConstSpan(&o, 1));
                });
     }
   }

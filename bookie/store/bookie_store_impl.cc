@@ -183,23 +183,23 @@ void BookieStoreImpl::AddEntry(const AddArgs& args, EntryBuffer body,
 
 struct BookieStoreImpl::PendingBatch {
   BookieStoreImpl* store = nullptr;
+  size_t dir = 0;
   std::vector<AddOutcome> outcomes;
   std::vector<int64_t> lacs;  // each add's entry LAC
-  size_t journaled = 0;       // adds handed to the journal
   std::atomic<size_t> left{0};
-  AddBatchCallback done;
+  std::shared_ptr<AddBatchCallback> done;
 };
 
 void BookieStoreImpl::CompleteAdd(PendingBatch* batch, size_t i,
                                   absl::Status status) {
   batch->outcomes[i].status = std::move(status);
   if (batch->left.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
-  // The last record of the batch: every outcome is in.
+  // The last record of the share: every outcome is in.
   std::unique_ptr<PendingBatch> owned(batch);
-  adds_in_flight_.fetch_sub(static_cast<int64_t>(batch->journaled),
+  const auto& out = batch->outcomes;
+  adds_in_flight_.fetch_sub(static_cast<int64_t>(out.size()),
                             std::memory_order_relaxed);
   // One LAC raise per run of the same ledger (a batch is usually one run).
-  const auto& out = batch->outcomes;
   for (size_t k = 0; k < out.size();) {
     const uint64_t ledger = out[k].ledger_id;
     int64_t lac = -1;
@@ -212,7 +212,7 @@ void BookieStoreImpl::CompleteAdd(PendingBatch* batch, size_t i,
     }
     if (any) RaiseLac(ledger, lac);
   }
-  batch->done(out);
+  (*batch->done)(out);
 }
 
 absl::Status BookieStoreImpl::Admit(const AddArgs& args,
@@ -260,83 +260,63 @@ absl::Status BookieStoreImpl::Admit(const AddArgs& args,
 
 void BookieStoreImpl::AddEntries(absl::Span<AddEntryRequest> adds,
                                  AddBatchCallback done) {
-  auto batch = std::make_unique<PendingBatch>();
-  batch->store = this;
-  batch->outcomes.resize(adds.size());
-  batch->lacs.assign(adds.size(), -1);
-  batch->done = std::move(done);
-  for (size_t i = 0; i < adds.size(); ++i) {
-    batch->outcomes[i].ledger_id = adds[i].args.ledger_id;
-    batch->outcomes[i].entry_id = adds[i].args.entry_id;
+  auto shared = std::make_shared<AddBatchCallback>(std::move(done));
+  std::vector<AddOutcome> refused;
+  // Admitted adds by journal directory (usually a single share).
+  std::vector<std::unique_ptr<PendingBatch>> shares;
+  std::vector<std::vector<JournalRecord>> records;
+  const absl::Status writable = CheckWritable();
+  for (AddEntryRequest& a : adds) {
+    const uint64_t ledger = a.args.ledger_id;
+    int64_t lac = -1;
+    uint32_t crc = 0;
+    absl::Status s =
+        writable.ok() ? Admit(a.args, a.body, &lac, &crc) : writable;
+    if (!s.ok()) {
+      refused.push_back(AddOutcome{ledger, a.args.entry_id, std::move(s)});
+      continue;
+    }
+    const size_t dir = journal_->DirIndexFor(ledger);
+    size_t g = 0;
+    while (g < shares.size() && shares[g]->dir != dir) ++g;
+    if (g == shares.size()) {
+      shares.push_back(std::make_unique<PendingBatch>());
+      shares[g]->store = this;
+      shares[g]->dir = dir;
+      shares[g]->done = shared;
+      records.emplace_back().reserve(adds.size());
+    }
+    PendingBatch* b = shares[g].get();
+    const size_t k = b->outcomes.size();
+    b->outcomes.push_back(AddOutcome{ledger, a.args.entry_id, {}});
+    b->lacs.push_back(lac);
+    JournalRecord& r = records[g].emplace_back();
+    r.type = RecordType::kEntry;
+    r.ledger_id = ledger;
+    r.entry_id = a.args.entry_id;
+    r.payload = JournalPayload::Of(std::move(a.body));
+    r.has_payload_crc = true;
+    r.payload_crc = crc;
+    // Two words: stored inline, no allocation per entry.
+    r.done = [b, k](absl::Status st) {
+      b->store->CompleteAdd(b, k, std::move(st));
+    };
   }
-  std::vector<JournalRecord> records;
-  if (absl::Status s = CheckWritable(); !s.ok()) {
-    for (AddOutcome& o : batch->outcomes) o.status = s;
-  } else {
-    records.reserve(adds.size());
-    for (size_t i = 0; i < adds.size(); ++i) {
-      AddEntryRequest& a = adds[i];
-      uint32_t crc = 0;
-      absl::Status s = Admit(a.args, a.body, &batch->lacs[i], &crc);
-      if (!s.ok()) {
-        batch->outcomes[i].status = std::move(s);
-        continue;
+  if (!refused.empty()) (*shared)(refused);
+  for (size_t g = 0; g < shares.size(); ++g) {
+    shares[g]->left.store(records[g].size(), std::memory_order_relaxed);
+    adds_in_flight_.fetch_add(static_cast<int64_t>(records[g].size()),
+                              std::memory_order_relaxed);
+    // From here the records' callbacks own the share (the last one frees
+    // it), possibly before AddBatch returns.
+    shares[g].release();
+    absl::Status s = journal_->AddBatch(&records[g]);
+    if (!s.ok()) {
+      for (JournalRecord& r : records[g]) {
+        r.done(absl::InternalError(
+            absl::StrCat("journal refused ledger ", r.ledger_id, " entry ",
+                         r.entry_id, ": ", s.message())));
       }
-      JournalRecord& r = records.emplace_back();
-      r.type = RecordType::kEntry;
-      r.ledger_id = a.args.ledger_id;
-      r.entry_id = a.args.entry_id;
-      r.payload = JournalPayload::Of(std::move(a.body));
-      r.has_payload_crc = true;
-      r.payload_crc = crc;
-      // Two words: stored inline, no allocation per entry.
-      PendingBatch* b = batch.get();
-      r.done = [b, i](absl::Status st) {
-        b->store->CompleteAdd(b, i, std::move(st));
-      };
-    }
-  }
-  if (records.empty()) {
-    batch->done(batch->outcomes);
-    return;
-  }
-  batch->journaled = records.size();
-  batch->left.store(records.size(), std::memory_order_relaxed);
-  adds_in_flight_.fetch_add(static_cast<int64_t>(records.size()),
-                            std::memory_order_relaxed);
-  // From here the records' callbacks own the batch (the last one frees it),
-  // possibly before JournalRecords returns.
-  batch.release();
-  JournalRecords(&records);
-}
-
-void BookieStoreImpl::JournalRecords(std::vector<JournalRecord>* records) {
-  auto refuse = [](JournalRecord& r, const absl::Status& s) {
-    r.done(absl::InternalError(absl::StrCat("journal refused ledger ",
-                                            r.ledger_id, " entry ", r.entry_id,
-                                            ": ", s.message())));
-  };
-  const size_t dir = journal_->DirIndexFor(records->front().ledger_id);
-  bool one_dir = true;
-  for (const JournalRecord& r : *records) {
-    if (journal_->DirIndexFor(r.ledger_id) != dir) one_dir = false;
-  }
-  if (one_dir) {
-    absl::Status s = journal_->AddBatch(records);
-    if (!s.ok()) {
-      for (JournalRecord& r : *records) refuse(r, s);
-    }
-    return;
-  }
-  // Several directories (several ledgers in the batch): one push each.
-  std::map<size_t, std::vector<JournalRecord>> by_dir;
-  for (JournalRecord& r : *records) {
-    by_dir[journal_->DirIndexFor(r.ledger_id)].push_back(std::move(r));
-  }
-  for (auto& [d, rs] : by_dir) {
-    absl::Status s = journal_->AddBatch(&rs);
-    if (!s.ok()) {
-      for (JournalRecord& r : rs) refuse(r, s);
     }
   }
 }

@@ -67,9 +67,11 @@ class BookieStoreImpl final : public BookieStore {
   // Checks and caches each entry, computes each entry's CRC32C once (the
   // journal and entry-log record CRCs are combined from it), and hands the
   // batch's records to the journal in one push per journal directory.
-  // The batch's journal records complete into one shared state (no
-  // allocation per entry); the last one raises each ledger's LAC once and
-  // runs `done` once.
+  // Refusals are answered at once, in one call; the admitted adds of one
+  // journal directory (usually all: a batch is usually one ledger) go to
+  // the journal in one push and complete into one shared state (no
+  // allocation per entry), whose last record raises each ledger's LAC once
+  // and answers them in one call.
   void AddEntries(absl::Span<AddEntryRequest> adds,
                   AddBatchCallback done) override;
   absl::StatusOr<EntryBuffer> ReadEntry(uint64_t ledger_id,
@@ -111,13 +113,11 @@ class BookieStoreImpl final : public BookieStore {
   // Sets *lac (the entry's LAC) and *crc (crc32c::Value(*body)).
   absl::Status Admit(const AddArgs& args, const EntryBuffer& body, int64_t* lac,
                      uint32_t* crc);
-  // A batch in the journal: outcomes and LACs by position in the batch.
+  // One journal directory's share of a batch: outcomes and LACs by
+  // position in that share.
   struct PendingBatch;
-  // Records the outcome of add `i`; the last one finishes the batch.
+  // Records the outcome of add `i`; the last one finishes the share.
   void CompleteAdd(PendingBatch* batch, size_t i, absl::Status status);
-  // Journals `records` (entry records of admitted adds), one AddBatch per
-  // directory; a refused record's callback gets Internal at once.
-  void JournalRecords(std::vector<JournalRecord>* records);
   // Raises the ledger's LAC and answers satisfied long polls.
   void RaiseLac(uint64_t ledger_id, int64_t lac);
   static absl::Status NoLedger(uint64_t ledger_id);
