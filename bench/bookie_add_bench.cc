@@ -23,23 +23,25 @@
 // as the bookie's stream (gRPC's protobuf codec in both); what it skips is
 // the store: checks, CRC, write cache, journal, completion, flush.
 //
-// Figures (2 vCPUs shared with other builds, load 5-7; same session, runs
-// of before and after interleaved, two each; fdatasync in its slow regime):
+// Figures (2 vCPUs shared with other builds, load about 5; one session,
+// before and after interleaved, two runs each):
 //   build/bin/bookie_add_bench --seconds=5 --batch=64 --size=1024|16384
-// "before" is main at 7e1f5eb; "after" sets the malloc thresholds of
-// TuneMallocForAddPath for the whole process, so its echo runs faster too.
+// "before" is main at 7e1f5eb; "after" is branch addpath, which sets the
+// malloc thresholds of TuneMallocForAddPath for the whole process, so its
+// echo runs faster too.
 //
 //   1 KiB    echo/s      shm/s      ratio    shm cpu/add  shm p50 / p99
-//   before   0.95-1.08M  207-213k   19-22 %  5.5-5.6 us   28 / 189-200 ms
-//   after    1.19-1.24M  242-255k   20-21 %  3.6-3.8 us   16 / 274-298 ms
-//   (echo cpu/add 1.2-1.3 us; disk: before 173-193k at 5.5-6.2 us/add,
-//   after 209-214k at 4.3 us/add)
-//   16 KiB   echo/s      shm/s      ratio    shm cpu/add  shm p50 / p99
-//   before   68-92k      14.4-19.0k 21 %     47-54 us     140-440 / 650-710 ms
-//   after    90-91k      18.1-21.1k 20-23 %  40-45 us     75-190 / 620-690 ms
-//   (echo cpu/add 13-16 us; disk: before 12.0-13.3k at 59-62 us/add,
-//   after 14.1-14.9k at 52-56 us/add)
-// The bookie's CPU per add beyond echo's fell from 4.2 to 2.5 us (1 KiB).
+//   before   1.15-1.17M  227-237k   19-21 %  5.4 us       26 / 162-201 ms
+//   after    1.17-1.35M  285-304k   23-24 %  3.6-3.7 us   17 / 188-194 ms
+//   (echo cpu/add 1.2-1.3 us; disk, fdatasync slow regime: before 201-209k
+//   at 5.6-6.0 us/add, p99 97-118 ms; after 266-275k at 4.1-4.3 us/add,
+//   p99 85-93 ms)
+//   16 KiB   echo/s      shm/s      ratio    shm cpu/add  shm p99
+//   before   87-91k      17.3-28.0k 19-32 %  50-59 us     0.66-0.76 s
+//   after    98-135k     21.9-35.0k 22-26 %  41-46 us     0.39-0.87 s
+//   (echo cpu/add 12-18 us; disk: before 15.0-24.1k at 58-69 us/add,
+//   after 16.9-29.3k at 48 us/add; fdatasync turned fast mid-way)
+// The bookie's CPU per add beyond echo's fell from 4.2 to 2.4 us (1 KiB).
 // p99 is set by write-cache throttling: a 128 MiB half fills about as fast
 // as the single flusher writes, syncs and indexes the other one.
 //
