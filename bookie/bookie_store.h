@@ -22,9 +22,11 @@
 #include <string>
 #include <vector>
 
+#include "absl/functional/any_invocable.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "absl/types/span.h"
 #include "bookie/storage/entry_buffer.h"
 
 namespace bk::bookie {
@@ -38,6 +40,24 @@ struct AddArgs {
   std::string master_key;
   bool recovery = false;  // RECOVERY_ADD: allowed on a fenced ledger
 };
+
+// One add of a batch (BookieStore::AddEntries).
+struct AddEntryRequest {
+  AddArgs args;
+  EntryBuffer body;
+};
+
+// The outcome of one add of a batch.
+struct AddOutcome {
+  uint64_t ledger_id = 0;
+  int64_t entry_id = 0;
+  absl::Status status;
+};
+
+// Receives the outcomes of a batch's adds: each add's exactly once, in one
+// or more calls (for example refusals at once, then each journal group's
+// adds once synced), possibly from different threads at the same time.
+using AddBatchCallback = absl::AnyInvocable<void(absl::Span<const AddOutcome>)>;
 
 // Figures the daemon reports (GetBookieInfo, /metrics, /ready).
 struct StoreStats {
@@ -61,6 +81,25 @@ class BookieStore {
   //   Internal (EIO)                journal or storage failed (sticky)
   virtual void AddEntry(const AddArgs& args, EntryBuffer body,
                         StatusCallback done) = 0;
+
+  // Stores a batch: each add exactly as AddEntry would (same checks, same
+  // errors, answered once durable or refused), in order; the store may hand
+  // the batch to the journal at once and answer the adds that share a
+  // journal group in one call of `done`. Moves from every element of
+  // `adds`. The default calls AddEntry for each and answers each alone.
+  virtual void AddEntries(absl::Span<AddEntryRequest> adds,
+                          AddBatchCallback done) {
+    auto shared = std::make_shared<AddBatchCallback>(std::move(done));
+    for (AddEntryRequest& a : adds) {
+      const uint64_t ledger = a.args.ledger_id;
+      const int64_t entry = a.args.entry_id;
+      AddEntry(a.args, std::move(a.body),
+               [shared, ledger, entry](absl::Status s) {
+                 const AddOutcome o{ledger, entry, std::move(s)};
+                 (*shared)(absl::MakeConstSpan(&o, 1));
+               });
+    }
+  }
 
   // The packaged entry, or NotFound (ENOLEDGER / ENOENTRY). entry_id -1 reads
   // the last entry the bookie holds for the ledger.

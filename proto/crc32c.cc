@@ -6,6 +6,7 @@
 #if defined(__x86_64__)
 #include <cpuid.h>
 #include <nmmintrin.h>
+#include <wmmintrin.h>
 #endif
 
 namespace bk::crc32c {
@@ -76,7 +77,107 @@ const bool kHasSse42 = DetectSse42();
 const bool kHasSse42 = false;
 #endif
 
+// ---------------------------------------------------------------- combine
+//
+// Polynomials mod P in the reflected form used above: bit 31 is x^0, bit 0
+// is x^31.
+
+// a * b mod P, one bit at a time (zlib's multmodp).
+uint32_t MultModPPortable(uint32_t a, uint32_t b) {
+  uint32_t m = 1u << 31, p = 0;
+  while (true) {
+    if (a & m) {
+      p ^= b;
+      if ((a & (m - 1)) == 0) break;
+    }
+    m >>= 1;
+    b = (b & 1) ? (b >> 1) ^ kPoly : b >> 1;
+  }
+  return p;
+}
+
+// kPowers[k] = x^(8 * 2^k) mod P: the shift of a CRC past 2^k bytes.
+struct Powers {
+  std::array<uint32_t, 64> t;
+  Powers() : t() {
+    uint32_t p = 1u << 23;  // x^8
+    for (int k = 0; k < 64; ++k) {
+      t[k] = p;
+      p = MultModPPortable(p, p);
+    }
+  }
+};
+
+uint32_t CombinePortable(uint32_t crc_a, uint32_t crc_b, uint64_t len_b) {
+  static const Powers kPowers;
+  uint32_t shift = 1u << 31;  // x^0
+  for (int k = 0; len_b != 0; ++k, len_b >>= 1) {
+    if (len_b & 1) shift = MultModPPortable(kPowers.t[k], shift);
+  }
+  return MultModPPortable(shift, crc_a) ^ crc_b;
+}
+
+#if defined(__x86_64__)
+// a * b * x^32 mod P: a carry-less multiply, then the crc32 instruction
+// reduces the 64-bit product (crc32_u64(0, v) = v(x) * x^32 mod P with v's
+// bit 0 the highest power, so the product moves up one bit first).
+__attribute__((target("sse4.2,pclmul"))) uint32_t MultX32(uint32_t a,
+                                                          uint32_t b) {
+  const __m128i p =
+      _mm_clmulepi64_si128(_mm_cvtsi32_si128(static_cast<int>(a)),
+                           _mm_cvtsi32_si128(static_cast<int>(b)), 0);
+  const uint64_t v = static_cast<uint64_t>(_mm_cvtsi128_si64(p)) << 1;
+  return static_cast<uint32_t>(_mm_crc32_u64(0, v));
+}
+
+// In the domain v' = v * x^-32 mod P, MultX32 is exact multiplication:
+// MultX32(a', b') = a b x^-64 x^32 = (a b)'. kPrimed[k] = (x^(8 * 2^k))'.
+struct PrimedPowers {
+  std::array<uint32_t, 64> t;
+  uint32_t one;  // (x^0)' = x^-32 mod P
+  PrimedPowers() : t() {
+    // x^-1: add P when the x^0 term is set (its x^32 term becomes x^31).
+    uint32_t inv = 1u << 31;
+    for (int i = 0; i < 32; ++i) {
+      inv = (inv & (1u << 31)) ? ((inv ^ kPoly) << 1) | 1 : inv << 1;
+    }
+    one = inv;
+    uint32_t p = 1u << 23;  // x^8
+    for (int k = 0; k < 64; ++k) {
+      t[k] = MultModPPortable(p, inv);
+      p = MultModPPortable(p, p);
+    }
+  }
+};
+
+__attribute__((target("sse4.2,pclmul"))) uint32_t CombineClmul(uint32_t crc_a,
+                                                               uint32_t crc_b,
+                                                               uint64_t len_b) {
+  static const PrimedPowers kPrimed;
+  uint32_t shift = kPrimed.one;  // (x^0)'
+  for (int k = 0; len_b != 0; ++k, len_b >>= 1) {
+    if (len_b & 1) shift = MultX32(shift, kPrimed.t[k]);
+  }
+  // crc_a * shift' * x^32 = crc_a * x^(8 len_b).
+  return MultX32(crc_a, shift) ^ crc_b;
+}
+
+bool DetectClmul() {
+  unsigned eax, ebx, ecx, edx;
+  if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx)) return false;
+  return (ecx & bit_PCLMUL) != 0 && (ecx & bit_SSE4_2) != 0;
+}
+const bool kHasClmul = DetectClmul();
+#endif
+
 }  // namespace
+
+uint32_t Combine(uint32_t crc_a, uint32_t crc_b, uint64_t len_b) {
+#if defined(__x86_64__)
+  if (kHasClmul) return CombineClmul(crc_a, crc_b, len_b);
+#endif
+  return CombinePortable(crc_a, crc_b, len_b);
+}
 
 uint32_t Extend(uint32_t crc, const void* data, size_t n) {
   const auto* p = static_cast<const uint8_t*>(data);
@@ -92,6 +193,10 @@ namespace internal {
 // Exposed for tests that check both paths agree.
 uint32_t ExtendPortableForTest(uint32_t crc, const void* data, size_t n) {
   return ExtendPortable(crc, static_cast<const uint8_t*>(data), n);
+}
+uint32_t CombinePortableForTest(uint32_t crc_a, uint32_t crc_b,
+                                uint64_t len_b) {
+  return CombinePortable(crc_a, crc_b, len_b);
 }
 }  // namespace internal
 

@@ -64,6 +64,21 @@ absl::Status Journal::Add(journal_format::RecordType type, uint64_t ledger_id,
       type, ledger_id, entry_id, std::move(payload), std::move(done));
 }
 
+absl::Status Journal::AddBatch(std::vector<JournalRecord>* records) {
+  if (writers_.empty()) {
+    return absl::FailedPreconditionError("journal not started");
+  }
+  if (records->empty()) return absl::OkStatus();
+  const size_t dir = DirIndexFor(records->front().ledger_id);
+  for (const JournalRecord& r : *records) {
+    if (DirIndexFor(r.ledger_id) != dir) {
+      return absl::InvalidArgumentError(
+          "journal batch spans more than one directory");
+    }
+  }
+  return writers_[dir]->AddBatch(records);
+}
+
 JournalMark Journal::CurrentMark() const {
   JournalMark mark;
   mark.positions.reserve(writers_.size());

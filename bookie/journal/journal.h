@@ -86,6 +86,11 @@ class Journal {
                    int64_t entry_id, JournalPayload payload,
                    JournalCallback done);
 
+  // Journals a batch of records whose ledgers all map to one directory
+  // (DirIndexFor): see JournalWriter::AddBatch (all or nothing; on error
+  // *records is untouched and no `done` will be called).
+  absl::Status AddBatch(std::vector<JournalRecord>* records);
+
   // Where every directory has written up to now. REQUIRES: started.
   JournalMark CurrentMark() const;
 

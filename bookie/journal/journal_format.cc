@@ -59,6 +59,36 @@ DecodedFileHeader DecodeFileHeader(absl::string_view data) {
   return d;
 }
 
+namespace {
+
+// Every field but the CRC.
+void EncodeRecordFields(RecordType type, uint64_t ledger_id, int64_t entry_id,
+                        size_t payload_size, char* h) {
+  coding::PutFixed32BE(h + kRecordLengthOffset,
+                       static_cast<uint32_t>(payload_size));
+  h[kRecordTypeOffset] = static_cast<char>(type);
+  h[kRecordTypeOffset + 1] = h[kRecordTypeOffset + 2] =
+      h[kRecordTypeOffset + 3] = 0;
+  coding::PutFixed64BE(h + kRecordLedgerIdOffset, ledger_id);
+  coding::PutFixed64BE(h + kRecordEntryIdOffset,
+                       static_cast<uint64_t>(entry_id));
+}
+
+}  // namespace
+
+void EncodeRecordHeaderWithPayloadCrc(RecordType type, uint64_t ledger_id,
+                                      int64_t entry_id, size_t payload_size,
+                                      uint32_t payload_crc, RecordHeader* out) {
+  char* h = out->data();
+  EncodeRecordFields(type, ledger_id, entry_id, payload_size, h);
+  const uint32_t head =
+      crc32c::Value(h + kRecordCrcCoverageOffset,
+                    kRecordHeaderSize - kRecordCrcCoverageOffset);
+  coding::PutFixed32BE(
+      h + kRecordCrcOffset,
+      crc32c::Mask(crc32c::Combine(head, payload_crc, payload_size)));
+}
+
 void EncodeRecordHeader(RecordType type, uint64_t ledger_id, int64_t entry_id,
                         absl::string_view payload, RecordHeader* out) {
   char* h = out->data();

@@ -143,6 +143,14 @@ DecodedFileHeader DecodeFileHeader(absl::string_view data);
 // Fills *out with the header of a record carrying `payload`, CRC included.
 void EncodeRecordHeader(RecordType type, uint64_t ledger_id, int64_t entry_id,
                         absl::string_view payload, RecordHeader* out);
+// The same bytes as EncodeRecordHeader, for a payload of `payload_size`
+// bytes whose crc32c::Value is `payload_crc`: the record CRC is combined
+// from the header's and the payload's (crc32c::Combine), not recomputed
+// over the payload. REQUIRES: payload_crc is the CRC of the very bytes that
+// will be written.
+void EncodeRecordHeaderWithPayloadCrc(RecordType type, uint64_t ledger_id,
+                                      int64_t entry_id, size_t payload_size,
+                                      uint32_t payload_crc, RecordHeader* out);
 
 struct DecodedRecordHeader {
   uint32_t masked_crc = 0;

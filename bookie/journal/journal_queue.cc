@@ -14,6 +14,24 @@ bool JournalQueue::Push(JournalItem&& item) {
   return true;
 }
 
+bool JournalQueue::PushAll(std::vector<JournalItem>* items) {
+  if (items->empty()) return true;
+  const size_t n = items->size();
+  absl::MutexLock l(&mu_);
+  if (closed_) return false;
+  const bool was_empty = pending_.empty();
+  if (was_empty) {
+    pending_.swap(*items);  // keeps the capacity of both vectors in use
+  } else {
+    for (JournalItem& item : *items) pending_.push_back(std::move(item));
+  }
+  items->clear();
+  depth_.fetch_add(n, std::memory_order_relaxed);
+  // The consumer only waits on an empty queue.
+  if (was_empty) cv_.Signal();
+  return true;
+}
+
 bool JournalQueue::TakeAll(std::vector<JournalItem>* out,
                            absl::Duration timeout) {
   absl::MutexLock l(&mu_);

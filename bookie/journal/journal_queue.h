@@ -52,10 +52,27 @@ struct JournalItem {
   uint64_t bytes() const { return header.size() + payload.data.size(); }
 };
 
+// One record of a batch add (JournalWriter::AddBatch, Journal::AddBatch).
+struct JournalRecord {
+  journal_format::RecordType type = journal_format::RecordType::kEntry;
+  uint64_t ledger_id = 0;
+  int64_t entry_id = 0;
+  JournalPayload payload;
+  JournalCallback done;
+  // crc32c::Value(payload.data) when the caller already has it: the record
+  // CRC is then combined from it instead of read from the payload again.
+  bool has_payload_crc = false;
+  uint32_t payload_crc = 0;
+};
+
 class JournalQueue {
  public:
   // False (and `item` untouched) once closed.
   bool Push(JournalItem&& item);
+  // Moves every item of *items into the queue under one lock (one wake-up
+  // of the journal thread at most) and clears *items. False, leaving
+  // *items untouched, once closed.
+  bool PushAll(std::vector<JournalItem>* items);
 
   // Waits until something is queued, the queue is closed, or `timeout`
   // passed (absl::InfiniteDuration() waits without bound), then swaps the

@@ -85,6 +85,77 @@ absl::Status JournalWriter::Add(jf::RecordType type, uint64_t ledger_id,
   return absl::OkStatus();
 }
 
+absl::Status JournalWriter::CheckAccepting() const {
+  if (failed_.load(std::memory_order_acquire)) return status();
+  if (!accepting_.load(std::memory_order_acquire)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("journal ", dir_, " is not running"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status JournalWriter::CheckRecord(jf::RecordType type,
+                                        size_t payload_size) {
+  if (!jf::ValidRecordType(static_cast<uint8_t>(type))) {
+    return absl::InvalidArgumentError("bad journal record type");
+  }
+  if (payload_size > jf::kMaxRecordPayloadSize) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "journal record of ", payload_size, " bytes exceeds the limit of ",
+        jf::kMaxRecordPayloadSize));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status JournalWriter::AddBatch(std::vector<JournalRecord>* records) {
+  if (absl::Status s = CheckAccepting(); !s.ok()) return s;
+  for (const JournalRecord& r : *records) {
+    if (absl::Status s = CheckRecord(r.type, r.payload.data.size()); !s.ok()) {
+      return s;
+    }
+  }
+  std::vector<JournalItem> items;
+  {
+    absl::MutexLock l(&batch_mu_);
+    if (!batch_spares_.empty()) {
+      items = std::move(batch_spares_.back());
+      batch_spares_.pop_back();
+    }
+  }
+  items.resize(records->size());
+  const int64_t now = env_->NowMonotonicNanos();
+  for (size_t i = 0; i < records->size(); ++i) {
+    JournalRecord& r = (*records)[i];
+    JournalItem& item = items[i];
+    // CRCs on the producer's thread, as in Add.
+    if (r.has_payload_crc) {
+      jf::EncodeRecordHeaderWithPayloadCrc(r.type, r.ledger_id, r.entry_id,
+                                           r.payload.data.size(), r.payload_crc,
+                                           &item.header);
+    } else {
+      jf::EncodeRecordHeader(r.type, r.ledger_id, r.entry_id, r.payload.data,
+                             &item.header);
+    }
+    item.payload = std::move(r.payload);
+    item.done = std::move(r.done);
+    item.enqueue_nanos = now;
+  }
+  absl::Status s;
+  if (!queue_.PushAll(&items)) {
+    // Closed meanwhile: give everything back, as promised.
+    for (size_t i = 0; i < records->size(); ++i) {
+      (*records)[i].payload = std::move(items[i].payload);
+      (*records)[i].done = std::move(items[i].done);
+    }
+    items.clear();
+    s = absl::FailedPreconditionError(
+        absl::StrCat("journal ", dir_, " is stopped"));
+  }
+  absl::MutexLock l(&batch_mu_);
+  if (batch_spares_.size() < 8) batch_spares_.push_back(std::move(items));
+  return s;
+}
+
 JournalPosition JournalWriter::WrittenPosition() const {
   absl::MutexLock l(&position_mu_);
   return written_;

@@ -68,6 +68,12 @@ class JournalWriter {
                    int64_t entry_id, JournalPayload payload,
                    JournalCallback done);
 
+  // Queues the records in order, with one queue lock and one clock read
+  // for all. All or nothing: OK moves every record's payload and `done`
+  // into the journal (each `done` called exactly once, later); not OK
+  // (stopped, failed, a record invalid) leaves *records untouched.
+  absl::Status AddBatch(std::vector<JournalRecord>* records);
+
   // The end of the records written so far (not necessarily synced).
   JournalPosition WrittenPosition() const;
 
@@ -86,6 +92,10 @@ class JournalWriter {
 
  private:
   void Run();
+  // Add's and AddBatch's checks of the writer's state and of one record.
+  absl::Status CheckAccepting() const;
+  static absl::Status CheckRecord(journal_format::RecordType type,
+                                  size_t payload_size);
   // Writes `group` and hands it to the sync thread (to the completion
   // thread when journalSyncData is false).
   void CommitGroup(std::vector<JournalItem>* group, uint64_t bytes);
@@ -108,6 +118,11 @@ class JournalWriter {
   uint64_t preallocated_end_ = 0;
   bool file_unsynced_ = false;
   std::vector<struct iovec> iov_;
+
+  // Spare item vectors for AddBatch (callers' threads).
+  absl::Mutex batch_mu_;
+  std::vector<std::vector<JournalItem>> batch_spares_
+      ABSL_GUARDED_BY(batch_mu_);
 
   mutable absl::Mutex status_mu_;
   absl::Status status_ ABSL_GUARDED_BY(status_mu_);

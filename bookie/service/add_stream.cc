@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <utility>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
@@ -92,44 +93,72 @@ class AddStreamReactor final
       }
       return;
     }
+    // One clock read, one store call and one answer per batch; the store
+    // journals the batch's records in one hand-off.
+    const auto start = std::chrono::steady_clock::now();
+    adds_.clear();
     for (auto& e : *request_.mutable_entries()) {
       if (!service_->add_permits().TryAcquire()) {
         Reject(e.ledger_id(), e.entry_id(), proto::BK_ETOOMANYREQUESTS);
         continue;
       }
-      {
-        absl::MutexLock l(&mu_);
-        ++pending_;
-      }
-      AddArgs args;
-      args.ledger_id = e.ledger_id();
-      args.entry_id = e.entry_id();
-      args.master_key = std::move(*e.mutable_master_key());
-      args.recovery = (e.flags() & proto::RECOVERY_ADD) != 0;
+      AddEntryRequest& add = adds_.emplace_back();
+      add.args.ledger_id = e.ledger_id();
+      add.args.entry_id = e.entry_id();
+      add.args.master_key = std::move(*e.mutable_master_key());
+      add.args.recovery = (e.flags() & proto::RECOVERY_ADD) != 0;
       // The body moves from the request into a shared buffer: no copy.
-      EntryBuffer body = MakeEntryBuffer(std::move(*e.mutable_body()));
-      const auto start = std::chrono::steady_clock::now();
-      const uint64_t ledger = args.ledger_id;
-      const int64_t entry = args.entry_id;
-      service_->store()->AddEntry(
-          args, std::move(body), [this, ledger, entry, start](absl::Status s) {
-            service_->add_permits().Release();
-            const proto::StatusCode code = ToWire(s);
-            const double seconds = SecondsSince(start);
-            if (code == proto::BK_EOK) service_->RecordAddLatency(seconds);
-            if (auto* p = service_->probe()) p->AddDone(seconds, code);
-            Answer(ledger, entry, code, /*completes_pending=*/true);
-          });
+      add.body = MakeEntryBuffer(std::move(*e.mutable_body()));
     }
+    if (adds_.empty()) return;
+    {
+      // Before the callback can run (it decrements it).
+      absl::MutexLock l(&mu_);
+      pending_ += static_cast<int64_t>(adds_.size());
+    }
+    service_->store()->AddEntries(
+        absl::MakeSpan(adds_), [this, start](absl::Span<const AddOutcome> out) {
+          AnswerBatch(out, SecondsSince(start));
+        });
+    adds_.clear();
+  }
+
+  // The store's answer for a batch handed to it: all its results in one
+  // go (one lock, at most one write started).
+  void AnswerBatch(absl::Span<const AddOutcome> out, double seconds) {
+    ServiceProbe* probe = service_->probe();
+    for (const AddOutcome& o : out) {
+      service_->add_permits().Release();
+      const proto::StatusCode code = ToWire(o.status);
+      if (code == proto::BK_EOK) service_->RecordAddLatency(seconds);
+      if (probe != nullptr) probe->AddDone(seconds, code);
+    }
+    bool start = false;
+    {
+      absl::MutexLock l(&mu_);
+      if (!write_failed_) {
+        for (const AddOutcome& o : out) {
+          auto* r = outgoing_.add_results();
+          r->set_ledger_id(o.ledger_id);
+          r->set_entry_id(o.entry_id);
+          r->set_status(ToWire(o.status));
+        }
+      }
+      pending_ -= static_cast<int64_t>(out.size());
+      start = TakeOutgoingLocked();
+      ++busy_;  // this thread uses the reactor after unlocking
+    }
+    if (start) StartWrite(&writing_);
+    Release();
   }
 
   void Reject(uint64_t ledger, int64_t entry, proto::StatusCode code) {
     if (auto* p = service_->probe()) p->Rejected(code);
-    Answer(ledger, entry, code, /*completes_pending=*/false);
+    Answer(ledger, entry, code);
   }
 
-  void Answer(uint64_t ledger, int64_t entry, proto::StatusCode code,
-              bool completes_pending) {
+  // Answers one add that never reached the store.
+  void Answer(uint64_t ledger, int64_t entry, proto::StatusCode code) {
     bool start = false;
     {
       absl::MutexLock l(&mu_);
@@ -139,7 +168,6 @@ class AddStreamReactor final
         r->set_entry_id(entry);
         r->set_status(code);
       }
-      if (completes_pending) --pending_;
       start = TakeOutgoingLocked();
       ++busy_;  // this thread uses the reactor after unlocking
     }
@@ -176,8 +204,9 @@ class AddStreamReactor final
   }
 
   BookieServiceImpl* const service_;
-  proto::AddRequest request_;   // owned by the read in flight
-  proto::AddResponse writing_;  // owned by the write in flight
+  proto::AddRequest request_;          // owned by the read in flight
+  std::vector<AddEntryRequest> adds_;  // owned by the read in flight
+  proto::AddResponse writing_;         // owned by the write in flight
 
   absl::Mutex mu_;
   proto::AddResponse outgoing_ ABSL_GUARDED_BY(mu_);

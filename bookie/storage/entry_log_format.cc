@@ -54,6 +54,18 @@ void EncodeRecordHeader(uint64_t ledger_id, int64_t entry_id,
   coding::PutFixed32BE(dst + kRecCrcOffset, crc32c::Mask(crc));
 }
 
+void EncodeRecordHeaderWithDataCrc(uint64_t ledger_id, int64_t entry_id,
+                                   size_t data_size, uint32_t data_crc,
+                                   char* dst) {
+  coding::PutFixed32BE(dst + kRecLengthOffset,
+                       static_cast<uint32_t>(data_size));
+  coding::PutFixed64BE(dst + kRecLedgerOffset, ledger_id);
+  coding::PutFixed64BE(dst + kRecEntryOffset, static_cast<uint64_t>(entry_id));
+  const uint32_t head = crc32c::Value(dst, kRecCrcOffset);
+  coding::PutFixed32BE(dst + kRecCrcOffset, crc32c::Mask(crc32c::Combine(
+                                                head, data_crc, data_size)));
+}
+
 RecordHeader DecodeRecordHeader(const char* src) {
   RecordHeader h;
   h.length = coding::GetFixed32BE(src + kRecLengthOffset);

@@ -91,6 +91,13 @@ absl::StatusOr<uint64_t> DecodeFileHeader(const char* src, size_t n);
 void EncodeRecordHeader(uint64_t ledger_id, int64_t entry_id,
                         absl::string_view data, char* dst);
 
+// The same bytes for data of `data_size` bytes whose crc32c::Value is
+// `data_crc` (crc32c::Combine instead of a pass over the data). REQUIRES:
+// data_crc is the CRC of the very bytes written after the header.
+void EncodeRecordHeaderWithDataCrc(uint64_t ledger_id, int64_t entry_id,
+                                   size_t data_size, uint32_t data_crc,
+                                   char* dst);
+
 struct RecordHeader {
   uint32_t length = 0;
   uint64_t ledger_id = 0;

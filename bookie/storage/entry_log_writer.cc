@@ -40,8 +40,13 @@ absl::Status EntryLogWriter::Append(absl::Span<const EntryLogItem> items,
     for (size_t k = 0; k < n; ++k) {
       const EntryLogItem& item = items[i + k];
       char* h = headers_.data() + k * entrylog::kRecordHeaderSize;
-      entrylog::EncodeRecordHeader(item.ledger_id, item.entry_id, *item.data,
-                                   h);
+      if (item.has_data_crc) {
+        entrylog::EncodeRecordHeaderWithDataCrc(
+            item.ledger_id, item.entry_id, item.data->size(), item.data_crc, h);
+      } else {
+        entrylog::EncodeRecordHeader(item.ledger_id, item.entry_id, *item.data,
+                                     h);
+      }
       iov_[2 * k] = {h, entrylog::kRecordHeaderSize};
       iov_[2 * k + 1] = {const_cast<char*>(item.data->data()),
                          item.data->size()};

@@ -35,6 +35,10 @@ struct EntryLogItem {
   uint64_t ledger_id = 0;
   int64_t entry_id = 0;
   const std::string* data = nullptr;
+  // crc32c::Value(*data) when known: the record CRC is then combined from
+  // it (same bytes on disk) instead of computed over the data again.
+  bool has_data_crc = false;
+  uint32_t data_crc = 0;
 };
 
 class EntryLogWriter {

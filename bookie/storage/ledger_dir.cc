@@ -94,7 +94,7 @@ absl::Status LedgerDir::writable() const {
 }
 
 absl::Status LedgerDir::AddEntry(uint64_t ledger_id, int64_t entry_id,
-                                 const EntryBuffer& data) {
+                                 const EntryBuffer& data, uint32_t data_crc) {
   if (absl::Status s = writable(); !s.ok()) return s;
   if (entry_id < 0) {
     return absl::InvalidArgumentError(
@@ -106,7 +106,7 @@ absl::Status LedgerDir::AddEntry(uint64_t ledger_id, int64_t entry_id,
     absl::MutexLock t(&throttle_mu_);
     gen = swap_gen_;
   }
-  if (!write_cache_->Put(ledger_id, entry_id, data)) {
+  if (!write_cache_->Put(ledger_id, entry_id, data, data_crc)) {
     counters_.throttled_adds.fetch_add(1);
     const absl::Time deadline = absl::Now() + options_.max_throttle_time;
     while (true) {
@@ -120,7 +120,7 @@ absl::Status LedgerDir::AddEntry(uint64_t ledger_id, int64_t entry_id,
         gen = swap_gen_;
       }
       if (absl::Status s = writable(); !s.ok()) return s;
-      if (write_cache_->Put(ledger_id, entry_id, data)) break;
+      if (write_cache_->Put(ledger_id, entry_id, data, data_crc)) break;
       if (absl::Now() >= deadline) {
         counters_.rejected_adds.fetch_add(1);
         return absl::ResourceExhaustedError(
@@ -151,7 +151,8 @@ absl::Status LedgerDir::Flush() {
     uint64_t bytes = 0;
     for (const WriteCache::Item& it : flush_items_) {
       if (states_->IsDeleted(it.ledger_id)) continue;  // deleted meanwhile
-      items.push_back({it.ledger_id, it.entry_id, it.data.get()});
+      items.push_back(
+          {it.ledger_id, it.entry_id, it.data.get(), true, it.data_crc});
       bytes += it.data->size();
     }
     std::vector<EntryLocation> locations(items.size());
@@ -161,12 +162,17 @@ absl::Status LedgerDir::Flush() {
     if (!s.ok()) return Break(s);
     auto batch = index_->NewBatch();
     std::set<uint64_t> touched;
+    EntryLogMetadata* meta = nullptr;  // of log `meta_id`; logs come in runs
+    uint64_t meta_id = 0;
     for (size_t i = 0; i < items.size(); ++i) {
       const uint64_t rec = entrylog::kRecordHeaderSize + items[i].data->size();
       batch->PutLocation(items[i].ledger_id, items[i].entry_id, locations[i]);
-      log_meta_[locations[i].log_id].Add(items[i].ledger_id, rec,
-                                         locations[i].offset + rec);
-      touched.insert(locations[i].log_id);
+      if (meta == nullptr || meta_id != locations[i].log_id) {
+        meta_id = locations[i].log_id;
+        meta = &log_meta_[meta_id];
+        touched.insert(meta_id);
+      }
+      meta->Add(items[i].ledger_id, rec, locations[i].offset + rec);
     }
     for (uint64_t id : touched) {
       batch->PutLogMetadata(id, logmeta::Encode(log_meta_[id]));

@@ -88,7 +88,7 @@ class LedgerDir {
   // ResourceExhausted after max_throttle_time without room, the sticky
   // error once broken.
   absl::Status AddEntry(uint64_t ledger_id, int64_t entry_id,
-                        const EntryBuffer& data);
+                        const EntryBuffer& data, uint32_t data_crc);
   // entry_id -1 means the last entry. NotFound if absent, DataLoss if the
   // stored copy fails its checks (never served).
   absl::StatusOr<EntryBuffer> GetEntry(uint64_t ledger_id, int64_t entry_id);

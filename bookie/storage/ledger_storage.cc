@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "proto/crc32c.h"
 #include "proto/entry_format.h"
 
 namespace bk::bookie {
@@ -134,7 +135,14 @@ void LedgerStorage::GcLoop() {
 absl::Status LedgerStorage::AddEntry(uint64_t ledger_id, int64_t entry_id,
                                      EntryBuffer entry) {
   if (entry == nullptr) return absl::InvalidArgumentError("null entry");
-  return DirOf(ledger_id).AddEntry(ledger_id, entry_id, entry);
+  const uint32_t crc = crc32c::Value(entry->data(), entry->size());
+  return DirOf(ledger_id).AddEntry(ledger_id, entry_id, entry, crc);
+}
+
+absl::Status LedgerStorage::AddEntry(uint64_t ledger_id, int64_t entry_id,
+                                     EntryBuffer entry, uint32_t entry_crc) {
+  if (entry == nullptr) return absl::InvalidArgumentError("null entry");
+  return DirOf(ledger_id).AddEntry(ledger_id, entry_id, entry, entry_crc);
 }
 
 absl::StatusOr<EntryBuffer> LedgerStorage::GetEntry(uint64_t ledger_id,

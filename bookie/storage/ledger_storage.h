@@ -69,6 +69,10 @@ class LedgerStorage {
   // Entries. `entry` is kept by handle, not copied.
   absl::Status AddEntry(uint64_t ledger_id, int64_t entry_id,
                         EntryBuffer entry);
+  // The same with `entry_crc` = crc32c::Value(*entry) already computed (the
+  // entry log derives its record CRC from it).
+  absl::Status AddEntry(uint64_t ledger_id, int64_t entry_id, EntryBuffer entry,
+                        uint32_t entry_crc);
   // entry_id kLastEntry: the ledger's last entry.
   absl::StatusOr<EntryBuffer> GetEntry(uint64_t ledger_id, int64_t entry_id);
   // -1 when the ledger has no entries.

@@ -8,13 +8,22 @@
 //
 // Entries are held by handle (EntryBuffer), never copied.
 //
+// Layout: per half, each ledger's entries sit in a vector in ascending
+// entry order. A writer adds a ledger's entries in order, so an add is an
+// append (no hashing of the entry id, no table growth spread over memory),
+// a lookup is a binary search, and the flusher's snapshot needs no sort of
+// the entries, only of the ledgers. An entry added out of order is inserted
+// in place; a re-added entry replaces the old handle.
+//
 // Concurrency: no lock is shared by all adds. The cache is split into
-// shards by (ledger, entry); each shard has its own mutex and its part of
-// both halves. The active half index is read under the shard's mutex, so an
-// add either lands in the half a concurrent Swap left active, or is seen by
-// the flusher's snapshot of the old half (see Swap). Byte counts per half
-// are atomics. Put, Get, LastEntry and ListEntries may run on any thread;
-// Swap, SnapshotFlushing and ClearFlushing are for one flusher at a time.
+// shards by ledger; each shard has its own mutex and its part of both
+// halves. (Adds of one ledger are already serialised by that ledger's own
+// rules in the store, so sharding by ledger adds no contention.) The active
+// half index is read under the shard's mutex, so an add either lands in the
+// half a concurrent Swap left active, or is seen by the flusher's snapshot of
+// the old half (see Swap). Byte counts per half are atomics. Put, Get,
+// LastEntry and ListEntries may run on any thread; Swap, SnapshotFlushing and
+// ClearFlushing are for one flusher at a time.
 
 #ifndef BK_BOOKIE_STORAGE_WRITE_CACHE_H_
 #define BK_BOOKIE_STORAGE_WRITE_CACHE_H_
@@ -38,6 +47,7 @@ class WriteCache {
     uint64_t ledger_id;
     int64_t entry_id;
     EntryBuffer data;
+    uint32_t data_crc;  // crc32c::Value(*data), as given to Put
   };
 
   // capacity_bytes: both halves together.
@@ -46,7 +56,10 @@ class WriteCache {
   // Adds (or replaces) an entry in the active half. Returns false, changing
   // nothing, when the active half has no room for it. An entry larger than
   // a half is taken when the active half is empty.
-  bool Put(uint64_t ledger_id, int64_t entry_id, const EntryBuffer& data);
+  // `data_crc` is crc32c::Value(*data); the entry log derives its record
+  // CRC from it (no second pass over the bytes).
+  bool Put(uint64_t ledger_id, int64_t entry_id, const EntryBuffer& data,
+           uint32_t data_crc);
   // The entry from either half, or nullptr.
   EntryBuffer Get(uint64_t ledger_id, int64_t entry_id) const;
   // The highest entry id of the ledger in either half, or -1.
@@ -66,16 +79,24 @@ class WriteCache {
   uint64_t entry_count() const { return entries_.load(); }
 
  private:
-  struct Half {
-    absl::flat_hash_map<std::pair<uint64_t, int64_t>, EntryBuffer> entries;
-    absl::flat_hash_map<uint64_t, int64_t> last_entry;
+  struct Slot {
+    int64_t entry_id;
+    EntryBuffer data;
+    uint32_t data_crc;
   };
+  // One ledger's entries in one half, ascending by entry id, no duplicates.
+  using LedgerEntries = std::vector<Slot>;
+  struct Half {
+    absl::flat_hash_map<uint64_t, LedgerEntries> ledgers;
+  };
+  // The slot of `entry_id` in `v`, or nullptr.
+  static const Slot* Find(const LedgerEntries& v, int64_t entry_id);
   struct Shard {
     mutable absl::Mutex mu;
     Half halves[2] ABSL_GUARDED_BY(mu);
   };
 
-  Shard& ShardOf(uint64_t ledger_id, int64_t entry_id) const;
+  Shard& ShardOf(uint64_t ledger_id) const;
 
   // Constant after construction.
   const uint64_t half_capacity_;

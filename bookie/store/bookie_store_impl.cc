@@ -1,9 +1,11 @@
 #include "bookie/store/bookie_store_impl.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "bookie/store/lac_codec.h"
+#include "proto/crc32c.h"
 #include "proto/entry_format.h"
 #include "proto/status_codes.h"
 
@@ -172,24 +174,72 @@ absl::Status BookieStoreImpl::CheckKeyLocked(uint64_t ledger_id,
 
 void BookieStoreImpl::AddEntry(const AddArgs& args, EntryBuffer body,
                                StatusCallback done) {
-  if (absl::Status s = CheckWritable(); !s.ok()) return done(s);
+  AddEntryRequest add{args, std::move(body)};
+  AddEntries(absl::MakeSpan(&add, 1),
+             [done = std::move(done)](absl::Span<const AddOutcome> out) {
+               done(out[0].status);
+             });
+}
+
+struct BookieStoreImpl::PendingBatch {
+  BookieStoreImpl* store = nullptr;
+  size_t dir = 0;
+  std::vector<AddOutcome> outcomes;
+  std::vector<int64_t> lacs;  // each add's entry LAC
+  std::atomic<size_t> left{0};
+  std::shared_ptr<AddBatchCallback> done;
+};
+
+void BookieStoreImpl::CompleteAdd(PendingBatch* batch, size_t i,
+                                  absl::Status status) {
+  batch->outcomes[i].status = std::move(status);
+  if (batch->left.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+  // The last record of the share: every outcome is in.
+  std::unique_ptr<PendingBatch> owned(batch);
+  const auto& out = batch->outcomes;
+  adds_in_flight_.fetch_sub(static_cast<int64_t>(out.size()),
+                            std::memory_order_relaxed);
+  // One LAC raise per run of the same ledger (a batch is usually one run).
+  for (size_t k = 0; k < out.size();) {
+    const uint64_t ledger = out[k].ledger_id;
+    int64_t lac = -1;
+    bool any = false;
+    for (; k < out.size() && out[k].ledger_id == ledger; ++k) {
+      if (out[k].status.ok()) {
+        lac = std::max(lac, batch->lacs[k]);
+        any = true;
+      }
+    }
+    if (any) RaiseLac(ledger, lac);
+  }
+  (*batch->done)(out);
+}
+
+absl::Status BookieStoreImpl::Admit(const AddArgs& args,
+                                    const EntryBuffer& body, int64_t* lac,
+                                    uint32_t* crc) {
   auto header = entry::ParseHeader(*body);
   if (!header.ok()) {
-    return done(ToAbsl(proto::BK_EBADREQ, header.status().message()));
+    return ToAbsl(proto::BK_EBADREQ, header.status().message());
   }
   if (header->ledger_id != args.ledger_id ||
       header->entry_id != args.entry_id) {
-    return done(ToAbsl(
+    return ToAbsl(
         proto::BK_EBADREQ,
         absl::StrCat("request names ledger ", args.ledger_id, " entry ",
                      args.entry_id, " but the entry's header says ledger ",
-                     header->ledger_id, " entry ", header->entry_id)));
+                     header->ledger_id, " entry ", header->entry_id));
   }
   auto rules = rules_.Get(args.ledger_id);
   if (!rules.ok()) {
-    return done(absl::IsNotFound(rules.status()) ? NoLedger(args.ledger_id)
-                                                 : rules.status());
+    return absl::IsNotFound(rules.status()) ? NoLedger(args.ledger_id)
+                                            : rules.status();
   }
+  // The one pass over the bytes on the add path: the journal and entry-log
+  // record CRCs are combined from it (crc32c::Combine), the same bytes on
+  // disk as a pass of their own. Outside the ledger's mutex.
+  *crc = crc32c::Value(body->data(), body->size());
+  *lac = header->last_add_confirmed;
   absl::Status s;
   {
     // Held across the write-cache insert so that a fence (which takes the
@@ -201,25 +251,73 @@ void BookieStoreImpl::AddEntry(const AddArgs& args, EntryBuffer body,
       s = ToAbsl(proto::BK_EFENCED,
                  absl::StrCat("ledger ", args.ledger_id, " is fenced"));
     }
-    if (s.ok()) s = storage_->AddEntry(args.ledger_id, args.entry_id, body);
+    if (s.ok()) {
+      s = storage_->AddEntry(args.ledger_id, args.entry_id, body, *crc);
+    }
   }
-  if (!s.ok()) return done(s);
+  return s;
+}
 
-  adds_in_flight_.fetch_add(1, std::memory_order_relaxed);
-  const uint64_t ledger = args.ledger_id;
-  const int64_t lac = header->last_add_confirmed;
-  s = journal_->Add(RecordType::kEntry, ledger, args.entry_id,
-                    JournalPayload::Of(std::move(body)),
-                    [this, ledger, lac, done](absl::Status st) {
-                      adds_in_flight_.fetch_sub(1, std::memory_order_relaxed);
-                      if (st.ok()) RaiseLac(ledger, lac);
-                      done(st);
-                    });
-  if (!s.ok()) {
-    adds_in_flight_.fetch_sub(1, std::memory_order_relaxed);
-    done(absl::InternalError(absl::StrCat("journal refused ledger ", ledger,
-                                          " entry ", args.entry_id, ": ",
-                                          s.message())));
+void BookieStoreImpl::AddEntries(absl::Span<AddEntryRequest> adds,
+                                 AddBatchCallback done) {
+  auto shared = std::make_shared<AddBatchCallback>(std::move(done));
+  std::vector<AddOutcome> refused;
+  // Admitted adds by journal directory (usually a single share).
+  std::vector<std::unique_ptr<PendingBatch>> shares;
+  std::vector<std::vector<JournalRecord>> records;
+  const absl::Status writable = CheckWritable();
+  for (AddEntryRequest& a : adds) {
+    const uint64_t ledger = a.args.ledger_id;
+    int64_t lac = -1;
+    uint32_t crc = 0;
+    absl::Status s =
+        writable.ok() ? Admit(a.args, a.body, &lac, &crc) : writable;
+    if (!s.ok()) {
+      refused.push_back(AddOutcome{ledger, a.args.entry_id, std::move(s)});
+      continue;
+    }
+    const size_t dir = journal_->DirIndexFor(ledger);
+    size_t g = 0;
+    while (g < shares.size() && shares[g]->dir != dir) ++g;
+    if (g == shares.size()) {
+      shares.push_back(std::make_unique<PendingBatch>());
+      shares[g]->store = this;
+      shares[g]->dir = dir;
+      shares[g]->done = shared;
+      records.emplace_back().reserve(adds.size());
+    }
+    PendingBatch* b = shares[g].get();
+    const size_t k = b->outcomes.size();
+    b->outcomes.push_back(AddOutcome{ledger, a.args.entry_id, {}});
+    b->lacs.push_back(lac);
+    JournalRecord& r = records[g].emplace_back();
+    r.type = RecordType::kEntry;
+    r.ledger_id = ledger;
+    r.entry_id = a.args.entry_id;
+    r.payload = JournalPayload::Of(std::move(a.body));
+    r.has_payload_crc = true;
+    r.payload_crc = crc;
+    // Two words: stored inline, no allocation per entry.
+    r.done = [b, k](absl::Status st) {
+      b->store->CompleteAdd(b, k, std::move(st));
+    };
+  }
+  if (!refused.empty()) (*shared)(refused);
+  for (size_t g = 0; g < shares.size(); ++g) {
+    shares[g]->left.store(records[g].size(), std::memory_order_relaxed);
+    adds_in_flight_.fetch_add(static_cast<int64_t>(records[g].size()),
+                              std::memory_order_relaxed);
+    // From here the records' callbacks own the share (the last one frees
+    // it), possibly before AddBatch returns.
+    shares[g].release();
+    absl::Status s = journal_->AddBatch(&records[g]);
+    if (!s.ok()) {
+      for (JournalRecord& r : records[g]) {
+        r.done(absl::InternalError(
+            absl::StrCat("journal refused ledger ", r.ledger_id, " entry ",
+                         r.entry_id, ": ", s.message())));
+      }
+    }
   }
 }
 

@@ -64,6 +64,16 @@ class BookieStoreImpl final : public BookieStore {
 
   void AddEntry(const AddArgs& args, EntryBuffer body,
                 StatusCallback done) override;
+  // Checks and caches each entry, computes each entry's CRC32C once (the
+  // journal and entry-log record CRCs are combined from it), and hands the
+  // batch's records to the journal in one push per journal directory.
+  // Refusals are answered at once, in one call; the admitted adds of one
+  // journal directory (usually all: a batch is usually one ledger) go to
+  // the journal in one push and complete into one shared state (no
+  // allocation per entry), whose last record raises each ledger's LAC once
+  // and answers them in one call.
+  void AddEntries(absl::Span<AddEntryRequest> adds,
+                  AddBatchCallback done) override;
   absl::StatusOr<EntryBuffer> ReadEntry(uint64_t ledger_id,
                                         int64_t entry_id) override;
   void Fence(uint64_t ledger_id, const std::string& master_key,
@@ -99,6 +109,15 @@ class BookieStoreImpl final : public BookieStore {
   absl::Status CheckKeyLocked(uint64_t ledger_id, LedgerRules* rules,
                               const std::string& key)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(rules->mu);
+  // An add's checks and its write-cache insert: OK, or why it is refused.
+  // Sets *lac (the entry's LAC) and *crc (crc32c::Value(*body)).
+  absl::Status Admit(const AddArgs& args, const EntryBuffer& body, int64_t* lac,
+                     uint32_t* crc);
+  // One journal directory's share of a batch: outcomes and LACs by
+  // position in that share.
+  struct PendingBatch;
+  // Records the outcome of add `i`; the last one finishes the share.
+  void CompleteAdd(PendingBatch* batch, size_t i, absl::Status status);
   // Raises the ledger's LAC and answers satisfied long polls.
   void RaiseLac(uint64_t ledger_id, int64_t lac);
   static absl::Status NoLedger(uint64_t ledger_id);

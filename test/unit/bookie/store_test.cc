@@ -1,7 +1,11 @@
 #include <errno.h>
 
 #include <catch2/catch.hpp>
+#include <chrono>
+#include <future>
 
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "bookie/store/bookie_store_impl.h"
 #include "proto/status_codes.h"
 #include "test/unit/bookie/store_test_util.h"
@@ -38,6 +42,53 @@ TEST_CASE("an added entry is acknowledged after its sync and reads back",
   CHECK(PayloadOf(*last) == "second");
   CHECK(*store->LastAddConfirmed(1) == 0);
   CHECK(*store->ListEntries(1) == std::vector<int64_t>{0, 1});
+}
+
+TEST_CASE(
+    "a batch add answers refusals at once and the rest in one call after "
+    "their sync, each add exactly once",
+    "[bookie][store]") {
+  bk::testing::TempDir dir;
+  FaultInjectionEnv env(Env::Default());
+  auto store = OpenStore(&env, dir);
+  REQUIRE(Add(store.get(), 6, 0, -1, "zero", "key").ok());
+  const int64_t syncs_before = env.sync_count();
+  std::vector<AddEntryRequest> adds(4);
+  for (int i = 0; i < 4; ++i) {
+    adds[i].args.ledger_id = 6;
+    adds[i].args.entry_id = i + 1;
+    adds[i].args.master_key = i == 2 ? "other" : "key";  // the third: EUA
+    adds[i].body = testing::Entry(6, i + 1, i, absl::StrCat("e", i + 1));
+  }
+  absl::Mutex mu;
+  std::vector<std::vector<AddOutcome>> calls;
+  std::promise<void> all;
+  store->AddEntries(absl::MakeSpan(adds),
+                    [&](absl::Span<const AddOutcome> out) {
+                      absl::MutexLock l(&mu);
+                      calls.emplace_back(out.begin(), out.end());
+                      size_t n = 0;
+                      for (const auto& c : calls) n += c.size();
+                      if (n == 4) all.set_value();
+                    });
+  auto f = all.get_future();
+  REQUIRE(f.wait_for(std::chrono::seconds(30)) == std::future_status::ready);
+  absl::MutexLock l(&mu);
+  REQUIRE(calls.size() == 2);
+  REQUIRE(calls[0].size() == 1);  // the refusal, at once
+  CHECK(calls[0][0].entry_id == 3);
+  CHECK(ToWire(calls[0][0].status) == proto::BK_EUA);
+  REQUIRE(calls[1].size() == 3);  // the journal group, after its sync
+  CHECK(env.sync_count() > syncs_before);
+  const int64_t ids[] = {1, 2, 4};
+  for (int i = 0; i < 3; ++i) {
+    CHECK(calls[1][i].ledger_id == 6u);
+    CHECK(calls[1][i].entry_id == ids[i]);
+    CHECK(calls[1][i].status.ok());
+  }
+  CHECK(PayloadOf(*store->ReadEntry(6, 4)) == "e4");
+  CHECK(ToWire(store->ReadEntry(6, 3).status()) == proto::BK_ENOENTRY);
+  CHECK(*store->LastAddConfirmed(6) == 3);  // entry 4 carries LAC 3
 }
 
 TEST_CASE("reads tell a missing ledger from a missing entry",

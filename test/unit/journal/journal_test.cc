@@ -7,7 +7,9 @@
 #include <catch2/catch.hpp>
 #include <map>
 
+#include "absl/strings/str_cat.h"
 #include "common/fault_env.h"
+#include "proto/crc32c.h"
 #include "test/unit/journal/journal_test_util.h"
 
 namespace bk::bookie {
@@ -96,6 +98,62 @@ TEST_CASE("several adds share one sync", "[journal]") {
   CHECK(env.write_count() == writes_before + 1);  // one writev
   CHECK(j->Stats().groups_written == 1);
   CHECK(j->Stats().records_written == 8);
+}
+
+TEST_CASE(
+    "a batch add queues its records in order, completes each after the sync "
+    "and replays them like single adds",
+    "[journal]") {
+  ScratchDir dir;
+  FaultInjectionEnv env(Env::Default());
+  JournalOptions o = OneDir(dir);
+  o.max_group_wait = absl::Hours(1);
+  o.buffered_entries_threshold = 6;
+  auto j = Started(&env, o);
+  const int64_t syncs_before = env.sync_count();
+  std::vector<std::shared_ptr<AddWaiter>> waiters;
+  std::vector<JournalRecord> batch;
+  for (int i = 0; i < 6; ++i) {
+    waiters.push_back(std::make_shared<AddWaiter>());
+    JournalRecord r;
+    r.ledger_id = 5;
+    r.entry_id = i;
+    const std::string data = absl::StrCat("e", i);
+    r.payload = Payload(data);
+    r.done = Notify(waiters.back());
+    if (i % 2 == 0) {  // half with the payload CRC given
+      r.has_payload_crc = true;
+      r.payload_crc = crc32c::Value(data.data(), data.size());
+    }
+    batch.push_back(std::move(r));
+  }
+  REQUIRE(j->AddBatch(&batch).ok());
+  for (auto& w : waiters) {
+    REQUIRE(w->Ready());
+    CHECK(w->future.get().ok());
+  }
+  CHECK(env.sync_count() == syncs_before + 1);
+  j->Stop();
+  CHECK(ReplayAll(&env, o) == std::vector<std::string>{"5/0=e0", "5/1=e1",
+                                                       "5/2=e2", "5/3=e3",
+                                                       "5/4=e4", "5/5=e5"});
+}
+
+TEST_CASE("a batch add refused by a stopped journal keeps its callbacks",
+          "[journal]") {
+  ScratchDir dir;
+  auto j = Started(Env::Default(), OneDir(dir));
+  j->Stop();
+  bool called = false;
+  std::vector<JournalRecord> batch(1);
+  batch[0].ledger_id = 1;
+  batch[0].payload = Payload("x");
+  batch[0].done = [&](absl::Status) { called = true; };
+  CHECK_FALSE(j->AddBatch(&batch).ok());
+  REQUIRE(batch[0].done);
+  CHECK(batch[0].payload.data == "x");
+  batch[0].done(absl::OkStatus());
+  CHECK(called);
 }
 
 TEST_CASE("a group is synced once it reaches the bytes threshold",

@@ -7,7 +7,8 @@
 
 namespace bk::crc32c::internal {
 uint32_t ExtendPortableForTest(uint32_t crc, const void* data, size_t n);
-}
+uint32_t CombinePortableForTest(uint32_t crc_a, uint32_t crc_b, uint64_t len_b);
+}  // namespace bk::crc32c::internal
 
 namespace bk::crc32c {
 namespace {
@@ -51,6 +52,36 @@ TEST_CASE("hardware and portable crc32c agree on random buffers",
         Value(buf.data() + off, buf.size() - off) ==
         internal::ExtendPortableForTest(0, buf.data() + off, buf.size() - off));
   }
+}
+
+TEST_CASE(
+    "crc32c combined from the parts' crcs equals a straight crc over the "
+    "concatenation",
+    "[proto][crc32c]") {
+  const uint32_t seed = std::random_device{}();
+  INFO("seed " << seed);
+  std::mt19937 rng(seed);
+  for (int round = 0; round < 500; ++round) {
+    // Mostly small, sometimes large parts; empty ones too.
+    const size_t la =
+        round % 7 == 0 ? 0 : rng() % (round % 5 == 0 ? 70000 : 64);
+    const size_t lb =
+        round % 11 == 0 ? 0 : rng() % (round % 3 == 0 ? 70000 : 3000);
+    std::string buf(la + lb, '\0');
+    for (char& c : buf) c = static_cast<char>(rng());
+    const uint32_t a = Value(buf.data(), la);
+    const uint32_t b = Value(buf.data() + la, lb);
+    const uint32_t whole = Value(buf.data(), buf.size());
+    INFO("la " << la << " lb " << lb);
+    CHECK(Combine(a, b, lb) == whole);
+    CHECK(internal::CombinePortableForTest(a, b, lb) == whole);
+  }
+  // Lengths with high bits set (no data needed: crc of zeros is known).
+  std::string zeros(1 << 20, '\0');
+  const uint32_t head = Value("header", 6);
+  const uint32_t z = Value(zeros.data(), zeros.size());
+  CHECK(Combine(head, z, zeros.size()) ==
+        Extend(head, zeros.data(), zeros.size()));
 }
 
 TEST_CASE("mask and unmask are inverse and change the value",

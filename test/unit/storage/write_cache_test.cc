@@ -22,11 +22,11 @@ TEST_CASE(
   WriteCache cache(2 * 1000, 4);
   auto e = MakeEntry(1, 0, 400 - 36);  // 400 bytes packaged
   REQUIRE(e->size() == 400);
-  CHECK(cache.Put(1, 0, e));
-  CHECK(cache.Put(1, 1, e));
-  CHECK_FALSE(cache.Put(1, 2, e));  // 1200 > 1000
+  CHECK(cache.Put(1, 0, e, 0));
+  CHECK(cache.Put(1, 1, e, 0));
+  CHECK_FALSE(cache.Put(1, 2, e, 0));  // 1200 > 1000
   cache.Swap();
-  CHECK(cache.Put(1, 2, e));
+  CHECK(cache.Put(1, 2, e, 0));
   CHECK(cache.Get(1, 0) == e);  // flushing half still readable
   CHECK(cache.Get(1, 2) == e);
   CHECK(cache.LastEntry(1) == 2);
@@ -41,10 +41,43 @@ TEST_CASE(
   CHECK(cache.entry_count() == 1);
 }
 
+TEST_CASE(
+    "write cache keeps a ledger's entries in entry order whatever the add "
+    "order and replaces a re-added entry",
+    "[storage]") {
+  WriteCache cache(1 << 20, 4);
+  for (int64_t id : {5, 1, 3, 7, 0, 6}) {
+    REQUIRE(cache.Put(9, id, MakeEntry(9, id), static_cast<uint32_t>(id)));
+  }
+  REQUIRE(cache.Put(2, 4, MakeEntry(2, 4), 4));
+  auto again = MakeEntry(9, 3);
+  REQUIRE(cache.Put(9, 3, again, 33));  // replaces
+  CHECK(cache.entry_count() == 7);
+  CHECK(cache.Get(9, 3) == again);
+  CHECK(cache.Get(9, 2) == nullptr);
+  CHECK(cache.Get(9, 8) == nullptr);
+  CHECK(cache.LastEntry(9) == 7);
+  CHECK(cache.LastEntry(4) == -1);
+  std::vector<int64_t> ids;
+  cache.ListEntries(9, &ids);
+  CHECK(ids == std::vector<int64_t>{0, 1, 3, 5, 6, 7});
+  cache.Swap();
+  std::vector<WriteCache::Item> items;
+  cache.SnapshotFlushing(&items);
+  REQUIRE(items.size() == 7);
+  CHECK(items[0].ledger_id == 2);
+  for (size_t i = 2; i < items.size(); ++i) {
+    CHECK(items[i].ledger_id == 9);
+    CHECK(items[i - 1].entry_id < items[i].entry_id);
+  }
+  CHECK(items[3].entry_id == 3);
+  CHECK(items[3].data_crc == 33u);
+}
+
 TEST_CASE("write cache stores the caller's buffer, not a copy", "[storage]") {
   WriteCache cache(1 << 20);
   auto e = MakeEntry(3, 4);
-  REQUIRE(cache.Put(3, 4, e));
+  REQUIRE(cache.Put(3, 4, e, 0));
   CHECK(cache.Get(3, 4).get() == e.get());
 }
 
