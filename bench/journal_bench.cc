@@ -1,6 +1,6 @@
 // journal_bench: the journal's add path against this machine's ceiling.
 //
-//   journal_bench [dir=/var/tmp/bk_journal_bench] [seconds_per_run=3]
+//   journal_bench [dir=/var/tmp/bk_journal_bench] [seconds_per_run=3] [batch]
 //
 // 1. Ceiling: pwrite + fdatasync of 512 KiB groups (journalBufferedWrites-
 //    Threshold) in `dir`, before and after the journal runs, plus the
@@ -62,8 +62,10 @@ struct RunResult {
   JournalStats stats;
 };
 
+// `batch` 1: one Journal::Add per add. `batch` > 1: AddBatch of that many,
+// as the bookie's add stream journals a received batch.
 RunResult RunJournal(const std::string& dir, size_t entry_bytes, int producers,
-                     int window, double seconds) {
+                     int window, double seconds, int batch) {
   Env* env = Env::Default();
   env->RemoveDirRecursive(dir).IgnoreError();
   JournalOptions o;
@@ -96,12 +98,62 @@ RunResult RunJournal(const std::string& dir, size_t entry_bytes, int producers,
   std::atomic<bool> measuring{false};
   const uint64_t allocs0 = bench::Allocations(),
                  large0 = bench::LargeAllocations();
+  // Outlives the journal's Stop (callbacks may run until then).
+  auto on_done = [&measuring](Slot* slot, absl::Status st) {
+    Producer* owner = slot->producer;
+    if (st.ok()) {
+      if (measuring.load(std::memory_order_relaxed)) {
+        owner->latency_us.push_back(static_cast<uint32_t>(
+            std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() -
+                                                                  slot->start)
+                .count()));
+      }
+      owner->completed.fetch_add(1, std::memory_order_relaxed);
+    } else {
+      owner->failed.fetch_add(1, std::memory_order_relaxed);
+    }
+    absl::MutexLock l(&owner->mu);
+    owner->free_list.push_back(slot);
+    ++owner->free_slots;
+  };
   std::vector<std::thread> threads;
   for (int p = 0; p < producers; ++p) {
     threads.emplace_back([&, p] {
       Producer* pr = ps[p].get();
       int64_t entry = 0;
-      while (!stop.load(std::memory_order_relaxed)) {
+      std::vector<Slot*> taken;
+      std::vector<JournalRecord> records;
+      while (batch > 1 && !stop.load(std::memory_order_relaxed)) {
+        {
+          absl::MutexLock l(&pr->mu);
+          auto has = [pr, batch]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(pr->mu) {
+            return pr->free_slots >= batch;
+          };
+          if (!pr->mu.AwaitWithTimeout(absl::Condition(&has),
+                                       absl::Milliseconds(50)))
+            continue;
+          taken.assign(pr->free_list.end() - batch, pr->free_list.end());
+          pr->free_list.resize(pr->free_list.size() - batch);
+          pr->free_slots -= batch;
+        }
+        const auto now = Clock::now();
+        records.clear();
+        for (Slot* slot : taken) {
+          slot->start = now;
+          JournalRecord r;
+          r.ledger_id = static_cast<uint64_t>(p);
+          r.entry_id = entry++;
+          r.payload = JournalPayload::Of(slot->payload);
+          r.done = [slot, &on_done](absl::Status st) { on_done(slot, st); };
+          records.push_back(std::move(r));
+        }
+        absl::Status s = journal.AddBatch(&records);
+        if (!s.ok()) {
+          std::fprintf(stderr, "add failed: %s\n", s.ToString().c_str());
+          std::exit(1);
+        }
+      }
+      while (batch <= 1 && !stop.load(std::memory_order_relaxed)) {
         Slot* slot;
         {
           absl::MutexLock l(&pr->mu);
@@ -119,23 +171,7 @@ RunResult RunJournal(const std::string& dir, size_t entry_bytes, int producers,
         absl::Status s = journal.Add(
             journal_format::RecordType::kEntry, static_cast<uint64_t>(p),
             entry++, JournalPayload::Of(slot->payload),
-            [slot, &measuring](absl::Status st) {
-              Producer* owner = slot->producer;
-              if (st.ok()) {
-                if (measuring.load(std::memory_order_relaxed)) {
-                  owner->latency_us.push_back(static_cast<uint32_t>(
-                      std::chrono::duration_cast<std::chrono::microseconds>(
-                          Clock::now() - slot->start)
-                          .count()));
-                }
-                owner->completed.fetch_add(1, std::memory_order_relaxed);
-              } else {
-                owner->failed.fetch_add(1, std::memory_order_relaxed);
-              }
-              absl::MutexLock l(&owner->mu);
-              owner->free_list.push_back(slot);
-              ++owner->free_slots;
-            });
+            [slot, &on_done](absl::Status st) { on_done(slot, st); });
         if (!s.ok()) {
           std::fprintf(stderr, "add failed: %s\n", s.ToString().c_str());
           std::exit(1);
@@ -195,15 +231,25 @@ RunResult RunJournal(const std::string& dir, size_t entry_bytes, int producers,
 
 int main(int argc, char** argv) {
   using namespace bk::bookie;
+  // As the bookie daemon does (bookie/main.cc): no lock-graph bookkeeping
+  // on every Mutex operation.
+  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
   const std::string dir = argc > 1 ? argv[1] : "/var/tmp/bk_journal_bench";
   const double seconds = argc > 2 ? std::atof(argv[2]) : 3.0;
   const size_t group = 512 * 1024;
   const int producers = 16, window = 64;
+  // The add stream's batching, from as many threads as a gRPC server on
+  // this machine's cores would run (the same 1,024 adds in flight).
+  const int batch = 64, batch_window = 256, batch_producers = 4;
   if (!bk::Env::Default()->CreateDirRecursive(dir).ok()) return 1;
 
   Ceiling before = MeasureCeiling(dir, group, 2.0);
-  std::printf("dir %s; %d producers x %d adds in flight; %.1f s per run\n",
-              dir.c_str(), producers, window, seconds);
+  std::printf(
+      "dir %s; single adds: %d producers x %d in flight; batches: %d "
+      "producers x %d in flight in AddBatch calls of %d (as the bookie's "
+      "add stream); %.1f s per run\n",
+      dir.c_str(), producers, window, batch_producers, batch_window, batch,
+      seconds);
   std::printf(
       "ceiling before: pwrite+fdatasync of 512 KiB groups %.0f MB/s "
       "(%.0f groups/s); 4 KiB fdatasync median %.2f ms: %s regime\n",
@@ -211,12 +257,21 @@ int main(int argc, char** argv) {
       Regime(before.small_sync_ms));
   struct Row {
     size_t bytes;
+    int batch;
     RunResult r;
   };
   std::vector<Row> rows;
+  // argv[3] "batch" runs only the batched rows (for profiling).
+  const bool only_batched = argc > 3 && std::string(argv[3]) == "batch";
   for (size_t bytes : {size_t{1024}, size_t{16 * 1024}}) {
-    rows.push_back({bytes, RunJournal(dir + "/journal", bytes, producers,
-                                      window, seconds)});
+    if (!only_batched) {
+      rows.push_back(
+          {bytes, 1,
+           RunJournal(dir + "/journal", bytes, producers, window, seconds, 1)});
+    }
+    rows.push_back({bytes, batch,
+                    RunJournal(dir + "/journal", bytes, batch_producers,
+                               batch_window, seconds, batch)});
   }
   Ceiling after = MeasureCeiling(dir, group, 2.0);
   std::printf(
@@ -235,9 +290,10 @@ int main(int argc, char** argv) {
     same_group.push_back(
         MeasureCeiling(dir, std::max<size_t>(g, 4096), 1.5).mb_per_s);
   }
-  std::printf("\n%-7s %10s %9s %9s %9s %11s %12s %12s %10s %9s %11s\n", "entry",
-              "adds/s", "MB/s", "p50 us", "p99 us", "allocs/add", ">=1KiB/add",
-              "copies/add", "avg group", "ceiling", "same-group");
+  std::printf("\n%-7s %5s %10s %9s %9s %9s %11s %12s %12s %10s %9s %11s\n",
+              "entry", "batch", "adds/s", "MB/s", "p50 us", "p99 us",
+              "allocs/add", ">=1KiB/add", "copies/add", "avg group", "ceiling",
+              "same-group");
   for (size_t i = 0; i < rows.size(); ++i) {
     const Row& row = rows[i];
     const JournalStats& s = row.r.stats;
@@ -246,9 +302,9 @@ int main(int argc, char** argv) {
             ? static_cast<double>(s.bytes_written) / s.groups_written / 1024
             : 0;
     std::printf(
-        "%-7s %10.0f %9.1f %9.0f %9.0f %11.3f %12.3f %12d %7.0fKiB %8.0f%% "
-        "%10.0f%%\n",
-        row.bytes == 1024 ? "1 KiB" : "16 KiB", row.r.adds_per_s,
+        "%-7s %5d %10.0f %9.1f %9.0f %9.0f %11.3f %12.3f %12d %7.0fKiB "
+        "%8.0f%% %10.0f%%\n",
+        row.bytes == 1024 ? "1 KiB" : "16 KiB", row.batch, row.r.adds_per_s,
         row.r.mb_per_s, row.r.p50_us, row.r.p99_us, row.r.allocs_per_add,
         row.r.large_allocs_per_add,
         0,  // writev reads the producer's buffer; see README

@@ -1,8 +1,8 @@
 #include "common/config.h"
 
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
-#include <cctype>
 #include <fstream>
 #include <sstream>
 
