@@ -218,7 +218,7 @@ TEST_CASE("replacement falls to a rack no other member uses", "[placement]") {
 }
 
 TEST_CASE(
-    "enforced replacement with no usable rack is NotEnoughBookies; "
+    "enforced replacement with no usable rack is NotEnoughBookies, "
     "unenforced returns FAIL",
     "[placement]") {
   std::vector<BookieNode> nodes = {
