@@ -104,14 +104,12 @@ std::vector<double> AdaptiveWeigher::Weights(
 }
 
 double AdaptiveWeigher::Cost(const BookieId& id, absl::Time now,
-                             double median_latency) const {
+                             double median_cost) const {
   auto it = observations_.find(id);
-  if (it == observations_.end()) return median_latency;
+  if (it == observations_.end()) return median_cost;
   const Observation& obs = it->second;
   double fresh = Decay(now - obs.at, options_.observation_half_life);
-  double own = static_cast<double>(obs.inflight_adds + 1) *
-               absl::ToDoubleSeconds(obs.add_latency);
-  return fresh * own + (1 - fresh) * median_latency;
+  return fresh * OwnCost(obs) + (1 - fresh) * median_cost;
 }
 
 size_t AdaptiveWeigher::Choose(absl::Span<const BookieId* const> bookies,
@@ -120,16 +118,14 @@ size_t AdaptiveWeigher::Choose(absl::Span<const BookieId* const> bookies,
   size_t best = PickWeighted(weights, gen);
   const int choices = std::max(options_.choices, 1);
   if (choices == 1 || observations_.empty()) return best;
-  std::vector<double> latencies;
-  latencies.reserve(observations_.size());
-  for (const auto& [id, obs] : observations_) {
-    latencies.push_back(absl::ToDoubleSeconds(obs.add_latency));
-  }
-  const double median_latency = MedianOf(std::move(latencies));
-  double best_cost = Cost(*bookies[best], now, median_latency);
+  std::vector<double> costs;
+  costs.reserve(observations_.size());
+  for (const auto& [id, obs] : observations_) costs.push_back(OwnCost(obs));
+  const double median_cost = MedianOf(std::move(costs));
+  double best_cost = Cost(*bookies[best], now, median_cost);
   for (int i = 1; i < choices; ++i) {
     size_t other = PickWeighted(weights, gen);
-    double cost = Cost(*bookies[other], now, median_latency);
+    double cost = Cost(*bookies[other], now, median_cost);
     if (cost < best_cost * (1 - options_.choice_margin)) {
       best = other;
       best_cost = cost;

@@ -38,12 +38,14 @@
 //  4. Power of d choices on the client's own view. d (2) candidates are drawn
 //     by weight (with replacement); the winner is the one whose predicted
 //     cost of one more add *as this client sees it* is lowest:
-//       cost = f x (inflight + 1) x latency + (1 - f) x median_latency,
+//       cost = f x (inflight + 1) x latency + (1 - f) x median_cost,
 //       f = 2^(-(now - observed_at) / observation_half_life) (5 s),
 //     latency being the client's recent add latency to the bookie and
-//     median_latency the median over the bookies it has observed; a bookie
-//     it never observed costs median_latency. A later draw wins only if its
-//     cost is lower by more than choice_margin (20%); near ties (no
+//     median_cost the median of (inflight + 1) x latency over the bookies it
+//     has observed; a bookie it never observed costs median_cost (neutral:
+//     not cheaper than a typical one, so an unknown -- possibly slow --
+//     bookie does not win the comparison by default). A later draw wins only if
+//     its cost is lower by more than choice_margin (20%); near ties (no
 //     observations, or decayed ones) keep the first draw, so without a fresh
 //     client view the choice is exactly the weights of 1-3. The comparison uses
 //     only the client's private, fresh view -- never the shared report --
@@ -110,7 +112,12 @@ class AdaptiveWeigher {
     absl::Duration add_latency;
     absl::Time at;
   };
-  double Cost(const BookieId& id, absl::Time now, double median_latency) const;
+  // (inflight + 1) x latency: the wait one more add of ours would see.
+  static double OwnCost(const Observation& obs) {
+    return static_cast<double>(obs.inflight_adds + 1) *
+           absl::ToDoubleSeconds(obs.add_latency);
+  }
+  double Cost(const BookieId& id, absl::Time now, double median_cost) const;
 
   const AdaptiveOptions options_;  // constant after construction
   // Not thread-safe: touched only by the owner's (serialised) calls.

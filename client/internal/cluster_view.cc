@@ -289,9 +289,16 @@ void ClusterView::Tick(absl::Time now,
   for (auto& [id, h] : health_) {
     auto it = inflight.find(id);
     const int64_t n = it == inflight.end() ? 0 : it->second;
-    policy_.OnClientObservation(
-        id, n, absl::Microseconds(static_cast<int64_t>(h.add_latency_ms * 1e3)),
-        now);
+    // No add of ours answered yet: nothing observed. (Reporting latency 0
+    // made every bookie this client had not written to look free, so the
+    // adaptive rule's second choice preferred exactly those -- a slow
+    // bookie included.)
+    if (h.add_latency_ms > 0) {
+      policy_.OnClientObservation(
+          id, n,
+          absl::Microseconds(static_cast<int64_t>(h.add_latency_ms * 1e3)),
+          now);
+    }
     // A slow mark lasts until the bookie answers reads again promptly; the
     // simple rule: cleared when it has no read pending.
     if (h.pending_reads <= 0) h.slow = false;

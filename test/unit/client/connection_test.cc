@@ -19,6 +19,7 @@
 #include <memory>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "client/client_options.h"
@@ -164,6 +165,53 @@ TEST_CASE(
   CHECK(!weak.expired());
   pool.reset();
   CHECK(weak.expired());
+}
+
+TEST_CASE(
+    "adaptive placement does not take a bookie this client never wrote to "
+    "for a free one",
+    "[client]") {
+  // Three racks, one bookie each. "hot" reports a saturated journal; the
+  // client has written to the other two and seen 3 ms adds there. The
+  // adaptive rule gives "hot" about a twentieth of the others' weight; a
+  // bookie without observations must not then win the second choice.
+  ClientOptions options;
+  options.placement.weighting = placement::Weighting::kAdaptive;
+  const uint64_t seed = 20261130;
+  INFO("seed " << seed);
+  ClusterView cluster(options, seed, /*probe=*/nullptr);
+  metadata::BookieSet set;
+  for (const char* id : {"hot", "a", "b"}) {
+    proto::BookieServiceInfo b;
+    b.set_bookie_id(id);
+    b.set_grpc_endpoint("127.0.0.1:1");
+    b.set_network_location(absl::StrCat("/r/rack-", id));
+    set.writable.push_back(b);
+  }
+  cluster.SetBookies(set);
+  const absl::Time now = absl::Now();
+  for (const char* id : {"hot", "a", "b"}) {
+    proto::GetBookieInfoResponse info;
+    info.set_status(proto::BK_EOK);
+    info.set_free_disk_space(int64_t{1} << 40);
+    info.set_journal_io_util(std::string(id) == "hot" ? 100 : 5);
+    info.set_write_bytes_per_second(1 << 20);
+    cluster.OnBookieInfo(id, info, now);
+  }
+  cluster.OnAddAnswered("a", absl::Milliseconds(3));
+  cluster.OnAddAnswered("b", absl::Milliseconds(3));
+  cluster.Tick(now, {{"a", 2}, {"b", 2}});
+  int hot = 0;
+  const int draws = 4000;
+  for (int i = 0; i < draws; ++i) {
+    auto p = cluster.NewEnsemble(1, 1, 1);
+    REQUIRE(p.ok());
+    if (p->ensemble[0] == "hot") ++hot;
+  }
+  // Its weight share is 0.05 / 2.05 = 2.4 % (about 98 of 4,000); taken for
+  // free it would also win every second draw that lands on it (~4.8 %).
+  INFO("hot chosen " << hot << " of " << draws);
+  CHECK(hot < draws * 36 / 1000);
 }
 
 }  // namespace
