@@ -29,8 +29,10 @@
 //     2^-120). weight = max(min_weight, 1 - influence x load).
 //     An old report tends to weight 1, i.e. uniform -- never to argmin, which
 //     is what herds clients onto the bookie that *was* quiet.
-//     A fresh report of a saturated bookie gives min_weight (0.05): about a
-//     twentieth of an idle bookie's share, but not zero.
+//     A fresh report of a saturated bookie gives min_weight (0.01): about a
+//     hundredth of an idle bookie's share, but not zero. (0.05 let one new
+//     ledger in ~40 land on a bookie whose journal was known to be slow;
+//     with ledgers taking thousands of adds each, that set the p99.)
 //  3. Cap. No weight exceeds cap_multiple (2) x the median weight over the
 //     writable bookies, so a quiet bookie among busy ones draws at most twice
 //     a typical share however quiet it looks: every client reading the same

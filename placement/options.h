@@ -53,7 +53,7 @@ struct AdaptiveOptions {
   double busy_util_percent = 0;
   // Smallest weight of a bookie relative to an idle one (a saturated bookie
   // with a fresh report), so that no bookie is starved entirely.
-  double min_weight = 0.05;
+  double min_weight = 0.01;
   // No bookie's weight exceeds cap_multiple x the median weight.
   double cap_multiple = 2;
   // Candidates drawn by weight per choice; the one this client sees as least

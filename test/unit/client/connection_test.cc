@@ -173,10 +173,13 @@ TEST_CASE(
     "[client]") {
   // Three racks, one bookie each. "hot" reports a saturated journal; the
   // client has written to the other two and seen 3 ms adds there. The
-  // adaptive rule gives "hot" about a twentieth of the others' weight; a
-  // bookie without observations must not then win the second choice.
+  // adaptive rule gives "hot" a small weight (min_weight); a bookie without
+  // observations must not then win the second choice as well.
   ClientOptions options;
   options.placement.weighting = placement::Weighting::kAdaptive;
+  // A larger floor than the default, so that the share is large enough for
+  // the count below to tell the two behaviours apart.
+  options.placement.adaptive.min_weight = 0.05;
   const uint64_t seed = 20261130;
   INFO("seed " << seed);
   ClusterView cluster(options, seed, /*probe=*/nullptr);
