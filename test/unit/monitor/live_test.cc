@@ -109,7 +109,10 @@ std::string Describe(const IoUtil& io) {
 }
 
 // Samples after every `syncs_per_sample` syncs until the journal figure is
-// above 0; returns the last report. At most 200 samples.
+// above 0 and the CPU figures are known (a window shorter than one clock
+// tick of /proc/stat has none: on a busy disk the first pair of samples can
+// already show the journal busy); returns the last report. At most 200
+// samples.
 LoadReport SampleUntilBusy(BaseMetricMonitor& monitor, SyncWriter& writer,
                            int syncs_per_sample) {
   LoadReport r;
@@ -117,7 +120,10 @@ LoadReport SampleUntilBusy(BaseMetricMonitor& monitor, SyncWriter& writer,
     REQUIRE(writer.AwaitMoreSyncs(syncs_per_sample));
     (void)monitor.SampleOnce(SystemClock()->NowNanos());
     r = monitor.Snapshot();
-    if (r.journal_io.util > 0) break;
+    if (r.journal_io.util > 0 && r.cpu_used_rate >= 0 &&
+        r.process_cpu_used_rate >= 0) {
+      break;
+    }
   }
   return r;
 }
