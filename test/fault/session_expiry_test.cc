@@ -93,7 +93,15 @@ TEST_CASE("a bookie whose session expired registers again and loses no entry",
   REQUIRE(md.ok());
   const std::string victim_id = md->value.segments(0).bookies(0);
   const int victim = cluster->IndexOf(victim_id);
-  std::this_thread::sleep_for(std::chrono::seconds(1));
+  auto acked_past = [&](int64_t n) {
+    return bk::testing::PollUntil(
+        [&] {
+          absl::MutexLock l(&mu);
+          return max_acked >= n;
+        },
+        absl::Seconds(30));
+  };
+  REQUIRE(acked_past(500));  // the writer is in full flow
   const int expiries_before = ExpiriesInZkLog();
   REQUIRE(cluster->Suspend(victim).ok());
   const absl::Time paused = absl::Now();
@@ -109,7 +117,12 @@ TEST_CASE("a bookie whose session expired registers again and loses no entry",
   const bool ready = bk::testing::PollUntil(
       [&] { return cluster->Ready(victim); }, absl::Seconds(10));
   const int expiries = ExpiriesInZkLog() - expiries_before;
-  std::this_thread::sleep_for(std::chrono::seconds(2));  // writes go on
+  int64_t acked_at_resume;
+  {
+    absl::MutexLock l(&mu);
+    acked_at_resume = max_acked;
+  }
+  REQUIRE(acked_past(acked_at_resume + 500));  // writes go on
   stop = true;
   writer.join();
   REQUIRE((*w)->Close().ok());
@@ -154,7 +167,9 @@ TEST_CASE("a client whose session expired keeps working and loses no entry",
   REQUIRE(w.WaitFor(closed(2), absl::Seconds(60)));
   const int expiries_before = ExpiriesInZkLog();
   w.Signal(SIGSTOP);
-  std::this_thread::sleep_for(std::chrono::seconds(5));  // > 2 s session
+  // Paused until the server expires its 2 s session (its log says so).
+  bk::testing::PollUntil([&] { return ExpiriesInZkLog() > expiries_before; },
+                         absl::Seconds(30));
   const int expiries = ExpiriesInZkLog() - expiries_before;
   const int64_t closed_before = w.Count("closed");
   w.Signal(SIGCONT);
