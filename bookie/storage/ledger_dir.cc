@@ -9,22 +9,34 @@
 namespace bk::bookie {
 
 LedgerDir::LedgerDir(Env* env, const Options& options,
+                     const FlushProgress* progress,
                      std::function<void()> request_flush)
-    : env_(env), options_(options), request_flush_(std::move(request_flush)) {}
+    : env_(env),
+      options_(options),
+      progress_(progress),
+      request_flush_(std::move(request_flush)) {}
 
 LedgerDir::~LedgerDir() = default;
 
 absl::StatusOr<std::unique_ptr<LedgerDir>> LedgerDir::Open(
-    Env* env, const Options& options, std::function<void()> request_flush) {
+    Env* env, const Options& options, const FlushProgress* progress,
+    std::function<void()> request_flush) {
   if (absl::Status s = env->CreateDirRecursive(options.dir); !s.ok()) return s;
   std::unique_ptr<LedgerDir> d(
-      new LedgerDir(env, options, std::move(request_flush)));
+      new LedgerDir(env, options, progress, std::move(request_flush)));
   auto index = LedgerIndex::Open(absl::StrCat(options.dir, "/index"));
   if (!index.ok()) return index.status();
   d->index_ = std::move(*index);
   d->states_ =
       std::make_unique<LedgerStateTable>(d->index_.get(), options.shards);
   if (absl::Status s = d->states_->Load(); !s.ok()) return s;
+  // Tombstones from before the restart: the retention starts again, and the
+  // first checkpointed flush of this process is past their journal records.
+  for (uint64_t id : d->states_->DeletedLedgers()) {
+    d->tombstones_.Add(
+        id, [progress] { return progress->started(); },
+        [env] { return env->NowMonotonicNanos(); });
+  }
 
   absl::MutexLock w(&d->write_mu_);
   uint64_t max_meta_id = 0;
@@ -150,7 +162,9 @@ absl::Status LedgerDir::Flush() {
     items.reserve(flush_items_.size());
     uint64_t bytes = 0;
     for (const WriteCache::Item& it : flush_items_) {
-      if (states_->IsDeleted(it.ledger_id)) continue;  // deleted meanwhile
+      // Deleted meanwhile, or deleted and purged (a stray entry whose add
+      // raced with the deletion): never indexed.
+      if (!states_->Exists(it.ledger_id)) continue;
       items.push_back(
           {it.ledger_id, it.entry_id, it.data.get(), true, it.data_crc});
       bytes += it.data->size();
@@ -190,7 +204,8 @@ absl::Status LedgerDir::Flush() {
 
 absl::Status LedgerDir::DeleteLedger(uint64_t ledger_id) {
   absl::MutexLock w(&write_mu_);
-  if (!states_->Get(ledger_id).has_value()) return absl::OkStatus();
+  auto state = states_->Get(ledger_id);
+  if (!state.has_value() || state->deleted) return absl::OkStatus();
   // Locations first: a failure in between leaves a live ledger without
   // entries, never a deleted one that the index still points into.
   if (absl::Status s = index_->DeleteLocations(ledger_id); !s.ok()) return s;
@@ -205,6 +220,9 @@ absl::Status LedgerDir::DeleteLedger(uint64_t ledger_id) {
       });
   if (!s.ok()) return s;
   read_cache_->DropLedger(ledger_id);
+  tombstones_.Add(
+      ledger_id, [this] { return progress_->started(); },
+      [this] { return env_->NowMonotonicNanos(); });
   counters_.deleted_ledgers.fetch_add(1);
   return absl::OkStatus();
 }
@@ -238,6 +256,8 @@ StorageStats LedgerDir::stats() const {
   s.flushed_bytes = c.flushed_bytes.load();
   s.entry_log_bytes = logger_->total_bytes();
   s.deleted_ledgers = c.deleted_ledgers.load();
+  s.purged_ledgers = c.purged_ledgers.load();
+  s.ledger_tombstones = tombstones_.size();
   s.compacted_logs = c.compacted_logs.load();
   s.removed_logs = c.removed_logs.load();
   s.compaction_moved_entries = c.moved_entries.load();

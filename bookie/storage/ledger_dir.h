@@ -13,6 +13,17 @@
 // the half. So the index never points at unsynced data, and an entry is
 // readable (from the cache, then from the log) at every moment.
 //
+// Deletion: DeleteLedger drops the ledger's locations and keeps its state
+// row marked deleted (a tombstone): late adds get NotFound, flushes skip its
+// cached entries, reads find nothing. GC purges the tombstone (the id
+// becomes unknown) once no flush and no journal replay can bring entries
+// back and the retention has passed (ledger_tombstones.h). A late add after
+// the purge is taken as the add of a new ledger, as in BookKeeper: the next
+// GC pass, whose filter says the id is deleted in the metadata store,
+// deletes it again. Flushes, compaction and live-byte counts treat an
+// unknown ledger as dead, so a stray cached entry of a purged ledger is
+// never indexed.
+//
 // Sticky failure: a failed entry-log write or sync, or a failed index
 // commit, breaks the directory: adds and flushes fail from then on with a
 // status saying why; reads still work. Only a restart (with journal replay)
@@ -41,8 +52,10 @@
 #include "bookie/storage/entry_buffer.h"
 #include "bookie/storage/entry_log_metadata.h"
 #include "bookie/storage/entry_logger.h"
+#include "bookie/storage/flush_progress.h"
 #include "bookie/storage/ledger_index.h"
 #include "bookie/storage/ledger_state_table.h"
+#include "bookie/storage/ledger_tombstones.h"
 #include "bookie/storage/read_cache.h"
 #include "bookie/storage/storage_stats.h"
 #include "bookie/storage/write_cache.h"
@@ -55,6 +68,7 @@ using LedgerDeletedFn = std::function<bool(uint64_t ledger_id)>;
 
 struct GcResult {
   uint64_t deleted_ledgers = 0;
+  uint64_t purged_ledgers = 0;  // tombstones dropped
   uint64_t compacted_logs = 0;
   uint64_t removed_logs = 0;
   uint64_t moved_entries = 0;
@@ -74,14 +88,20 @@ class LedgerDir {
     absl::Duration max_throttle_time = absl::Seconds(10);
     uint64_t compaction_rate_bytes_per_second = 0;
     int shards = 16;
+    // How long a deleted ledger's tombstone is kept at least.
+    absl::Duration deleted_ledger_retention = absl::Hours(1);
   };
 
   // Opens or creates the directory. Removes entry logs that no committed
   // index record refers to (left by a crash mid-flush); refuses (DataLoss)
   // when the index refers to a log that is missing. `request_flush` is
   // called (from adding threads) when the active write-cache half is full.
+  // `progress` numbers the owner's flushes (it must outlive the dir); every
+  // Flush of this dir must run between progress->Begin() and the report
+  // of that generation.
   static absl::StatusOr<std::unique_ptr<LedgerDir>> Open(
-      Env* env, const Options& options, std::function<void()> request_flush);
+      Env* env, const Options& options, const FlushProgress* progress,
+      std::function<void()> request_flush);
   ~LedgerDir();
 
   // Adds (or replaces) an entry. NotFound if the ledger was deleted,
@@ -98,14 +118,15 @@ class LedgerDir {
 
   LedgerStateTable& states() { return *states_; }
 
-  // Removes the ledger's locations, marks it deleted (durably) and drops it
-  // from the read cache. A no-op for an unknown ledger.
+  // Removes the ledger's locations, marks it deleted (durably), drops it
+  // from the read cache and queues its tombstone for purging. A no-op for
+  // an unknown or already deleted ledger.
   absl::Status DeleteLedger(uint64_t ledger_id);
 
   absl::Status Flush();
-  // Deletes ledgers that `deleted` reports (if given), then removes entry
-  // logs with no live data and compacts those whose live fraction is below
-  // `threshold`.
+  // Deletes ledgers that `deleted` reports (if given), purges the
+  // tombstones that may go, then removes entry logs with no live data and
+  // compacts those whose live fraction is below `threshold`.
   absl::StatusOr<GcResult> CollectGarbage(const LedgerDeletedFn& deleted,
                                           double threshold);
 
@@ -117,9 +138,11 @@ class LedgerDir {
   uint64_t write_cache_half_bytes() const;
 
  private:
-  LedgerDir(Env* env, const Options& options,
+  LedgerDir(Env* env, const Options& options, const FlushProgress* progress,
             std::function<void()> request_flush);
 
+  // Purges the tombstones that may go; returns how many.
+  absl::StatusOr<uint64_t> PurgeTombstones();
   absl::Status Break(const absl::Status& cause);
   absl::StatusOr<EntryBuffer> ReadFromLog(uint64_t ledger_id, int64_t entry_id);
   absl::StatusOr<EntryBuffer> ReadAhead(const EntryLogReader& reader,
@@ -132,6 +155,7 @@ class LedgerDir {
   // Constant after construction.
   Env* const env_;
   const Options options_;
+  const FlushProgress* const progress_;
   const std::function<void()> request_flush_;
   std::unique_ptr<LedgerIndex> index_;
   std::unique_ptr<LedgerStateTable> states_;
@@ -159,14 +183,15 @@ class LedgerDir {
   absl::Status broken_ ABSL_GUARDED_BY(broken_mu_);
 
   // Own synchronisation.
+  LedgerTombstones tombstones_;
   std::atomic<bool> is_broken_{false};
   struct Counters {
     std::atomic<uint64_t> added_entries{0}, added_bytes{0}, throttled_adds{0},
         rejected_adds{0}, write_cache_hits{0}, read_cache_hits{0},
         read_cache_misses{0}, read_ahead_entries{0}, corrupt_reads{0},
         flushes{0}, flushed_entries{0}, flushed_bytes{0}, deleted_ledgers{0},
-        compacted_logs{0}, removed_logs{0}, moved_entries{0}, moved_bytes{0},
-        reclaimed_bytes{0};
+        purged_ledgers{0}, compacted_logs{0}, removed_logs{0}, moved_entries{0},
+        moved_bytes{0}, reclaimed_bytes{0};
   };
   mutable Counters counters_;
 };

@@ -1,5 +1,8 @@
-// LedgerDir's garbage collection: deleting ledgers, removing dead entry
-// logs and compacting sparse ones.
+// LedgerDir's garbage collection: deleting ledgers, purging their
+// tombstones, removing dead entry logs and compacting sparse ones.
+//
+// A ledger counts as live only while its state row exists and is not
+// deleted: the bytes of a deleted or purged ledger are dead.
 //
 // Compaction of a log: scan it up to its committed end; copy every record
 // that the index still points at (and whose ledger is live) to the current
@@ -33,6 +36,7 @@ constexpr uint64_t kCompactionChunkBytes = 1 << 20;
 
 GcResult& GcResult::operator+=(const GcResult& o) {
   deleted_ledgers += o.deleted_ledgers;
+  purged_ledgers += o.purged_ledgers;
   compacted_logs += o.compacted_logs;
   removed_logs += o.removed_logs;
   moved_entries += o.moved_entries;
@@ -52,6 +56,9 @@ absl::StatusOr<GcResult> LedgerDir::CollectGarbage(
       ++result.deleted_ledgers;
     }
   }
+  auto purged = PurgeTombstones();
+  if (!purged.ok()) return purged.status();
+  result.purged_ledgers = *purged;
   struct Candidate {
     uint64_t log_id, end_offset, total, live;
   };
@@ -63,7 +70,7 @@ absl::StatusOr<GcResult> LedgerDir::CollectGarbage(
       if (id == current) continue;
       uint64_t live = 0;
       for (const auto& [ledger, bytes] : meta.ledger_bytes) {
-        if (!states_->IsDeleted(ledger)) live += bytes;
+        if (states_->Exists(ledger)) live += bytes;
       }
       candidates.push_back({id, meta.end_offset, meta.total_bytes, live});
     }
@@ -84,6 +91,28 @@ absl::StatusOr<GcResult> LedgerDir::CollectGarbage(
   }
   counters_.reclaimed_bytes.fetch_add(result.reclaimed_bytes);
   return result;
+}
+
+absl::StatusOr<uint64_t> LedgerDir::PurgeTombstones() {
+  const std::vector<uint64_t> ready = tombstones_.Ready(
+      progress_->checkpointed(), env_->NowMonotonicNanos(),
+      absl::ToInt64Nanoseconds(options_.deleted_ledger_retention));
+  uint64_t purged = 0;
+  size_t done = 0;
+  absl::Status first;
+  for (uint64_t id : ready) {
+    auto r = states_->Purge(id);
+    if (!r.ok()) {
+      first = r.status();  // this one and the rest stay queued
+      break;
+    }
+    ++done;
+    if (*r) ++purged;
+  }
+  tombstones_.Pop(done);
+  counters_.purged_ledgers.fetch_add(purged);
+  if (!first.ok()) return first;
+  return purged;
 }
 
 absl::Status LedgerDir::RemoveLog(uint64_t log_id) {
@@ -154,7 +183,7 @@ absl::StatusOr<GcResult> LedgerDir::CompactLog(uint64_t log_id,
     auto more = scanner.Next(&rec);
     if (!more.ok()) return more.status();  // corrupt: keep the log
     if (!*more) break;
-    if (states_->IsDeleted(rec.ledger_id)) continue;
+    if (!states_->Exists(rec.ledger_id)) continue;
     auto loc = index_->GetLocation(rec.ledger_id, rec.entry_id);
     if (absl::IsNotFound(loc.status())) continue;
     if (!loc.ok()) return loc.status();
@@ -182,7 +211,7 @@ absl::StatusOr<GcResult> LedgerDir::CompactLog(uint64_t log_id,
     auto batch = index_->NewBatch();
     std::set<uint64_t> touched;
     for (const Move& m : moves) {
-      if (states_->IsDeleted(m.ledger_id)) continue;
+      if (!states_->Exists(m.ledger_id)) continue;
       auto cur = index_->GetLocation(m.ledger_id, m.entry_id);
       if (!cur.ok() || !(*cur == m.from)) continue;  // changed meanwhile
       batch->PutLocation(m.ledger_id, m.entry_id, m.to);

@@ -45,7 +45,9 @@ absl::StatusOr<std::vector<int64_t>> LedgerDir::ListEntries(
 
 absl::StatusOr<EntryBuffer> LedgerDir::GetEntry(uint64_t ledger_id,
                                                 int64_t entry_id) {
-  if (states_->IsDeleted(ledger_id)) return NoEntry(ledger_id, entry_id);
+  // Unknown (never seen, or purged) or deleted: nothing to serve, not even
+  // a stray cached entry of a purged ledger.
+  if (!states_->Exists(ledger_id)) return NoEntry(ledger_id, entry_id);
   if (entry_id < 0) {
     auto last = GetLastEntryId(ledger_id);
     if (!last.ok()) return last.status();

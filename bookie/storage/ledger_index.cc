@@ -199,6 +199,14 @@ absl::Status LedgerIndex::PutLedgerState(uint64_t ledger_id,
       "put ledger state");
 }
 
+absl::Status LedgerIndex::DeleteLedgerState(uint64_t ledger_id, bool sync) {
+  rocksdb::WriteOptions wo;
+  wo.sync = sync;
+  return FromRocks(
+      rep_->db->Delete(wo, rep_->ledgers(), IdKey(ledger_id).slice()),
+      "delete ledger state");
+}
+
 namespace {
 absl::Status ForEach(
     rocksdb::DB* db, ColumnFamilyHandle* cf,

@@ -86,6 +86,8 @@ class LedgerIndex {
 
   absl::Status PutLedgerState(uint64_t ledger_id, absl::string_view encoded,
                               bool sync);
+  // Removes the ledger's state record (a purged tombstone).
+  absl::Status DeleteLedgerState(uint64_t ledger_id, bool sync);
   // Calls fn for every record of the "ledgers" / "entrylogs" families.
   absl::Status ForEachLedgerState(
       const std::function<absl::Status(uint64_t, absl::string_view)>& fn) const;

@@ -98,4 +98,30 @@ std::vector<uint64_t> LedgerStateTable::LiveLedgers() const {
   return out;
 }
 
+std::vector<uint64_t> LedgerStateTable::DeletedLedgers() const {
+  std::vector<uint64_t> out;
+  for (int i = 0; i < shard_count_; ++i) {
+    absl::MutexLock l(&shards_[i].mu);
+    for (const auto& [id, st] : shards_[i].states) {
+      if (st.deleted) out.push_back(id);
+    }
+  }
+  return out;
+}
+
+absl::StatusOr<bool> LedgerStateTable::Purge(uint64_t ledger_id) {
+  Shard& s = ShardOf(ledger_id);
+  // Held across the index write: an Ensure of the same id (which takes
+  // this mutex) writes its fresh row after our delete, never before.
+  absl::MutexLock l(&s.mu);
+  auto it = s.states.find(ledger_id);
+  if (it == s.states.end() || !it->second.deleted) return false;
+  if (absl::Status st = index_->DeleteLedgerState(ledger_id, /*sync=*/false);
+      !st.ok()) {
+    return st;
+  }
+  s.states.erase(it);
+  return true;
+}
+
 }  // namespace bk::bookie

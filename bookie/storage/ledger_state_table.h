@@ -22,6 +22,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "bookie/storage/ledger_index.h"
 #include "bookie/storage/ledger_state.h"
@@ -50,6 +51,14 @@ class LedgerStateTable {
       const std::function<absl::StatusOr<bool>(LedgerState*)>& mutate);
   // Ids of the ledgers not deleted.
   std::vector<uint64_t> LiveLedgers() const;
+  // Ids of the deleted ledgers (their tombstones).
+  std::vector<uint64_t> DeletedLedgers() const;
+  // Drops a deleted ledger's state from memory and from the index (not
+  // synced: if the removal is lost in a crash, the tombstone is back as
+  // deleted and is purged again). Afterwards the id is unknown: Ensure
+  // makes it a new ledger. A no-op unless the ledger is deleted; true if it
+  // dropped a row.
+  absl::StatusOr<bool> Purge(uint64_t ledger_id);
 
  private:
   struct Shard {

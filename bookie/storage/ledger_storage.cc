@@ -27,6 +27,8 @@ StorageStats& StorageStats::operator+=(const StorageStats& o) {
   flushed_bytes += o.flushed_bytes;
   entry_log_bytes += o.entry_log_bytes;
   deleted_ledgers += o.deleted_ledgers;
+  purged_ledgers += o.purged_ledgers;
+  ledger_tombstones += o.ledger_tombstones;
   compacted_logs += o.compacted_logs;
   removed_logs += o.removed_logs;
   compaction_moved_entries += o.compaction_moved_entries;
@@ -56,8 +58,10 @@ absl::StatusOr<std::unique_ptr<LedgerStorage>> LedgerStorage::Open(
     o.compaction_rate_bytes_per_second =
         options.compaction_rate_bytes_per_second;
     o.shards = options.cache_shards;
+    o.deleted_ledger_retention = options.deleted_ledger_retention;
     LedgerStorage* self = st.get();
-    auto d = LedgerDir::Open(env, o, [self] { self->RequestFlush(); });
+    auto d = LedgerDir::Open(env, o, &st->progress_,
+                             [self] { self->RequestFlush(); });
     if (!d.ok()) return d.status();
     st->dirs_.push_back(std::move(*d));
   }
@@ -273,17 +277,26 @@ absl::Status LedgerStorage::DeleteLedger(uint64_t ledger_id) {
 }
 
 void LedgerStorage::SetCheckpointHooks(CheckpointHooks hooks) {
+  // No flush runs meanwhile: the ones before had no journal checkpoint, so
+  // they must not let a tombstone go.
+  absl::MutexLock f(&flush_mu_);
   absl::MutexLock l(&mu_);
   hooks_ = std::move(hooks);
+  hooks_set_ = true;
+  progress_.ResetCheckpointed();
 }
 
 absl::Status LedgerStorage::Flush() {
   absl::MutexLock f(&flush_mu_);
   CheckpointHooks hooks;
+  bool hooks_set;
   {
     absl::MutexLock l(&mu_);
     hooks = hooks_;
+    hooks_set = hooks_set_;
   }
+  // Before the mark and before any swap (flush_progress.h).
+  const uint64_t gen = progress_.Begin();
   const uint64_t mark = hooks.take_mark ? hooks.take_mark() : 0;
   absl::Status first;
   const int64_t start = env_->NowMonotonicNanos();
@@ -294,7 +307,14 @@ absl::Status LedgerStorage::Flush() {
   flush_busy_nanos_.fetch_add(
       static_cast<uint64_t>(env_->NowMonotonicNanos() - start),
       std::memory_order_relaxed);
-  if (first.ok() && hooks.flushed) hooks.flushed(mark);
+  if (!first.ok()) return first;
+  absl::Status checkpoint;
+  if (hooks.flushed) checkpoint = hooks.flushed(mark);
+  // Without a journal there is nothing to replay: the flush is enough.
+  // With one, only a real mark that became the checkpoint counts.
+  const bool checkpointed =
+      hooks_set ? (mark != 0 && hooks.flushed && checkpoint.ok()) : true;
+  if (checkpointed) progress_.Checkpointed(gen);
   return first;
 }
 

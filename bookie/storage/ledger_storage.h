@@ -41,6 +41,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "bookie/storage/entry_buffer.h"
+#include "bookie/storage/flush_progress.h"
 #include "bookie/storage/ledger_dir.h"
 #include "bookie/storage/storage_options.h"
 #include "bookie/storage/storage_stats.h"
@@ -51,10 +52,13 @@ namespace bk::bookie {
 // How the storage tells the journal what is safely flushed.
 struct CheckpointHooks {
   // Called before a flush swaps the caches: a position such that every
-  // entry journaled before it has already been added to this storage.
+  // entry journaled before it has already been added to this storage. 0
+  // means no mark (the journal cannot checkpoint yet, e.g. during replay).
   std::function<uint64_t()> take_mark;
-  // Called after a flush made everything up to `mark` durable here.
-  std::function<void(uint64_t mark)> flushed;
+  // Called after a flush made everything up to `mark` durable here. OK
+  // once the journal checkpoint is durably at `mark`: only then may the
+  // tombstones of ledgers deleted before the flush be purged.
+  std::function<absl::Status(uint64_t mark)> flushed;
 };
 
 class LedgerStorage {
@@ -99,10 +103,13 @@ class LedgerStorage {
   // The explicit LAC (opaque packaged bytes); NotFound when never set.
   absl::Status SetExplicitLac(uint64_t ledger_id, absl::string_view lac);
   absl::StatusOr<std::string> GetExplicitLac(uint64_t ledger_id);
-  // Drops the ledger's entries and marks it deleted (durably).
+  // Drops the ledger's entries and marks it deleted (durably). The deleted
+  // mark (tombstone) refuses late adds with NotFound until GC purges it
+  // (see LedgerDir); after that the id is unknown again.
   absl::Status DeleteLedger(uint64_t ledger_id);
 
-  // Durability.
+  // Durability. Flushes before the hooks are set count as checkpointed
+  // only while no hooks were ever set (a storage without journal).
   void SetCheckpointHooks(CheckpointHooks hooks);
   absl::Status Flush();
   // Flushes, then stops the background threads.
@@ -111,8 +118,9 @@ class LedgerStorage {
   absl::Status writable() const;
 
   // Garbage collection. One pass over every directory: deletes ledgers that
-  // `deleted` reports (may be empty), removes dead logs, compacts logs whose
-  // live fraction is below `threshold`.
+  // `deleted` reports (may be empty), purges tombstones that may go,
+  // removes dead logs, compacts logs whose live fraction is below
+  // `threshold`.
   absl::StatusOr<GcResult> RunGc(const LedgerDeletedFn& deleted,
                                  double threshold);
   // The filter the background GC uses to learn about deleted ledgers.
@@ -131,16 +139,22 @@ class LedgerStorage {
   // Constant after construction.
   Env* const env_;
   const LedgerStorageOptions options_;
+  // Own synchronisation; declared before dirs_ so that it outlives them.
+  FlushProgress progress_;
   std::vector<std::unique_ptr<LedgerDir>> dirs_;
 
-  // One storage-wide flush at a time (background or explicit).
-  absl::Mutex flush_mu_;
+  // One storage-wide flush at a time (background or explicit); also held
+  // while the checkpoint hooks change.
+  absl::Mutex flush_mu_ ABSL_ACQUIRED_BEFORE(mu_);
 
   mutable absl::Mutex mu_;
   CheckpointHooks hooks_ ABSL_GUARDED_BY(mu_);
   LedgerDeletedFn deleted_fn_ ABSL_GUARDED_BY(mu_);
   bool flush_requested_ ABSL_GUARDED_BY(mu_) = false;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  // Set once SetCheckpointHooks was called: from then on a flush counts
+  // for purging only if its mark became the journal checkpoint.
+  bool hooks_set_ ABSL_GUARDED_BY(mu_) = false;
 
   // Own synchronisation.
   std::atomic<uint64_t> flush_busy_nanos_{0};

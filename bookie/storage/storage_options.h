@@ -47,6 +47,12 @@ struct LedgerStorageOptions {
   // limit): 1 MB/s.
   uint64_t compaction_rate_bytes_per_second = 1000000;
 
+  // deletedLedgerRetentionSeconds: a deleted ledger's state (its tombstone)
+  // is kept at least this long, so late adds get a clear NotFound; GC drops
+  // it afterwards, once no flush or journal replay can bring the ledger
+  // back: 3600 s.
+  absl::Duration deleted_ledger_retention = absl::Hours(1);
+
   // Shards of the write cache, read cache and ledger state map, per dir.
   int cache_shards = 16;
 };

@@ -26,8 +26,10 @@ struct StorageStats {
   uint64_t flushed_bytes = 0;
   uint64_t entry_log_bytes = 0;  // on disk, all logs
   uint64_t deleted_ledgers = 0;
-  uint64_t compacted_logs = 0;  // rewritten then removed
-  uint64_t removed_logs = 0;    // removed (with or without rewriting)
+  uint64_t purged_ledgers = 0;     // tombstones of deleted ledgers dropped
+  uint64_t ledger_tombstones = 0;  // deleted ledgers not purged yet (gauge)
+  uint64_t compacted_logs = 0;     // rewritten then removed
+  uint64_t removed_logs = 0;       // removed (with or without rewriting)
   uint64_t compaction_moved_entries = 0;
   uint64_t compaction_moved_bytes = 0;
   uint64_t compaction_reclaimed_bytes = 0;

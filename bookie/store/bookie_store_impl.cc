@@ -36,7 +36,7 @@ absl::StatusOr<std::unique_ptr<BookieStoreImpl>> BookieStoreImpl::Open(
   BookieStoreImpl* self = store.get();
   self->storage_->SetCheckpointHooks(
       {[self] { return self->TakeMark(); },
-       [self](uint64_t mark) { self->Flushed(mark); }});
+       [self](uint64_t mark) { return self->Flushed(mark); }});
 
   uint64_t replayed_entries = 0;
   LedgerStorage* st = self->storage_.get();
@@ -521,19 +521,25 @@ uint64_t BookieStoreImpl::TakeMark() {
   return id;
 }
 
-void BookieStoreImpl::Flushed(uint64_t mark) {
-  if (mark == 0) return;
+absl::Status BookieStoreImpl::Flushed(uint64_t mark) {
+  if (mark == 0) {
+    return absl::FailedPreconditionError("no journal mark (during replay)");
+  }
   JournalMark m;
   {
     absl::MutexLock l(&mu_);
     auto it = marks_.find(mark);
-    if (it == marks_.end()) return;
+    if (it == marks_.end()) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("journal mark ", mark, " already passed"));
+    }
     m = std::move(it->second);
     marks_.erase(marks_.begin(), std::next(it));
   }
   // A failed checkpoint loses nothing (the journal keeps its files and
-  // replays more); the journal records the error itself.
-  journal_->Checkpoint(m).IgnoreError();
+  // replays more); the journal records the error itself. The storage keeps
+  // the tombstones the checkpoint would have let go.
+  return journal_->Checkpoint(m);
 }
 
 }  // namespace bk::bookie

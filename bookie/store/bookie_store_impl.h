@@ -122,7 +122,8 @@ class BookieStoreImpl final : public BookieStore {
   void RaiseLac(uint64_t ledger_id, int64_t lac);
   static absl::Status NoLedger(uint64_t ledger_id);
   uint64_t TakeMark();
-  void Flushed(uint64_t mark);
+  // Moves the journal checkpoint to `mark`; OK once it is durably there.
+  absl::Status Flushed(uint64_t mark);
 
   // Constant after construction.
   [[maybe_unused]] Env* const env_;  // unused so far (clang warns)

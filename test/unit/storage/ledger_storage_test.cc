@@ -193,8 +193,11 @@ TEST_CASE("a flush reports the checkpoint mark taken before it", "[storage]") {
   auto storage = OpenOrDie(SmallOptions(dir.path()));
   uint64_t next_mark = 10;
   std::vector<uint64_t> flushed;
-  storage->SetCheckpointHooks(
-      {[&] { return next_mark++; }, [&](uint64_t m) { flushed.push_back(m); }});
+  storage->SetCheckpointHooks({[&] { return next_mark++; },
+                               [&](uint64_t m) {
+                                 flushed.push_back(m);
+                                 return absl::OkStatus();
+                               }});
   REQUIRE(storage->AddEntry(1, 0, MakeEntry(1, 0)).ok());
   REQUIRE(storage->Flush().ok());
   REQUIRE(storage->Flush().ok());
