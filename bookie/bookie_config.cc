@@ -86,6 +86,10 @@ ConfigSchema* Build() {
       "time between major compactions, s; 0 = off", 0, 1e8);
   add("compactionRateByBytes", T::kBytes, "1000000",
       "compaction throttle, bytes per second");
+  add("deletedLedgerRetentionSeconds", T::kInt, "3600",
+      "least time a deleted ledger's state is kept so late adds get "
+      "NotFound; GC then drops it, s",
+      0, 1e8);
   // Disk usage.
   add("diskUsageThreshold", T::kDouble, "0.95",
       "disk use fraction above which the bookie turns read-only", 0, 1);

@@ -157,6 +157,11 @@ std::vector<MetricFamily> StatsCollector::Collect() const {
             s.compaction_reclaimed_bytes);
   f.Counter("bookie_deleted_ledgers_total", "Ledgers deleted by GC",
             s.deleted_ledgers);
+  f.Counter("bookie_purged_ledgers_total",
+            "Tombstones of deleted ledgers dropped by GC", s.purged_ledgers);
+  f.Gauge("bookie_ledger_tombstones",
+          "Deleted ledgers whose state is still kept (not purged yet)",
+          s.ledger_tombstones);
 
   const StoreStats st = sources_.store();
   f.Gauge("bookie_server_status",

@@ -94,6 +94,8 @@ absl::StatusOr<DaemonOptions> DaemonOptionsFromConfig(const Config& c) {
   st.major_compaction_interval =
       absl::Seconds(c.GetInt("majorCompactionInterval"));
   st.compaction_rate_bytes_per_second = c.GetBytes("compactionRateByBytes");
+  st.deleted_ledger_retention =
+      absl::Seconds(c.GetInt("deletedLedgerRetentionSeconds"));
   if (st.minor_compaction_threshold > st.major_compaction_threshold) {
     return absl::InvalidArgumentError(
         "minorCompactionThreshold is above majorCompactionThreshold");
