@@ -5,15 +5,26 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string_view>
 
 namespace bk::bench {
 
 Ceiling MeasureCeiling(const std::string& dir, size_t group_bytes,
-                       double seconds) {
+                       double seconds, bool direct) {
   const std::string path = dir + "/ceiling.dat";
-  int fd = ::open(path.c_str(), O_CREAT | O_TRUNC | O_WRONLY, 0644);
+  constexpr size_t kAlign = 4096;
+  if (direct) group_bytes = (group_bytes + kAlign - 1) / kAlign * kAlign;
+  int fd = ::open(path.c_str(),
+                  O_CREAT | O_TRUNC | O_WRONLY | (direct ? O_DIRECT : 0), 0644);
+  if (fd < 0 && direct && errno == EINVAL) {
+    ::unlink(path.c_str());
+    return Ceiling{};
+  }
   if (fd < 0) {
     std::perror(("open " + path).c_str());
     std::exit(1);
@@ -23,7 +34,11 @@ Ceiling MeasureCeiling(const std::string& dir, size_t group_bytes,
     // tmpfs and a few others cannot preallocate; the writes then extend.
   }
   ::fdatasync(fd);
-  std::string buf(group_bytes, 'c');
+  std::unique_ptr<char, decltype(&std::free)> mem(
+      static_cast<char*>(std::aligned_alloc(kAlign, group_bytes + kAlign)),
+      &std::free);
+  std::memset(mem.get(), 'c', group_bytes);
+  const std::string_view buf(mem.get(), group_bytes);
   std::vector<double> small;
   off_t off = 0;
   for (int i = 0; i < 50; ++i) {

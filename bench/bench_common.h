@@ -29,10 +29,13 @@ struct Ceiling {
 };
 
 // pwrite + fdatasync of `group_bytes` groups in a preallocated file in `dir`
-// for `seconds`, plus the median latency of small syncs. Exits the process
-// with a message on an I/O error (a benchmark has no one to return to).
+// for `seconds`, plus the median latency of small syncs. `direct`: the file
+// is opened with O_DIRECT and written from an aligned buffer (group_bytes
+// rounded up to 4 KiB); all zeros (mb_per_s 0) where O_DIRECT is refused.
+// Exits the process with a message on an I/O error (a benchmark has no one
+// to return to).
 Ceiling MeasureCeiling(const std::string& dir, size_t group_bytes,
-                       double seconds);
+                       double seconds, bool direct = false);
 
 // "fast (~0.3 ms fdatasync)" or "slow (~4 ms fdatasync)".
 const char* Regime(double small_sync_ms);

@@ -56,6 +56,9 @@ ConfigSchema* Build() {
       1, 1024);
   add("journalMaxBackups", T::kInt, "5",
       "old journal files kept after the checkpoint passed them", 0, 1000);
+  add("journalDirectIo", T::kBool, "true",
+      "write journal groups with O_DIRECT from an aligned buffer, padded to "
+      "4 KiB (falls back to the page cache where O_DIRECT is refused)");
   add("journalSkipCorruptRecords", T::kBool, "false",
       "on replay, skip (and report) a corrupt record mid-journal instead of "
       "refusing to start");

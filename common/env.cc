@@ -28,6 +28,12 @@ absl::Status PosixError(absl::string_view op, absl::string_view path,
   }
 }
 
+absl::StatusOr<std::unique_ptr<WritableFile>> Env::NewDirectWritableFile(
+    const std::string& path) {
+  return absl::UnimplementedError(
+      absl::StrCat("direct writes are not offered for ", path));
+}
+
 absl::Status Env::WriteFileAtomic(const std::string& path,
                                   absl::string_view data) {
   const std::string tmp = absl::StrCat(path, ".tmp");

@@ -42,6 +42,10 @@ namespace bk {
 // other thread may call Sync concurrently with those (a journal's
 // force-write stage). Sync makes durable at least every byte whose append
 // returned before Sync was called. Size may be read by either.
+// Address, length and file offset alignment of direct (O_DIRECT) writes:
+// the largest sector size in common use, so no device reads-modifies-writes.
+inline constexpr size_t kDirectIoAlignment = 4096;
+
 class WritableFile {
  public:
   virtual ~WritableFile() = default;
@@ -98,6 +102,17 @@ class Env {
       const std::string& path) = 0;
   virtual absl::StatusOr<std::unique_ptr<RandomAccessFile>> NewRandomAccessFile(
       const std::string& path) = 0;
+  // Creates or truncates `path` for appending with writes that bypass the
+  // page cache (O_DIRECT). Every Append must pass a buffer whose address and
+  // length are multiples of kDirectIoAlignment (AppendV is not supported);
+  // anything else is InvalidArgument and breaks the file. Sync is still
+  // needed for durability (device cache, extent metadata).
+  // Unimplemented where the filesystem refuses O_DIRECT (tmpfs) or the Env
+  // does not offer it; callers then fall back to NewWritableFile. Wrappers
+  // (EnvWrapper) do not forward it, so an Env that intercepts files keeps
+  // seeing every file it would otherwise see.
+  virtual absl::StatusOr<std::unique_ptr<WritableFile>> NewDirectWritableFile(
+      const std::string& path);
 
   virtual bool FileExists(const std::string& path) = 0;
   virtual absl::StatusOr<uint64_t> GetFileSize(const std::string& path) = 0;

@@ -21,10 +21,12 @@
 namespace bk {
 namespace {
 
+// `direct`: opened with O_DIRECT; every write must be aligned (env.h).
 class PosixWritableFile final : public WritableFile {
  public:
-  PosixWritableFile(std::string path, int fd, uint64_t size)
-      : path_(std::move(path)), fd_(fd), size_(size) {}
+  PosixWritableFile(std::string path, int fd, uint64_t size,
+                    bool direct = false)
+      : path_(std::move(path)), fd_(fd), direct_(direct), size_(size) {}
   ~PosixWritableFile() override {
     if (fd_ >= 0) ::close(fd_);
   }
@@ -38,6 +40,11 @@ class PosixWritableFile final : public WritableFile {
 
   absl::Status AppendV(const struct iovec* iov, int iovcnt) override {
     if (absl::Status b = broken(); !b.ok()) return b;
+    if (direct_ && !Aligned(iov, iovcnt)) {
+      return Break(absl::InvalidArgumentError(absl::StrCat(
+          "direct write to ", path_, " at offset ", Size(),
+          " is not one buffer aligned to ", kDirectIoAlignment, " bytes")));
+    }
     // writev may write less than asked; finish the rest without reordering.
     std::vector<struct iovec> rest(iov, iov + iovcnt);
     size_t first = 0;
@@ -110,8 +117,16 @@ class PosixWritableFile final : public WritableFile {
     return broken_;
   }
 
+  bool Aligned(const struct iovec* iov, int iovcnt) const {
+    const auto a = static_cast<uintptr_t>(kDirectIoAlignment);
+    return iovcnt == 1 &&
+           reinterpret_cast<uintptr_t>(iov[0].iov_base) % a == 0 &&
+           iov[0].iov_len % a == 0 && Size() % a == 0;
+  }
+
   const std::string path_;
   int fd_;
+  const bool direct_;
   std::atomic<uint64_t> size_;  // written by the appending thread only
   mutable absl::Mutex broken_mu_;
   absl::Status broken_ ABSL_GUARDED_BY(broken_mu_);  // sticky first failure
@@ -160,6 +175,18 @@ class PosixEnv final : public Env {
         ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) return PosixError("open", path, errno);
     return std::make_unique<PosixWritableFile>(path, fd, 0);
+  }
+
+  absl::StatusOr<std::unique_ptr<WritableFile>> NewDirectWritableFile(
+      const std::string& path) override {
+    int fd = ::open(path.c_str(),
+                    O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_DIRECT, 0644);
+    if (fd < 0 && errno == EINVAL) {  // e.g. tmpfs
+      return absl::UnimplementedError(
+          absl::StrCat("the filesystem of ", path, " refuses O_DIRECT"));
+    }
+    if (fd < 0) return PosixError("open (O_DIRECT)", path, errno);
+    return std::make_unique<PosixWritableFile>(path, fd, 0, /*direct=*/true);
   }
 
   absl::StatusOr<std::unique_ptr<WritableFile>> NewAppendableFile(

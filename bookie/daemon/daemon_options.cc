@@ -68,6 +68,7 @@ absl::StatusOr<DaemonOptions> DaemonOptionsFromConfig(const Config& c) {
                         << 20;
   j.max_backups = static_cast<int>(c.GetInt("journalMaxBackups"));
   j.skip_corrupt_records = c.GetBool("journalSkipCorruptRecords");
+  j.direct_io = c.GetBool("journalDirectIo");
   if (absl::Status s = j.Validate(); !s.ok()) return s;
 
   LedgerStorageOptions& st = o.store.storage;

@@ -106,6 +106,23 @@ void EncodeRecordHeader(RecordType type, uint64_t ledger_id, int64_t entry_id,
   coding::PutFixed32BE(h + kRecordCrcOffset, crc32c::Mask(crc));
 }
 
+size_t PaddingFor(uint64_t size, size_t alignment) {
+  const size_t rem = static_cast<size_t>(size & (alignment - 1));
+  if (rem == 0) return 0;
+  size_t pad = alignment - rem;
+  if (pad < kRecordHeaderSize) pad += alignment;
+  return pad;
+}
+
+void EncodePadding(size_t total, char* dst) {
+  const size_t payload = total - kRecordHeaderSize;
+  std::memset(dst + kRecordHeaderSize, 0, payload);
+  RecordHeader h;
+  EncodeRecordHeader(RecordType::kPadding, 0, -1,
+                     absl::string_view(dst + kRecordHeaderSize, payload), &h);
+  std::memcpy(dst, h.data(), h.size());
+}
+
 DecodedRecordHeader DecodeRecordHeader(absl::string_view data) {
   DecodedRecordHeader d;
   const char* h = data.data();

@@ -28,8 +28,13 @@
 //
 // Type 0 is never written: a record header of all zeros is where the written
 // part of a file ends (a preallocated or zero-filled tail), not corruption.
-// Records are written back to back with no alignment; a group commit is one
-// run of records written by one writev.
+// Records are written back to back; a group commit is one run of records
+// written by one write. With direct writes (journalDirectIo) every group ends
+// with a padding record (type 6, zero payload) that takes the file to the
+// next multiple of the alignment, so that no write ever rewrites a block
+// holding acknowledged records. Readers skip padding records.
+//
+// Versions: 1 never holds padding records; 2 may. Both are read.
 
 #ifndef BK_BOOKIE_JOURNAL_JOURNAL_FORMAT_H_
 #define BK_BOOKIE_JOURNAL_JOURNAL_FORMAT_H_
@@ -46,7 +51,8 @@ namespace bk::bookie::journal_format {
 
 // --- file header ---
 inline constexpr char kMagic[8] = {'B', 'K', 'J', 'R', 'N', 'L', '\0', '\1'};
-inline constexpr uint32_t kVersion = 1;
+inline constexpr uint32_t kVersion = 2;  // what this build writes
+inline constexpr uint32_t kMinReadableVersion = 1;
 inline constexpr size_t kMagicOffset = 0;
 inline constexpr size_t kVersionOffset = 8;
 inline constexpr size_t kFlagsOffset = 12;
@@ -90,8 +96,9 @@ enum class RecordType : uint8_t {
   kMasterKey = 3,    // the ledger's master key was set; payload: the key
   kExplicitLac = 4,  // payload: the explicit LAC as sent by the client
   kForce = 5,        // ForceLedger barrier; payload empty, nothing to replay
+  kPadding = 6,      // payload: zeros up to an alignment boundary; skipped
 };
-inline constexpr uint8_t kMaxRecordType = 5;
+inline constexpr uint8_t kMaxRecordType = 6;
 
 inline bool ValidRecordType(uint8_t t) { return t >= 1 && t <= kMaxRecordType; }
 
@@ -151,6 +158,15 @@ void EncodeRecordHeader(RecordType type, uint64_t ledger_id, int64_t entry_id,
 void EncodeRecordHeaderWithPayloadCrc(RecordType type, uint64_t ledger_id,
                                       int64_t entry_id, size_t payload_size,
                                       uint32_t payload_crc, RecordHeader* out);
+
+// The size of the padding record that takes a file of `size` bytes to the
+// next multiple of `alignment` (a power of two): 0 when already aligned,
+// otherwise at least kRecordHeaderSize (a gap too small for a header is
+// padded to the boundary after the next).
+size_t PaddingFor(uint64_t size, size_t alignment);
+// Writes a padding record of exactly `total` bytes (>= kRecordHeaderSize)
+// at `dst`: header, then zeros.
+void EncodePadding(size_t total, char* dst);
 
 struct DecodedRecordHeader {
   uint32_t masked_crc = 0;

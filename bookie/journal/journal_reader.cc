@@ -50,10 +50,12 @@ absl::Status JournalFileReader::ReadHeader(uint64_t start_offset) {
       reason = "file header checksum mismatch";
     } else if (!h.magic_ok) {
       reason = "bad magic: not a journal file";
-    } else if (h.version != jf::kVersion) {
+    } else if (h.version < jf::kMinReadableVersion ||
+               h.version > jf::kVersion) {
       return error_ = absl::FailedPreconditionError(absl::StrCat(
                  "journal file ", report_.path, " has format version ",
-                 h.version, "; this build reads version ", jf::kVersion));
+                 h.version, "; this build reads versions ",
+                 jf::kMinReadableVersion, " to ", jf::kVersion));
     } else if (h.file_id != expected_file_id_) {
       reason = absl::StrCat("header names file id ", h.file_id,
                             ", the file name says ", expected_file_id_);
@@ -151,7 +153,11 @@ absl::StatusOr<std::optional<uint64_t>> JournalFileReader::FindValidRecordAfter(
   for (uint64_t c = offset + 1; c + jf::kRecordHeaderSize <= size_; ++c) {
     auto found = RecordAt(c, &scratch, &ignored);
     if (!found.ok()) return found.status();
-    if (*found) return std::optional<uint64_t>(c);
+    // Padding proves nothing: a torn direct write may have landed the
+    // group's last block (its padding) and not the records before it.
+    if (*found && scratch.type != jf::RecordType::kPadding) {
+      return std::optional<uint64_t>(c);
+    }
   }
   return std::optional<uint64_t>();
 }
@@ -194,6 +200,7 @@ absl::StatusOr<bool> JournalFileReader::Next(JournalRecordView* record) {
     if (*valid) {
       pos_ = record->end_offset;
       report_.valid_end = pos_;
+      if (record->type == jf::RecordType::kPadding) continue;
       ++report_.records;
       return true;
     }

@@ -7,6 +7,9 @@
 //    of it was ever acknowledged (acknowledgement follows the sync, and a
 //    sync covers whole groups). The reader stops there and reports the
 //    number of bytes to cut (report().torn_bytes, from report().valid_end).
+//    Padding records do not count as valid records here: a torn direct
+//    write may land a group's last block (its padding) without the records
+//    before it.
 //  - Corruption: invalid bytes followed by at least one valid record. Data
 //    that was once durable has been damaged. Next() fails with DataLoss and
 //    a message that says where, unless `skip_corrupt_records` is set; then

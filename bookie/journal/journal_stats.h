@@ -13,8 +13,9 @@ namespace bk::bookie {
 // A snapshot. Totals since start; summed over directories by Journal.
 struct JournalStats {
   uint64_t bytes_written = 0;  // record bytes (headers + payloads)
+  uint64_t padding_bytes = 0;  // padding records (journalDirectIo)
   uint64_t records_written = 0;
-  uint64_t groups_written = 0;  // writev calls for groups
+  uint64_t groups_written = 0;  // group writes
   uint64_t syncs = 0;           // fdatasync calls for groups and rolls
   uint64_t sync_nanos_total = 0;
   uint64_t sync_nanos_max = 0;
@@ -51,6 +52,7 @@ class JournalObserver {
 // atomics: each is a monotonic count read for reporting).
 struct JournalCounters {
   std::atomic<uint64_t> bytes_written{0};
+  std::atomic<uint64_t> padding_bytes{0};
   std::atomic<uint64_t> records_written{0};
   std::atomic<uint64_t> groups_written{0};
   std::atomic<uint64_t> syncs{0};

@@ -38,6 +38,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
+#include "bookie/journal/aligned_group.h"
 #include "bookie/journal/completion_thread.h"
 #include "bookie/journal/journal_checkpoint.h"
 #include "bookie/journal/journal_options.h"
@@ -102,6 +103,15 @@ class JournalWriter {
   absl::Status WriteGroup(const std::vector<JournalItem>& group, uint64_t bytes,
                           int64_t* write_nanos);
   absl::Status OpenNewFile(uint64_t file_id);
+  // A new file: direct when asked for and offered, else through the cache.
+  absl::StatusOr<std::unique_ptr<WritableFile>> CreateFile(
+      const std::string& path);
+  // Writes `group` with one writev of the callers' buffers.
+  absl::Status AppendIov(const std::vector<JournalItem>& group);
+  // (direct_io) Copies `group` into aligned_, padded; the view is valid
+  // until aligned_ is next reset.
+  absl::string_view BuildImage(const std::vector<JournalItem>& group,
+                               uint64_t bytes);
   absl::Status RollIfFull(uint64_t next_bytes);
   void Fail(const absl::Status& s);
   absl::Status RemoveFilesBefore(uint64_t file_id);
@@ -117,7 +127,9 @@ class JournalWriter {
   uint64_t file_id_ = 0;
   uint64_t preallocated_end_ = 0;
   bool file_unsynced_ = false;
+  bool logged_no_direct_ = false;
   std::vector<struct iovec> iov_;
+  AlignedGroup aligned_{kDirectIoAlignment};  // when options_.direct_io
 
   // Spare item vectors for AddBatch (callers' threads).
   absl::Mutex batch_mu_;

@@ -47,6 +47,19 @@ ReadAll Read(const std::string& path, uint64_t file_id, bool skip = false,
   return out;
 }
 
+}  // namespace
+
+std::string testing::FileHeaderOfVersion(uint64_t file_id, uint32_t version) {
+  std::string header = FileHeader(file_id);
+  coding::PutFixed32BE(header.data() + jf::kVersionOffset, version);
+  const uint32_t crc =
+      crc32c::Mask(crc32c::Value(header.data(), jf::kFileHeaderCrcOffset));
+  coding::PutFixed32BE(header.data() + jf::kFileHeaderCrcOffset, crc);
+  return header;
+}
+
+namespace {
+
 std::string ThreeRecords() {
   return absl::StrCat(FileHeader(1), EntryRecord(5, 0, "zero"),
                       EntryRecord(5, 1, "one"), EntryRecord(5, 2, "two"));
@@ -150,17 +163,37 @@ TEST_CASE(
 
 TEST_CASE("reader refuses an unknown format version", "[journal]") {
   ScratchDir dir;
-  std::string header = FileHeader(1);
-  header[jf::kVersionOffset + 3] = 9;
-  // Re-seal the header so only the version is wrong.
-  std::string fixed = header.substr(0, jf::kFileHeaderCrcOffset);
-  const uint32_t crc = crc32c::Mask(crc32c::Value(fixed.data(), fixed.size()));
-  char crc_be[4];
-  coding::PutFixed32BE(crc_be, crc);
-  header.replace(jf::kFileHeaderCrcOffset, 4, crc_be, 4);
-  WriteRaw(dir.Sub("f"), header);
+  WriteRaw(dir.Sub("f"), testing::FileHeaderOfVersion(1, jf::kVersion + 1));
   ReadAll r = Read(dir.Sub("f"), 1);
   CHECK(absl::IsFailedPrecondition(r.status));
+}
+
+TEST_CASE("reader reads a version 1 file, which has no padding records",
+          "[journal]") {
+  ScratchDir dir;
+  WriteRaw(dir.Sub("f"),
+           absl::StrCat(testing::FileHeaderOfVersion(1, 1),
+                        EntryRecord(5, 0, "zero"), EntryRecord(5, 1, "one")));
+  ReadAll r = Read(dir.Sub("f"), 1);
+  REQUIRE(r.status.ok());
+  CHECK(r.payloads == std::vector<std::string>{"zero", "one"});
+}
+
+TEST_CASE("reader skips padding records and counts only the others",
+          "[journal]") {
+  ScratchDir dir;
+  std::string file = absl::StrCat(FileHeader(1), EntryRecord(5, 0, "zero"));
+  std::string pad(jf::PaddingFor(file.size(), 4096), '\0');
+  jf::EncodePadding(pad.size(), pad.data());
+  file += pad;
+  CHECK(file.size() % 4096 == 0);
+  file += EntryRecord(5, 1, "one");
+  WriteRaw(dir.Sub("f"), file);
+  ReadAll r = Read(dir.Sub("f"), 1);
+  REQUIRE(r.status.ok());
+  CHECK(r.payloads == std::vector<std::string>{"zero", "one"});
+  CHECK(r.report.records == 2);
+  CHECK(r.report.valid_end == file.size());
 }
 
 TEST_CASE("reader refuses a file whose header names another file id",

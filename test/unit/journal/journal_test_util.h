@@ -58,6 +58,9 @@ inline std::string FileHeader(uint64_t file_id) {
   return std::string(h.data(), h.size());
 }
 
+// A file header claiming format `version`, its CRC sealed as if genuine.
+std::string FileHeaderOfVersion(uint64_t file_id, uint32_t version);
+
 inline void WriteRaw(const std::string& path, absl::string_view data) {
   auto f = Env::Default()->NewWritableFile(path);
   if (!f.ok()) abort();
