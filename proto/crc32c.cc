@@ -162,6 +162,60 @@ __attribute__((target("sse4.2,pclmul"))) uint32_t CombineClmul(uint32_t crc_a,
   return MultX32(crc_a, shift) ^ crc_b;
 }
 
+// The shift of a CRC past `len` bytes in the primed domain (see above).
+__attribute__((target("sse4.2,pclmul"))) uint32_t PrimedShift(uint64_t len) {
+  static const PrimedPowers kPrimed;
+  uint32_t shift = kPrimed.one;
+  for (int k = 0; len != 0; ++k, len >>= 1) {
+    if (len & 1) shift = MultX32(shift, kPrimed.t[k]);
+  }
+  return shift;
+}
+
+// Three independent crc32 streams over three adjacent stripes of `kStripe`
+// bytes, so the instruction's 3-cycle latency is hidden, then joined:
+// state(s, ABC) = s_A x^(16 kStripe) + s_B x^(8 kStripe) + s_C, each shift
+// one carry-less multiply. Returns the raw register state (not inverted).
+template <size_t kStripe>
+__attribute__((target("sse4.2,pclmul"))) inline uint64_t ThreeStripes(
+    uint64_t c, const uint8_t* p, uint32_t shift1, uint32_t shift2) {
+  uint64_t c1 = 0, c2 = 0;
+  for (size_t i = 0; i < kStripe; i += 8) {
+    uint64_t v0, v1, v2;
+    std::memcpy(&v0, p + i, 8);
+    std::memcpy(&v1, p + kStripe + i, 8);
+    std::memcpy(&v2, p + 2 * kStripe + i, 8);
+    c = _mm_crc32_u64(c, v0);
+    c1 = _mm_crc32_u64(c1, v1);
+    c2 = _mm_crc32_u64(c2, v2);
+  }
+  return MultX32(static_cast<uint32_t>(c), shift2) ^
+         MultX32(static_cast<uint32_t>(c1), shift1) ^ c2;
+}
+
+// ExtendSse42 with three streams: 3 x 256-byte stripes while they fit, then
+// 3 x 64, then one stream for the rest. About twice as fast at 1 KiB.
+__attribute__((target("sse4.2,pclmul"))) uint32_t ExtendSse42x3(
+    uint32_t crc, const uint8_t* p, size_t n) {
+  struct Shifts {
+    uint32_t big1 = PrimedShift(256), big2 = PrimedShift(512);
+    uint32_t small1 = PrimedShift(64), small2 = PrimedShift(128);
+  };
+  static const Shifts kShifts;
+  uint64_t c = ~crc;
+  while (n >= 3 * 256) {
+    c = ThreeStripes<256>(c, p, kShifts.big1, kShifts.big2);
+    p += 3 * 256;
+    n -= 3 * 256;
+  }
+  while (n >= 3 * 64) {
+    c = ThreeStripes<64>(c, p, kShifts.small1, kShifts.small2);
+    p += 3 * 64;
+    n -= 3 * 64;
+  }
+  return ExtendSse42(~static_cast<uint32_t>(c), p, n);
+}
+
 bool DetectClmul() {
   unsigned eax, ebx, ecx, edx;
   if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx)) return false;
@@ -182,6 +236,7 @@ uint32_t Combine(uint32_t crc_a, uint32_t crc_b, uint64_t len_b) {
 uint32_t Extend(uint32_t crc, const void* data, size_t n) {
   const auto* p = static_cast<const uint8_t*>(data);
 #if defined(__x86_64__)
+  if (kHasClmul && n >= 3 * 64) return ExtendSse42x3(crc, p, n);
   if (kHasSse42) return ExtendSse42(crc, p, n);
 #endif
   return ExtendPortable(crc, p, n);
