@@ -15,7 +15,7 @@
 namespace bk::bench {
 
 Ceiling MeasureCeiling(const std::string& dir, size_t group_bytes,
-                       double seconds, bool direct) {
+                       double seconds, bool direct, bool append) {
   const std::string path = dir + "/ceiling.dat";
   constexpr size_t kAlign = 4096;
   if (direct) group_bytes = (group_bytes + kAlign - 1) / kAlign * kAlign;
@@ -30,7 +30,9 @@ Ceiling MeasureCeiling(const std::string& dir, size_t group_bytes,
     std::exit(1);
   }
   const off_t span = off_t{256} << 20;
-  if (::fallocate(fd, 0, 0, span) != 0) {
+  constexpr off_t kAppendStep = off_t{16} << 20;  // journalPreAllocSizeMB
+  off_t reserved = 0;  // append: reserved ahead of the writes, size kept
+  if (!append && ::fallocate(fd, 0, 0, span) != 0) {
     // tmpfs and a few others cannot preallocate; the writes then extend.
   }
   ::fdatasync(fd);
@@ -53,7 +55,13 @@ Ceiling MeasureCeiling(const std::string& dir, size_t group_bytes,
   uint64_t groups = 0;
   const auto start = Clock::now();
   while (Seconds(Clock::now() - start) < seconds) {
-    if (off + static_cast<off_t>(group_bytes) > span) off = 0;
+    if (append && off + static_cast<off_t>(group_bytes) > reserved) {
+      // As the journal: KEEP_SIZE reservations ahead of the end (errors
+      // ignored, as there: only an optimisation).
+      ::fallocate(fd, FALLOC_FL_KEEP_SIZE, off, kAppendStep);
+      reserved = off + kAppendStep;
+    }
+    if (!append && off + static_cast<off_t>(group_bytes) > span) off = 0;
     if (::pwrite(fd, buf.data(), buf.size(), off) !=
             static_cast<ssize_t>(buf.size()) ||
         ::fdatasync(fd) != 0) {
