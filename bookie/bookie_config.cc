@@ -75,6 +75,10 @@ ConfigSchema* Build() {
   add("dbStorage_readAheadCacheBatchSize", T::kInt, "100",
       "entries read ahead after a cache miss", 0, 1e6);
   add("logSizeLimit", T::kBytes, "1GiB", "entry log size before roll");
+  add("flushEntrylogBytes", T::kBytes, "1MiB",
+      "a write-cache flush syncs the entry log after every this many bytes, "
+      "so one big sync never holds up the journals on the same disk; 0 = "
+      "only at the end of the flush");
   add("flushInterval", T::kInt, "60000",
       "longest time between write-cache flushes, ms", 10, 3600000);
   add("gcWaitTime", T::kInt, "900000",

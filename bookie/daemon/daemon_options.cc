@@ -87,6 +87,7 @@ absl::StatusOr<DaemonOptions> DaemonOptionsFromConfig(const Config& c) {
       static_cast<int>(c.GetInt("dbStorage_readAheadCacheBatchSize"));
   st.entry_log_size_limit = c.GetBytes("logSizeLimit");
   st.flush_interval = absl::Milliseconds(c.GetInt("flushInterval"));
+  st.flush_entry_log_bytes = c.GetBytes("flushEntrylogBytes");
   st.gc_wait_time = absl::Milliseconds(c.GetInt("gcWaitTime"));
   st.minor_compaction_threshold = c.GetDouble("minorCompactionThreshold");
   st.minor_compaction_interval =

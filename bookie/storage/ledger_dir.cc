@@ -170,9 +170,25 @@ absl::Status LedgerDir::Flush() {
       bytes += it.data->size();
     }
     std::vector<EntryLocation> locations(items.size());
-    absl::Status s = logger_->Append(items, absl::MakeSpan(locations));
-    // The log must be durable before any index record points into it.
-    if (s.ok()) s = logger_->Sync();
+    // The log must be durable before any index record points into it: the
+    // last sync is that one. The ones before it only keep the amount of
+    // entry-log data queued ahead of other writers' syncs (the journals on
+    // the same disk) small.
+    absl::Status s;
+    for (size_t i = 0; i < items.size() && s.ok();) {
+      size_t n = 0;
+      uint64_t chunk = 0;
+      while (i + n < items.size() &&
+             (n == 0 || options_.flush_entry_log_bytes == 0 ||
+              chunk < options_.flush_entry_log_bytes)) {
+        chunk += items[i + n].data->size();
+        ++n;
+      }
+      s = logger_->Append(absl::MakeConstSpan(items).subspan(i, n),
+                          absl::MakeSpan(locations).subspan(i, n));
+      if (s.ok()) s = logger_->Sync();
+      i += n;
+    }
     if (!s.ok()) return Break(s);
     auto batch = index_->NewBatch();
     std::set<uint64_t> touched;

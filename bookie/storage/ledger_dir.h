@@ -8,7 +8,8 @@
 // swap, then fails with ResourceExhausted.
 //
 // Flush (one at a time): swap the halves, append the flushing half sorted by
-// (ledger, entry) to the current entry log, sync the log, then commit all
+// (ledger, entry) to the current entry log, syncing it after every
+// flush_entry_log_bytes and at the end, then commit all
 // locations and the entry-log metadata in one synced WriteBatch, then clear
 // the half. So the index never points at unsynced data, and an entry is
 // readable (from the cache, then from the log) at every moment.
@@ -85,6 +86,9 @@ class LedgerDir {
     uint64_t read_cache_bytes = 0;
     int read_ahead_batch_size = 1;
     uint64_t entry_log_size_limit = 1ull << 30;
+    // Sync the entry log after every this many bytes of a flush (0: only at
+    // its end); see LedgerStorageOptions::flush_entry_log_bytes.
+    uint64_t flush_entry_log_bytes = 0;
     absl::Duration max_throttle_time = absl::Seconds(10);
     uint64_t compaction_rate_bytes_per_second = 0;
     int shards = 16;

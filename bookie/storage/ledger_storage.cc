@@ -54,6 +54,7 @@ absl::StatusOr<std::unique_ptr<LedgerStorage>> LedgerStorage::Open(
     o.read_cache_bytes = options.read_cache_bytes / n;
     o.read_ahead_batch_size = options.read_ahead_batch_size;
     o.entry_log_size_limit = options.entry_log_size_limit;
+    o.flush_entry_log_bytes = options.flush_entry_log_bytes;
     o.max_throttle_time = options.max_throttle_time;
     o.compaction_rate_bytes_per_second =
         options.compaction_rate_bytes_per_second;

@@ -96,6 +96,30 @@ std::string Ceilings(const ScenarioResult& r) {
   return md;
 }
 
+std::string MachineSection(const ScenarioResult& r) {
+  std::string md =
+      "## The machine during each run\n\n"
+      "The cluster, ZooKeeper and the client share this machine's CPUs. "
+      "CPU busy is the share of CPU time not idle; CPU stall is the share of "
+      "wall time in which at least one runnable thread waited for a CPU "
+      "(Linux PSI, /proc/pressure/cpu \"some\"), IO stall the same for "
+      "I/O; per second in `write_<run>.dat` and `cpu_stall.png`. A latency "
+      "spike in a second of high CPU stall is the machine, not the "
+      "placement.\n\n"
+      "| run | CPU busy % (mean) | CPU stall % (mean) | CPU stall % (worst "
+      "second) | IO stall % (mean) |\n|---|---|---|---|---|\n";
+  auto pct = [](double v) {
+    return v < 0 ? std::string("-") : absl::StrFormat("%.0f", v);
+  };
+  for (const WorkloadRun& run : r.runs) {
+    const MachineSummary m = Summarise(run.machine);
+    absl::StrAppend(&md, "| ", run.label, " | ", pct(m.cpu_busy_mean), " | ",
+                    pct(m.cpu_stall_mean), " | ", pct(m.cpu_stall_max), " | ",
+                    pct(m.io_stall_mean), " |\n");
+  }
+  return md + "\n![cpu stall](cpu_stall.png)\n\n";
+}
+
 std::string ReadersSection(const ScenarioResult& r) {
   const WorkloadRun& run = r.runs[0];
   std::string md =
@@ -217,6 +241,7 @@ std::string ReportMarkdown(const ScenarioResult& r) {
   md +=
       "![throughput](throughput.png)\n\n![p50](latency_p50.png)\n\n"
       "![p99](latency_p99.png)\n\n";
+  md += MachineSection(r);
   if (!r.runs.empty() && !r.runs[0].readers.empty()) md += ReadersSection(r);
   md +=
       "## Per-bookie load\n\nEach bookie's own GetBookieInfo report, "

@@ -32,11 +32,19 @@ absl::Status WriteFile(const std::string& path, const std::string& text) {
   return absl::OkStatus();
 }
 
+// The writers' seconds, and beside each the machine's second of the same
+// index (both count whole seconds from the start of the measured phase).
 std::string WriteData(const WorkloadRun& run) {
-  std::string t = "# t_s adds_per_s p50_ms p99_ms errors\n";
-  for (const WriteSecond& s : run.write.series) {
+  std::string t =
+      "# t_s adds_per_s p50_ms p99_ms errors cpu_busy_pct cpu_stall_pct "
+      "io_stall_pct\n";
+  for (size_t i = 0; i < run.write.series.size(); ++i) {
+    const WriteSecond& s = run.write.series[i];
+    const MachinePoint m =
+        i < run.machine.size() ? run.machine[i] : MachinePoint{};
     absl::StrAppend(&t, Num(s.t_s), " ", s.acked, " ", Num(s.p50_ms), " ",
-                    Num(s.p99_ms), " ", s.errors, "\n");
+                    Num(s.p99_ms), " ", s.errors, " ", Num(m.cpu_busy_pct), " ",
+                    Num(m.cpu_stall_pct), " ", Num(m.io_stall_pct), "\n");
   }
   return t;
 }
@@ -140,6 +148,15 @@ absl::Status RunGnuplot(const std::string& program, const std::string& script) {
   return absl::OkStatus();
 }
 
+// Whether any run knows the CPU pressure of some second (gnuplot fails on a
+// chart whose every point is missing).
+bool HasMachine(const ScenarioResult& r) {
+  for (const WorkloadRun& run : r.runs) {
+    if (Summarise(run.machine).cpu_stall_mean >= 0) return true;
+  }
+  return false;
+}
+
 bool HasReaders(const ScenarioResult& r) {
   return !r.runs.empty() && !r.runs[0].readers.empty();
 }
@@ -149,6 +166,7 @@ bool HasReaders(const ScenarioResult& r) {
 std::vector<std::string> ReportCharts(const ScenarioResult& r) {
   std::vector<std::string> png = {"throughput.png", "latency_p50.png",
                                   "latency_p99.png"};
+  if (HasMachine(r)) png.push_back("cpu_stall.png");
   for (const WorkloadRun& run : r.runs) {
     if (run.bookies.empty()) continue;
     png.push_back("bookie_write_" + run.label + ".png");
@@ -187,6 +205,14 @@ absl::Status WriteRunReport(const ScenarioResult& r, const std::string& dir,
   charts.push_back(
       {"latency_p99", RunsChart(r, d, "latency_p99.png", 4,
                                 "p99 add latency per second", "ms", true)});
+  if (HasMachine(r)) {
+    charts.push_back(
+        {"cpu_stall",
+         RunsChart(r, d, "cpu_stall.png", 7,
+                   "CPU pressure: share of each second with a runnable thread "
+                   "waiting for a CPU (PSI cpu some)",
+                   "%", false)});
+  }
   for (const WorkloadRun& run : r.runs) {
     files.push_back({"write_" + run.label + ".dat", WriteData(run)});
     if (run.bookies.empty()) continue;

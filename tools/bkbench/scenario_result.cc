@@ -54,6 +54,7 @@ json RunJson(const WorkloadRun& run) {
   json entries_per_ledger = json::array();
   for (int64_t last : run.write.last_entry)
     entries_per_ledger.push_back(last + 1);
+  const MachineSummary m = Summarise(run.machine);
   return {{"label", run.label},
           {"weighting", std::string(placement::WeightingName(run.weighting))},
           {"entries_written", run.write.acked},
@@ -67,7 +68,12 @@ json RunJson(const WorkloadRun& run) {
           {"slow_bookie_ledgers", run.slow_bookie_ledgers},
           {"read_cache_hit_ratio", ReadCacheHitRatio(run)},
           {"readers", readers},
-          {"bookies", bookies}};
+          {"bookies", bookies},
+          {"machine",
+           {{"cpu_busy_pct_mean", m.cpu_busy_mean},
+            {"cpu_stall_pct_mean", m.cpu_stall_mean},
+            {"cpu_stall_pct_max", m.cpu_stall_max},
+            {"io_stall_pct_mean", m.io_stall_mean}}}};
 }
 
 }  // namespace

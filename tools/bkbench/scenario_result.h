@@ -12,6 +12,7 @@
 
 #include "tools/bkbench/bookie_sampler.h"
 #include "tools/bkbench/echo_ceiling.h"
+#include "tools/bkbench/machine_sampler.h"
 #include "tools/bkbench/scenario_spec.h"
 #include "tools/bkbench/tail_reader.h"
 #include "tools/bkbench/write_load.h"
@@ -34,8 +35,9 @@ struct WorkloadRun {
   std::vector<ReaderResult> readers;
   std::vector<std::vector<ReaderSecond>> reader_series;  // per reader
   std::vector<BookieSeries> bookies;
-  int slow_bookie_ledgers = 0;  // measured ledgers whose ensemble has the
-                                // slow bookie (slow-bookie scenario)
+  std::vector<MachinePoint> machine;  // the machine, once a second
+  int slow_bookie_ledgers = 0;        // measured ledgers whose ensemble has the
+                                      // slow bookie (slow-bookie scenario)
 };
 
 struct ScenarioResult {

@@ -169,6 +169,8 @@ absl::StatusOr<WorkloadRun> RunWorkload(const ScenarioSpec& spec,
   }
   run.reader_series.resize(readers.size());
   (*sampler)->Start(start);
+  MachineSampler machine;
+  machine.Start(start);
   std::atomic<bool> sampling{true};
   std::thread reader_sampler([&] {
     absl::Time next = start + absl::Seconds(1);
@@ -202,7 +204,9 @@ absl::StatusOr<WorkloadRun> RunWorkload(const ScenarioSpec& spec,
   sampling.store(false);
   reader_sampler.join();
   (*sampler)->Stop();
+  machine.Stop();
   run.bookies = (*sampler)->bookies();
+  run.machine = machine.points();
   if (!slow_bookie_id.empty()) {
     run.slow_bookie_ledgers =
         LedgersOn(uri, run.write.ledger_ids, slow_bookie_id);

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/synchronization/mutex.h"
@@ -129,6 +130,62 @@ class HoldSyncEnv : public EnvWrapper {
   absl::Mutex mu_;
   bool holding_ ABSL_GUARDED_BY(mu_) = false;
   bool waiting_ ABSL_GUARDED_BY(mu_) = false;
+};
+
+// An Env that records, for every sync of an entry log (".log"), how many
+// bytes were appended to that file since its previous sync.
+class SyncSpanEnv : public EnvWrapper {
+ public:
+  explicit SyncSpanEnv(Env* target) : EnvWrapper(target) {}
+
+  std::vector<uint64_t> spans() const {
+    absl::MutexLock l(&mu_);
+    return spans_;
+  }
+
+  absl::StatusOr<std::unique_ptr<WritableFile>> NewWritableFile(
+      const std::string& path) override {
+    auto f = target()->NewWritableFile(path);
+    if (!f.ok() || !absl::EndsWith(path, ".log")) return f;
+    return std::unique_ptr<WritableFile>(new File(this, std::move(*f)));
+  }
+
+ private:
+  class File : public WritableFile {
+   public:
+    File(SyncSpanEnv* env, std::unique_ptr<WritableFile> base)
+        : env_(env), base_(std::move(base)) {}
+    absl::Status Append(absl::string_view d) override {
+      unsynced_ += d.size();
+      return base_->Append(d);
+    }
+    absl::Status AppendV(const struct iovec* iov, int n) override {
+      for (int i = 0; i < n; ++i) unsynced_ += iov[i].iov_len;
+      return base_->AppendV(iov, n);
+    }
+    absl::Status Sync(bool metadata) override {
+      {
+        absl::MutexLock l(&env_->mu_);
+        env_->spans_.push_back(unsynced_);
+      }
+      unsynced_ = 0;
+      return base_->Sync(metadata);
+    }
+    absl::Status Preallocate(uint64_t b) override {
+      return base_->Preallocate(b);
+    }
+    absl::Status Close() override { return base_->Close(); }
+    uint64_t Size() const override { return base_->Size(); }
+    const std::string& path() const override { return base_->path(); }
+
+   private:
+    SyncSpanEnv* const env_;
+    std::unique_ptr<WritableFile> base_;
+    uint64_t unsynced_ = 0;  // the owner serialises a file's calls
+  };
+
+  mutable absl::Mutex mu_;
+  std::vector<uint64_t> spans_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace bk::bookie::testing

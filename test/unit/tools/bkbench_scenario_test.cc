@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "test/support/temp_dir.h"
 #include "tools/bkbench/bookie_sampler.h"
+#include "tools/bkbench/machine_sampler.h"
 #include "tools/bkbench/run_report.h"
 #include "tools/bkbench/scenario_spec.h"
 #include "tools/sim/report.h"
@@ -146,6 +147,30 @@ TEST_CASE("metric sums add every labelled sample of one name", "[bkbench]") {
   CHECK(SumMetric(text, "absent_total") == -1);
 }
 
+TEST_CASE("the CPU stall total is read from the some line of a PSI file",
+          "[bkbench]") {
+  CHECK(ParsePressureSomeTotalUs(
+            "some avg10=2.36 avg60=1.56 avg300=4.76 total=9490499926\n"
+            "full avg10=0.00 avg60=0.00 avg300=0.00 total=12\n") == 9490499926);
+  CHECK(ParsePressureSomeTotalUs("full avg10=0.00 total=12\n") == -1);
+  CHECK(ParsePressureSomeTotalUs("some avg10=1.0 total=x\n") == -1);
+  CHECK(ParsePressureSomeTotalUs("") == -1);
+}
+
+TEST_CASE("a machine summary leaves out the seconds without a figure",
+          "[bkbench]") {
+  std::vector<MachinePoint> points = {
+      {1, 50, 20, -1}, {2, 70, 90, 4}, {3, -1, -1, -1}};
+  const MachineSummary m = Summarise(points);
+  CHECK(m.cpu_busy_mean == 60);
+  CHECK(m.cpu_stall_mean == 55);
+  CHECK(m.cpu_stall_max == 90);
+  CHECK(m.io_stall_mean == 4);
+  const MachineSummary none = Summarise({});
+  CHECK(none.cpu_busy_mean == -1);
+  CHECK(none.cpu_stall_max == -1);
+}
+
 TEST_CASE("a run report renders markdown and every chart", "[bkbench]") {
   if (sim::FindProgram("gnuplot").empty()) {
     WARN("gnuplot not installed; skipping the rendering");
@@ -170,6 +195,9 @@ TEST_CASE("a run report renders markdown and every chart", "[bkbench]") {
   b.id = "bookie-0";
   for (int s = 1; s <= 3; ++s) b.points.push_back({double(s), 1.0, 20, 3, 1});
   run.bookies.push_back(b);
+  for (int s = 1; s <= 3; ++s) {
+    run.machine.push_back({double(s), 40.0 + s, 10.0 * s, 1});
+  }
   for (int i = 0; i < 2; ++i) {
     ReaderResult rr;
     rr.name = i ? "late" : "tail";
@@ -188,6 +216,9 @@ TEST_CASE("a run report renders markdown and every chart", "[bkbench]") {
   REQUIRE(s.ok());
   CHECK(std::filesystem::exists(dir + "/report.md"));
   CHECK(std::filesystem::exists(dir + "/result.json"));
+  const std::string md = ReportMarkdown(r);
+  // The machine table: busy mean 42, stall mean 20, worst second 30.
+  CHECK(absl::StrContains(md, "| run | 42 | 20 | 30 | 1 |"));
   for (const std::string& png : ReportCharts(r)) {
     INFO(png);
     CHECK(std::filesystem::file_size(dir + "/" + png) > 0);
