@@ -127,7 +127,9 @@ class BookieStoreImpl final : public BookieStore {
   static absl::Status NoLedger(uint64_t ledger_id);
   // Drops the ledger's rules (after the storage deleted or purged it) and
   // answers its long polls with NotFound. Adds holding the old rules still
-  // reach the storage, which refuses them while the tombstone lasts.
+  // reach the storage, which refuses them while the tombstone lasts. Rules
+  // loaded again meanwhile (a late add, or a load that raced the deletion)
+  // are dropped when the tombstone is purged, the second call.
   void ForgetLedger(uint64_t ledger_id);
   uint64_t TakeMark();
   // Moves the journal checkpoint to `mark`; OK once it is durably there.
