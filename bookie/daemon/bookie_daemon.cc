@@ -10,12 +10,14 @@
 #include "bookie/cookie.h"
 #include "bookie/daemon/bookie_info.h"
 #include "bookie/daemon/bookie_metrics.h"
+#include "bookie/daemon/metadata_ledger_filter.h"
 #include "bookie/http/http_server.h"
 #include "bookie/service/grpc_server.h"
 #include "bookie/systemd_notify.h"
 #include "common/fault_env.h"
 #include "common/logging.h"
 #include "metadata/metadata_store.h"
+#include "metadata/uri.h"
 #include "monitor/base_metric_monitor.h"
 
 namespace bk::bookie {
@@ -44,6 +46,9 @@ struct BookieDaemon::Parts {
   std::unique_ptr<FaultInjectionEnv> fault_env;
   Env* env = Env::Default();
   std::unique_ptr<metadata::MetadataStore> metadata;
+  // Null in standalone mode (a private mem:// store). Used by the store's
+  // GC thread: outlives the store.
+  std::unique_ptr<MetadataLedgerFilter> gc_filter;
   std::string instance_id;
   std::shared_ptr<prometheus::Registry> registry;
   std::unique_ptr<JournalProbe> journal_probe;
@@ -140,6 +145,7 @@ absl::Status BookieDaemon::DoStart() {
       "{} corrupt ranges skipped",
       report.journal.records, report.replayed_entries,
       report.journal.torn_bytes_cut, report.journal.skipped_ranges);
+  InstallGcFilter();
 
   p.counters = std::make_unique<StoreCounters>(p.store.get());
   monitor::MonitorEnv menv;
@@ -198,7 +204,11 @@ absl::Status BookieDaemon::DoStart() {
                      absl::MutexLock l(&parts_->mu);
                      return parts_->last_disk;
                    },
-                   [this] { return parts_->registered.load(); }});
+                   [this] { return parts_->registered.load(); },
+                   [this] {
+                     return parts_->gc_filter ? parts_->gc_filter->stats()
+                                              : MetadataLedgerFilter::Stats{};
+                   }});
   if (options_.http_enabled) {
     std::map<std::string, HttpHandler> routes;
     routes["/metrics"] = [this](const HttpRequest&) {
@@ -295,6 +305,34 @@ absl::Status BookieDaemon::WaitForOldRegistration() {
       logged = true;
     }
     absl::SleepFor(absl::Milliseconds(100));
+  }
+}
+
+// GC deletes a ledger once the metadata store says it is gone. A private
+// mem:// store is one no client can reach: every ledger would look deleted,
+// so that standalone mode deletes none.
+void BookieDaemon::InstallGcFilter() {
+  Parts& p = *parts_;
+  auto uri = metadata::ParseStoreUri(options_.metadata_uri);
+  if (uri.ok() && uri->scheme == "mem" && uri->name.empty()) {
+    p.log->warn(
+        "metadata store {} is private to this process: GC deletes no "
+        "ledgers",
+        options_.metadata_uri);
+    return;
+  }
+  p.gc_filter = std::make_unique<MetadataLedgerFilter>(p.metadata.get());
+  MetadataLedgerFilter* filter = p.gc_filter.get();
+  p.store->storage()->SetDeletedLedgerFilter(
+      [filter] { return filter->NewPass(); });
+  const absl::Duration every = options_.store.storage.gc_wait_time;
+  if (every > absl::ZeroDuration()) {
+    p.log->info(
+        "GC every {} deletes ledgers whose metadata is gone from {}, "
+        "re-reading each one's metadata first",
+        absl::FormatDuration(every), options_.metadata_uri);
+  } else {
+    p.log->warn("gcWaitTime=0: no background GC; deleted ledgers stay");
   }
 }
 
@@ -473,6 +511,7 @@ void BookieDaemon::Shutdown() {
   p.grpc.reset();
   p.service.reset();
   p.store.reset();
+  p.gc_filter.reset();
   p.metadata.reset();
   if (p.log) p.log->info("stopped");
 }

@@ -13,7 +13,9 @@
 //   5. register (ephemeral) under the bookie id; a live bookie with the same
 //      id refuses start;
 //   6. tell systemd READY=1.
-// While running, a disk check every diskCheckInterval turns the bookie
+// While running, GC every gcWaitTime deletes the ledgers whose metadata the
+// store no longer holds (MetadataLedgerFilter; none with a private mem://
+// store). A disk check every diskCheckInterval turns the bookie
 // read-only above diskUsageThreshold and back below diskUsageLwmThreshold,
 // and moves its registration accordingly. A lost metadata session is
 // re-established by the metadata store, which re-creates the registration.
@@ -57,6 +59,7 @@ class BookieDaemon {
   absl::Status DoStart();
   absl::Status WaitForOldRegistration();
   absl::Status CheckCookies();
+  void InstallGcFilter();
   absl::Status Register();
   void DiskLoop();
   void ApplyDiskState();

@@ -155,13 +155,24 @@ std::vector<MetricFamily> StatsCollector::Collect() const {
   f.Counter("bookie_compaction_reclaimed_bytes_total",
             "Disk bytes reclaimed by compaction and log removal",
             s.compaction_reclaimed_bytes);
-  f.Counter("bookie_deleted_ledgers_total", "Ledgers deleted by GC",
+  f.Counter("bookie_deleted_ledgers_total",
+            "Ledgers deleted by GC because the metadata store no longer "
+            "has them",
             s.deleted_ledgers);
   f.Counter("bookie_purged_ledgers_total",
             "Tombstones of deleted ledgers dropped by GC", s.purged_ledgers);
   f.Gauge("bookie_ledger_tombstones",
           "Deleted ledgers whose state is still kept (not purged yet)",
           s.ledger_tombstones);
+
+  const MetadataLedgerFilter::Stats g = sources_.gc_filter();
+  f.Counter("bookie_gc_metadata_reads_total",
+            "Ledger metadata reads by GC to confirm a deletion",
+            g.verify_reads);
+  f.Counter("bookie_gc_metadata_errors_total",
+            "GC lookups in the metadata store that failed (nothing is "
+            "deleted on a failure; the pass stops deleting)",
+            g.errors);
 
   const StoreStats st = sources_.store();
   f.Gauge("bookie_server_status",

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "bookie/bookie_store.h"
+#include "bookie/daemon/metadata_ledger_filter.h"
 #include "bookie/disk_checker.h"
 #include "bookie/journal/journal_stats.h"
 #include "bookie/storage/storage_stats.h"
@@ -49,6 +50,8 @@ struct StatsSources {
   std::function<monitor::LoadReport()> load;
   std::function<DiskCheckResult()> disk;  // last check
   std::function<bool()> registered;
+  // GC's lookups in the metadata store (all zero without a filter).
+  std::function<MetadataLedgerFilter::Stats()> gc_filter;
 };
 
 class StatsCollector final : public prometheus::Collectable {

@@ -64,8 +64,14 @@
 
 namespace bk::bookie {
 
-// Says whether a ledger has been deleted in the metadata store.
+// Says whether a ledger has been deleted in the metadata store. One
+// CollectGarbage call asks about its live ledgers in ascending id order, on
+// the calling thread; false when unsure (a ledger is never deleted on doubt).
 using LedgerDeletedFn = std::function<bool(uint64_t ledger_id)>;
+// Told of each ledger that GC deleted (on the filter's word) or whose
+// tombstone it purged, after the fact, on the GC thread, while the
+// directory's GC lock is held (it must not start a GC itself).
+using LedgerRemovedFn = std::function<void(uint64_t ledger_id)>;
 
 struct GcResult {
   uint64_t deleted_ledgers = 0;
@@ -130,9 +136,11 @@ class LedgerDir {
   absl::Status Flush();
   // Deletes ledgers that `deleted` reports (if given), purges the
   // tombstones that may go, then removes entry logs with no live data and
-  // compacts those whose live fraction is below `threshold`.
-  absl::StatusOr<GcResult> CollectGarbage(const LedgerDeletedFn& deleted,
-                                          double threshold);
+  // compacts those whose live fraction is below `threshold`. `removed` (if
+  // given) hears of every ledger deleted or purged.
+  absl::StatusOr<GcResult> CollectGarbage(
+      const LedgerDeletedFn& deleted, double threshold,
+      const LedgerRemovedFn& removed = nullptr);
 
   // OK while writable; otherwise the error that broke it.
   absl::Status writable() const;
@@ -146,7 +154,7 @@ class LedgerDir {
             std::function<void()> request_flush);
 
   // Purges the tombstones that may go; returns how many.
-  absl::StatusOr<uint64_t> PurgeTombstones();
+  absl::StatusOr<uint64_t> PurgeTombstones(const LedgerRemovedFn& removed);
   absl::Status Break(const absl::Status& cause);
   absl::StatusOr<EntryBuffer> ReadFromLog(uint64_t ledger_id, int64_t entry_id);
   absl::StatusOr<EntryBuffer> ReadAhead(const EntryLogReader& reader,

@@ -12,6 +12,7 @@
 // A crash at any step leaves either the old or the new location indexed,
 // both synced.
 
+#include <algorithm>
 #include <set>
 
 #include "absl/strings/str_cat.h"
@@ -46,17 +47,23 @@ GcResult& GcResult::operator+=(const GcResult& o) {
 }
 
 absl::StatusOr<GcResult> LedgerDir::CollectGarbage(
-    const LedgerDeletedFn& deleted, double threshold) {
+    const LedgerDeletedFn& deleted, double threshold,
+    const LedgerRemovedFn& removed) {
   absl::MutexLock g(&gc_mu_);
   GcResult result;
   if (deleted) {
-    for (uint64_t id : states_->LiveLedgers()) {
+    // Ascending, so that a filter can walk the metadata store's sorted
+    // ledger list beside ours instead of holding all of it.
+    std::vector<uint64_t> live = states_->LiveLedgers();
+    std::sort(live.begin(), live.end());
+    for (uint64_t id : live) {
       if (!deleted(id)) continue;
       if (absl::Status s = DeleteLedger(id); !s.ok()) return s;
       ++result.deleted_ledgers;
+      if (removed) removed(id);
     }
   }
-  auto purged = PurgeTombstones();
+  auto purged = PurgeTombstones(removed);
   if (!purged.ok()) return purged.status();
   result.purged_ledgers = *purged;
   struct Candidate {
@@ -93,7 +100,8 @@ absl::StatusOr<GcResult> LedgerDir::CollectGarbage(
   return result;
 }
 
-absl::StatusOr<uint64_t> LedgerDir::PurgeTombstones() {
+absl::StatusOr<uint64_t> LedgerDir::PurgeTombstones(
+    const LedgerRemovedFn& removed) {
   const std::vector<uint64_t> ready = tombstones_.Ready(
       progress_->checkpointed(), env_->NowMonotonicNanos(),
       absl::ToInt64Nanoseconds(options_.deleted_ledger_retention));
@@ -107,7 +115,9 @@ absl::StatusOr<uint64_t> LedgerDir::PurgeTombstones() {
       break;
     }
     ++done;
-    if (*r) ++purged;
+    if (!*r) continue;
+    ++purged;
+    if (removed) removed(id);
   }
   tombstones_.Pop(done);
   counters_.purged_ledgers.fetch_add(purged);

@@ -114,7 +114,7 @@ void LedgerStorage::FlushLoop() {
 void LedgerStorage::GcLoop() {
   absl::Time last_minor = absl::Now(), last_major = absl::Now();
   while (true) {
-    LedgerDeletedFn deleted;
+    DeletedLedgerFilterFactory make_filter;
     {
       absl::MutexLock l(&mu_);
       auto stop = [this]()
@@ -122,8 +122,10 @@ void LedgerStorage::GcLoop() {
       if (mu_.AwaitWithTimeout(absl::Condition(&stop), options_.gc_wait_time)) {
         return;
       }
-      deleted = deleted_fn_;
+      make_filter = make_filter_;
     }
+    // Outside mu_: a filter may read the metadata store.
+    LedgerDeletedFn deleted = make_filter ? make_filter() : nullptr;
     const absl::Time now = absl::Now();
     double threshold = 0;  // only dead logs
     if (now - last_major >= options_.major_compaction_interval) {
@@ -334,10 +336,15 @@ absl::Status LedgerStorage::writable() const {
 
 absl::StatusOr<GcResult> LedgerStorage::RunGc(const LedgerDeletedFn& deleted,
                                               double threshold) {
+  LedgerRemovedFn removed;
+  {
+    absl::MutexLock l(&mu_);
+    removed = removed_fn_;
+  }
   GcResult total;
   absl::Status first;
   for (auto& d : dirs_) {
-    auto r = d->CollectGarbage(deleted, threshold);
+    auto r = d->CollectGarbage(deleted, threshold, removed);
     if (r.ok()) {
       total += *r;
     } else if (first.ok()) {
@@ -348,9 +355,15 @@ absl::StatusOr<GcResult> LedgerStorage::RunGc(const LedgerDeletedFn& deleted,
   return total;
 }
 
-void LedgerStorage::SetDeletedLedgerFilter(LedgerDeletedFn deleted) {
+void LedgerStorage::SetDeletedLedgerFilter(
+    DeletedLedgerFilterFactory make_filter) {
   absl::MutexLock l(&mu_);
-  deleted_fn_ = std::move(deleted);
+  make_filter_ = std::move(make_filter);
+}
+
+void LedgerStorage::SetLedgerRemovedListener(LedgerRemovedFn removed) {
+  absl::MutexLock l(&mu_);
+  removed_fn_ = std::move(removed);
 }
 
 StorageStats LedgerStorage::GetStats() const {

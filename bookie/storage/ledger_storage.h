@@ -61,6 +61,9 @@ struct CheckpointHooks {
   std::function<absl::Status(uint64_t mark)> flushed;
 };
 
+// Makes the deleted-ledger filter of one GC pass.
+using DeletedLedgerFilterFactory = std::function<LedgerDeletedFn()>;
+
 class LedgerStorage {
  public:
   static constexpr int64_t kLastEntry = -1;
@@ -120,11 +123,20 @@ class LedgerStorage {
   // Garbage collection. One pass over every directory: deletes ledgers that
   // `deleted` reports (may be empty), purges tombstones that may go,
   // removes dead logs, compacts logs whose live fraction is below
-  // `threshold`.
+  // `threshold`. The removal listener hears of each ledger deleted or
+  // purged.
   absl::StatusOr<GcResult> RunGc(const LedgerDeletedFn& deleted,
                                  double threshold);
-  // The filter the background GC uses to learn about deleted ledgers.
-  void SetDeletedLedgerFilter(LedgerDeletedFn deleted);
+  // How the background GC learns about deleted ledgers: `make_filter` is
+  // called on the GC thread at the start of each pass and returns that
+  // pass's filter (empty: delete nothing this pass). So a filter may
+  // snapshot the metadata store once per pass. Empty (the default): the
+  // background GC deletes no ledger.
+  void SetDeletedLedgerFilter(DeletedLedgerFilterFactory make_filter);
+  // Who hears of ledgers GC deleted or purged (the owner's per-ledger
+  // caches). Called on the GC thread (or RunGc's caller); it must not call
+  // RunGc. Set it before anything may run GC, or accept missing a pass.
+  void SetLedgerRemovedListener(LedgerRemovedFn removed);
 
   StorageStats GetStats() const;
 
@@ -149,7 +161,8 @@ class LedgerStorage {
 
   mutable absl::Mutex mu_;
   CheckpointHooks hooks_ ABSL_GUARDED_BY(mu_);
-  LedgerDeletedFn deleted_fn_ ABSL_GUARDED_BY(mu_);
+  DeletedLedgerFilterFactory make_filter_ ABSL_GUARDED_BY(mu_);
+  LedgerRemovedFn removed_fn_ ABSL_GUARDED_BY(mu_);
   bool flush_requested_ ABSL_GUARDED_BY(mu_) = false;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   // Set once SetCheckpointHooks was called: from then on a flush counts

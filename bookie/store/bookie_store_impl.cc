@@ -37,6 +37,10 @@ absl::StatusOr<std::unique_ptr<BookieStoreImpl>> BookieStoreImpl::Open(
   self->storage_->SetCheckpointHooks(
       {[self] { return self->TakeMark(); },
        [self](uint64_t mark) { return self->Flushed(mark); }});
+  // GC deletes and purges ledgers on its own: drop their rules so the map
+  // holds only ledgers the storage still knows.
+  self->storage_->SetLedgerRemovedListener(
+      [self](uint64_t ledger_id) { self->ForgetLedger(ledger_id); });
 
   uint64_t replayed_entries = 0;
   LedgerStorage* st = self->storage_.get();
@@ -96,7 +100,10 @@ BookieStoreImpl::~BookieStoreImpl() {
   closing_ = true;
   journal_->Stop();
   journal_started_ = false;
-  // Storage destructs without flushing: the journal replays the rest.
+  // Storage destructs without flushing: the journal replays the rest. It
+  // goes first, so that its flusher and GC threads (whose hooks call back
+  // into this store) stop while the rest of the store is still alive.
+  storage_.reset();
 }
 
 absl::Status BookieStoreImpl::Close() {
@@ -255,6 +262,8 @@ absl::Status BookieStoreImpl::Admit(const AddArgs& args,
       s = storage_->AddEntry(args.ledger_id, args.entry_id, body, *crc);
     }
   }
+  // The storage (key or entry) refuses a deleted ledger with NotFound.
+  if (absl::IsNotFound(s)) return NoLedger(args.ledger_id);
   return s;
 }
 
@@ -492,8 +501,24 @@ absl::StatusOr<std::vector<int64_t>> BookieStoreImpl::ListEntries(
 
 absl::Status BookieStoreImpl::DeleteLedger(uint64_t ledger_id) {
   absl::Status s = storage_->DeleteLedger(ledger_id);
-  rules_.Erase(ledger_id);
+  ForgetLedger(ledger_id);
   return s;
+}
+
+void BookieStoreImpl::ForgetLedger(uint64_t ledger_id) {
+  std::shared_ptr<LedgerRules> rules = rules_.Take(ledger_id);
+  if (rules == nullptr) return;
+  // A long poll on a deleted ledger would otherwise wait for its timeout
+  // (or, once the rules are freed, never be answered).
+  std::vector<LacWaiter> waiters;
+  {
+    absl::MutexLock l(&rules->mu);
+    waiters.swap(rules->waiters);
+  }
+  for (auto& w : waiters) {
+    timer_.Cancel(w.timer_id);
+    w.done(NoLedger(ledger_id));
+  }
 }
 
 StoreStats BookieStoreImpl::Stats() {

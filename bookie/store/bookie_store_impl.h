@@ -91,9 +91,13 @@ class BookieStoreImpl final : public BookieStore {
   StoreStats Stats() override;
   void SetReadOnly(bool read_only, const std::string& reason) override;
 
-  // Drops a ledger's entries and state (the daemon's GC, on metadata
-  // deletion).
+  // Drops a ledger's entries and state. (The daemon's GC deletes through
+  // the storage's filter instead; both forget the ledger's rules here.)
   absl::Status DeleteLedger(uint64_t ledger_id);
+
+  // Ledgers whose rules are in memory (tests: the map does not grow
+  // without bound).
+  size_t cached_ledgers() { return rules_.size(); }
 
   JournalStats journal_stats() const { return journal_->Stats(); }
   StorageStats storage_stats() const { return storage_->GetStats(); }
@@ -121,6 +125,12 @@ class BookieStoreImpl final : public BookieStore {
   // Raises the ledger's LAC and answers satisfied long polls.
   void RaiseLac(uint64_t ledger_id, int64_t lac);
   static absl::Status NoLedger(uint64_t ledger_id);
+  // Drops the ledger's rules (after the storage deleted or purged it) and
+  // answers its long polls with NotFound. Adds holding the old rules still
+  // reach the storage, which refuses them while the tombstone lasts. Rules
+  // loaded again meanwhile (a late add, or a load that raced the deletion)
+  // are dropped when the tombstone is purged, the second call.
+  void ForgetLedger(uint64_t ledger_id);
   uint64_t TakeMark();
   // Moves the journal checkpoint to `mark`; OK once it is durably there.
   absl::Status Flushed(uint64_t mark);

@@ -40,10 +40,23 @@ std::vector<std::shared_ptr<LedgerRules>> LedgerStateMap::All() {
   return out;
 }
 
-void LedgerStateMap::Erase(uint64_t ledger_id) {
+std::shared_ptr<LedgerRules> LedgerStateMap::Take(uint64_t ledger_id) {
   Shard& s = ShardOf(ledger_id);
   absl::MutexLock l(&s.mu);
-  s.map.erase(ledger_id);
+  auto it = s.map.find(ledger_id);
+  if (it == s.map.end()) return nullptr;
+  std::shared_ptr<LedgerRules> rules = std::move(it->second);
+  s.map.erase(it);
+  return rules;
+}
+
+size_t LedgerStateMap::size() {
+  size_t n = 0;
+  for (Shard& s : shards_) {
+    absl::MutexLock l(&s.mu);
+    n += s.map.size();
+  }
+  return n;
 }
 
 absl::Status LedgerStateMap::Load(uint64_t ledger_id, LedgerRules* rules)

@@ -56,8 +56,13 @@ class LedgerStateMap {
   // The rules if already in memory, else null (no storage access).
   std::shared_ptr<LedgerRules> Find(uint64_t ledger_id);
 
-  // Forgets a ledger (after deletion).
-  void Erase(uint64_t ledger_id);
+  // Forgets a ledger (after deletion) and returns its rules, or null if it
+  // had none in memory. A caller that got the rules before keeps using them
+  // (the storage then refuses its adds); a later Get loads them afresh.
+  std::shared_ptr<LedgerRules> Take(uint64_t ledger_id);
+
+  // How many ledgers have rules in memory.
+  size_t size();
 
   // Every ledger's rules in memory (for shutdown, to answer waiters).
   std::vector<std::shared_ptr<LedgerRules>> All();

@@ -3,6 +3,7 @@
 // never brings the ledger back.
 
 #include <catch2/catch.hpp>
+#include <future>
 
 #include "bookie/store/bookie_store_impl.h"
 #include "proto/status_codes.h"
@@ -87,6 +88,51 @@ TEST_CASE(
     CHECK(ToWire(store->ReadEntry(9, e).status()) == proto::BK_ENOLEDGER);
   }
   for (int64_t e = 0; e < 5; ++e) {
+    auto got = store->ReadEntry(10, e);
+    REQUIRE(got.ok());
+    CHECK(PayloadOf(*got) == Payload(10, e));
+  }
+}
+
+TEST_CASE(
+    "a ledger GC deletes on the filter's word leaves the rules map, refuses "
+    "late adds until purged, and answers its long polls",
+    "[bookie][store][purge]") {
+  bk::testing::TempDir dir;
+  ClockEnv env(Env::Default());
+  auto store = OpenStore(&env, PurgeOptions(dir));
+  for (int64_t e = 0; e < 3; ++e) {
+    REQUIRE(Add(store.get(), 9, e, e - 1, Payload(9, e)).ok());
+    REQUIRE(Add(store.get(), 10, e, e - 1, Payload(10, e)).ok());
+  }
+  REQUIRE(store->cached_ledgers() == 2);
+  auto poll = std::make_shared<std::promise<absl::StatusOr<int64_t>>>();
+  auto polled = poll->get_future();
+  store->WaitForLacUpdate(
+      9, 5, absl::Hours(1),
+      [poll](absl::StatusOr<int64_t> r) { poll->set_value(std::move(r)); });
+
+  auto r = store->storage()->RunGc([](uint64_t id) { return id == 9; }, 0.0);
+  REQUIRE(r.ok());
+  CHECK(r->deleted_ledgers == 1);
+  CHECK(store->cached_ledgers() == 1);
+  REQUIRE(polled.wait_for(std::chrono::seconds(30)) ==
+          std::future_status::ready);
+  CHECK(ToWire(polled.get().status()) == proto::BK_ENOLEDGER);
+
+  // During the retention a late add is refused, with any key.
+  CHECK(ToWire(Add(store.get(), 9, 3, 2, Payload(9, 3))) ==
+        proto::BK_ENOLEDGER);
+  CHECK(ToWire(Add(store.get(), 9, 3, 2, Payload(9, 3), "other")) ==
+        proto::BK_ENOLEDGER);
+  CHECK(ToWire(store->ReadEntry(9, 0).status()) == proto::BK_ENOLEDGER);
+
+  // The purge forgets it for good (the late add loaded it again).
+  REQUIRE(store->storage()->Flush().ok());
+  env.Advance(2 * kRetention);
+  CHECK(Purge(store.get()) == 1);
+  CHECK(store->cached_ledgers() == 1);
+  for (int64_t e = 0; e < 3; ++e) {
     auto got = store->ReadEntry(10, e);
     REQUIRE(got.ok());
     CHECK(PayloadOf(*got) == Payload(10, e));

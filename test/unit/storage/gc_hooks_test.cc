@@ -1,0 +1,126 @@
+// The hooks through which the owner takes part in GC: the deleted-ledger
+// filter made afresh for each background pass, and the listener told of
+// each ledger GC deleted or purged.
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <set>
+#include <vector>
+
+#include "absl/synchronization/mutex.h"
+#include "test/support/clock_env.h"
+#include "test/unit/storage/storage_test_util.h"
+
+namespace bk::bookie {
+namespace {
+
+using bk::testing::ClockEnv;
+using testing::MakeEntry;
+using testing::SmallOptions;
+using testing::TempDir;
+
+void AddLedger(LedgerStorage* s, uint64_t ledger, int64_t entries) {
+  for (int64_t e = 0; e < entries; ++e) {
+    REQUIRE(s->AddEntry(ledger, e, MakeEntry(ledger, e)).ok());
+  }
+}
+
+struct Removed {
+  absl::Mutex mu;
+  std::vector<uint64_t> ids ABSL_GUARDED_BY(mu);
+  LedgerRemovedFn Fn() {
+    return [this](uint64_t id) {
+      absl::MutexLock l(&mu);
+      ids.push_back(id);
+    };
+  }
+  std::vector<uint64_t> Get() {
+    absl::MutexLock l(&mu);
+    return ids;
+  }
+};
+
+TEST_CASE(
+    "the removal listener hears each ledger GC deletes and each tombstone it "
+    "purges, once",
+    "[storage][gc]") {
+  TempDir dir;
+  ClockEnv env(Env::Default());
+  LedgerStorageOptions o = SmallOptions(dir.path());
+  o.ledger_dirs = {dir.Sub("a"), dir.Sub("b")};
+  o.deleted_ledger_retention = absl::Hours(1);
+  auto s = LedgerStorage::Open(&env, o);
+  REQUIRE(s.ok());
+  Removed removed;
+  (*s)->SetLedgerRemovedListener(removed.Fn());
+  for (uint64_t l = 1; l <= 6; ++l) AddLedger(s->get(), l, 5);
+  REQUIRE((*s)->Flush().ok());
+
+  // Each directory asks in ascending order.
+  std::vector<uint64_t> asked;
+  auto r = (*s)->RunGc(
+      [&](uint64_t id) {
+        asked.push_back(id);
+        return id == 2 || id == 5;
+      },
+      0.0);
+  REQUIRE(r.ok());
+  CHECK(r->deleted_ledgers == 2);
+  CHECK(removed.Get() == std::vector<uint64_t>{2, 5});
+  REQUIRE(asked.size() == 6);
+  std::vector<uint64_t> first(asked.begin(), asked.begin() + 3);
+  std::vector<uint64_t> second(asked.begin() + 3, asked.end());
+  CHECK(std::is_sorted(first.begin(), first.end()));
+  CHECK(std::is_sorted(second.begin(), second.end()));
+
+  // Nothing more until the purge.
+  REQUIRE((*s)->RunGc(nullptr, 0.0).ok());
+  CHECK(removed.Get().size() == 2);
+  REQUIRE((*s)->Flush().ok());
+  env.Advance(absl::Hours(2));
+  r = (*s)->RunGc(nullptr, 0.0);
+  REQUIRE(r.ok());
+  CHECK(r->purged_ledgers == 2);
+  std::vector<uint64_t> got = removed.Get();
+  CHECK(std::multiset<uint64_t>(got.begin() + 2, got.end()) ==
+        std::multiset<uint64_t>{2, 5});
+}
+
+TEST_CASE(
+    "the background GC makes a new filter for each pass and deletes what it "
+    "reports",
+    "[storage][gc]") {
+  TempDir dir;
+  LedgerStorageOptions o = SmallOptions(dir.path());
+  o.gc_wait_time = absl::Milliseconds(1);
+  auto s = LedgerStorage::Open(Env::Default(), o);
+  REQUIRE(s.ok());
+  Removed removed;
+  (*s)->SetLedgerRemovedListener(removed.Fn());
+  AddLedger(s->get(), 1, 5);
+  AddLedger(s->get(), 2, 5);
+  absl::Mutex mu;
+  int passes = 0;
+  (*s)->SetDeletedLedgerFilter([&]() -> LedgerDeletedFn {
+    absl::MutexLock l(&mu);
+    ++passes;
+    return [](uint64_t id) { return id == 2; };
+  });
+  {
+    absl::MutexLock l(&mu);
+    auto two_passes = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
+      return passes >= 2;
+    };
+    REQUIRE(
+        mu.AwaitWithTimeout(absl::Condition(&two_passes), absl::Seconds(30)));
+  }
+  // The second pass began after the first had finished deleting.
+  CHECK_FALSE((*s)->LedgerExists(2));
+  CHECK((*s)->LedgerExists(1));
+  CHECK(removed.Get() == std::vector<uint64_t>{2});
+  CHECK((*s)->GetStats().deleted_ledgers == 1);
+  s->reset();  // stops the GC thread before what its hooks use goes
+}
+
+}  // namespace
+}  // namespace bk::bookie
