@@ -84,8 +84,8 @@ double Metric(test::BookieCluster& c, int i, const std::string& name) {
 }
 
 TEST_CASE(
-    "a ledger deleted through the client is dropped by every bookie's GC; "
-    "the other ledger stays readable",
+    "a ledger deleted through the client is dropped by every bookie's GC "
+    "and the other ledger stays readable",
     "[integration][client][gc]") {
   INFO("seed " << Seed());
   const std::string uri = "zk://" + Zk().hosts() + "/gc-it";
