@@ -15,6 +15,7 @@
 #include "client/client.h"
 #include "proto/bookie.grpc.pb.h"
 #include "test/support/bookie_cluster.h"
+#include "test/support/bookie_process.h"
 #include "test/support/http_get.h"
 #include "test/support/zk_server.h"
 
@@ -37,16 +38,6 @@ uint64_t Seed() {
   const char* env = std::getenv("BK_TEST_SEED");
   static const uint64_t seed = env ? std::stoull(env) : std::random_device()();
   return seed;
-}
-
-bool WaitFor(const std::function<bool()>& cond,
-             absl::Duration bound = absl::Seconds(60)) {
-  const absl::Time end = absl::Now() + bound;
-  while (!cond()) {
-    if (absl::Now() > end) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));  // poll
-  }
-  return true;
 }
 
 std::string Payload(int64_t ledger, int64_t e) {
@@ -132,10 +123,12 @@ TEST_CASE(
 
   for (int i = 0; i < c.size(); ++i) {
     INFO("bookie " << c.id(i));
-    CHECK(WaitFor([&] {
-      const proto::StatusCode s = ReadStatus(c, i, doomed, kEntries - 1);
-      return s == proto::BK_ENOLEDGER || s == proto::BK_ENOENTRY;
-    }));
+    CHECK(testing::PollUntil(
+        [&] {
+          const proto::StatusCode s = ReadStatus(c, i, doomed, kEntries - 1);
+          return s == proto::BK_ENOLEDGER || s == proto::BK_ENOENTRY;
+        },
+        absl::Seconds(60)));
     CHECK(Metric(c, i, "bookie_deleted_ledgers_total") == 1);
     CHECK(Metric(c, i, "bookie_gc_metadata_errors_total") == 0);
     CHECK(Metric(c, i, "bookie_gc_metadata_reads_total") >= 1);
