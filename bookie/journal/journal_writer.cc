@@ -181,42 +181,70 @@ void JournalWriter::Fail(const absl::Status& s) {
 void JournalWriter::Run() {
   std::vector<JournalItem> group = completion_.GetSpare();
   std::vector<JournalItem> incoming = completion_.GetSpare();
+  size_t next = 0;  // first item of `incoming` not yet in a group
   uint64_t group_bytes = 0;
   bool closed = false;
   const int64_t max_wait_nanos =
       absl::ToInt64Nanoseconds(options_.max_group_wait);
+  const uint64_t max_bytes = options_.buffered_writes_threshold_bytes;
+  const uint64_t max_entries = options_.buffered_entries_threshold;
+  auto full = [&] {
+    return group_bytes >= max_bytes ||
+           (max_entries > 0 && group.size() >= max_entries);
+  };
   while (true) {
-    absl::Duration timeout = absl::InfiniteDuration();
-    if (closed) {
-      timeout = absl::ZeroDuration();
-    } else if (!group.empty()) {
-      const int64_t age =
-          env_->NowMonotonicNanos() - group.front().enqueue_nanos;
-      timeout = absl::Nanoseconds(std::max<int64_t>(0, max_wait_nanos - age));
-    }
-    closed = queue_.TakeAll(&incoming, timeout) || closed;
-    const size_t first_new = group.size();
-    if (group.empty()) {
-      group.swap(incoming);
-    } else {
-      for (JournalItem& item : incoming) group.push_back(std::move(item));
+    if (next == incoming.size()) {
       incoming.clear();
+      next = 0;
+      absl::Duration timeout = absl::InfiniteDuration();
+      if (closed) {
+        timeout = absl::ZeroDuration();
+      } else if (!group.empty()) {
+        const int64_t age =
+            env_->NowMonotonicNanos() - group.front().enqueue_nanos;
+        timeout = absl::Nanoseconds(std::max<int64_t>(0, max_wait_nanos - age));
+      }
+      closed = queue_.TakeAll(&incoming, timeout) || closed;
     }
-    for (size_t i = first_new; i < group.size(); ++i) {
-      group_bytes += group[i].bytes();
+    // Into the group up to the thresholds (BookKeeper's semantics: the
+    // record that reaches a threshold ends the group). What is left over
+    // starts the next group, so a group is never larger than a threshold by
+    // more than one record, and the sync thread syncs a group while the
+    // next one is written instead of the two alternating.
+    size_t cut = next;
+    uint64_t added = 0;
+    while (
+        cut < incoming.size() &&
+        ((group.empty() && cut == next) ||  // at least one record
+         (group_bytes + added < max_bytes &&
+          (max_entries == 0 || group.size() + (cut - next) < max_entries)))) {
+      added += incoming[cut].bytes();
+      ++cut;
     }
+    const bool consumed = cut == incoming.size();
+    if (group.empty() && next == 0 && consumed) {
+      group.swap(incoming);  // the common case: no item moves
+    } else {
+      for (size_t i = next; i < cut; ++i) {
+        group.push_back(std::move(incoming[i]));
+      }
+    }
+    if (consumed) {
+      incoming.clear();
+      next = 0;
+    } else {
+      next = cut;
+    }
+    group_bytes += added;
     if (group.empty()) {
       if (closed) break;
       continue;
     }
     const int64_t age = env_->NowMonotonicNanos() - group.front().enqueue_nanos;
     const bool flush =
-        closed || failed_.load(std::memory_order_acquire) ||
-        group_bytes >= options_.buffered_writes_threshold_bytes ||
-        (options_.buffered_entries_threshold > 0 &&
-         group.size() >= options_.buffered_entries_threshold) ||
+        closed || failed_.load(std::memory_order_acquire) || full() ||
         age >= max_wait_nanos ||
-        (options_.flush_when_queue_empty && queue_.depth() == 0);
+        (options_.flush_when_queue_empty && next == 0 && queue_.depth() == 0);
     if (!flush) continue;
     CommitGroup(&group, group_bytes);
     group = completion_.GetSpare();

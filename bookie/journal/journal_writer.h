@@ -7,7 +7,8 @@
 // Durability words: an add's callback gets OK only after the group holding
 // its record was written and synced (just written when journalSyncData is
 // false). A group is synced when it reaches buffered_writes_threshold_bytes
-// or buffered_entries_threshold, when its oldest add has waited
+// or buffered_entries_threshold (the record that reaches it ends the group;
+// records queued behind it start the next), when its oldest add has waited
 // max_group_wait, when the queue is empty (flush_when_queue_empty), or at
 // Stop.
 //

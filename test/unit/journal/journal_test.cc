@@ -6,8 +6,11 @@
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <map>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "common/fault_env.h"
 #include "proto/crc32c.h"
 #include "test/unit/journal/journal_test_util.h"
@@ -175,6 +178,79 @@ TEST_CASE("a group is synced once it reaches the bytes threshold",
     REQUIRE(w->Ready());
     CHECK(w->future.get().ok());
   }
+}
+
+// Records the groups the journal wrote (records, bytes), in order.
+class GroupLog final : public JournalObserver {
+ public:
+  void OnGroup(const JournalGroupEvent& e) override {
+    absl::MutexLock l(&mu_);
+    groups_.emplace_back(e.records, e.bytes);
+  }
+  std::vector<std::pair<uint64_t, uint64_t>> groups() {
+    absl::MutexLock l(&mu_);
+    return groups_;
+  }
+
+ private:
+  absl::Mutex mu_;
+  std::vector<std::pair<uint64_t, uint64_t>> groups_ ABSL_GUARDED_BY(mu_);
+};
+
+// Ten records of `payload` bytes queued in one step.
+std::vector<std::shared_ptr<AddWaiter>> AddTen(Journal* j, size_t payload) {
+  std::vector<std::shared_ptr<AddWaiter>> waiters;
+  std::vector<JournalRecord> batch;
+  for (int i = 0; i < 10; ++i) {
+    waiters.push_back(std::make_shared<AddWaiter>());
+    JournalRecord r;
+    r.ledger_id = 8;
+    r.entry_id = i;
+    r.payload = Payload(std::string(payload, 'g'));
+    r.done = Notify(waiters.back());
+    batch.push_back(std::move(r));
+  }
+  REQUIRE(j->AddBatch(&batch).ok());
+  return waiters;
+}
+
+TEST_CASE(
+    "the record that reaches a threshold ends its group and the rest start "
+    "the next",
+    "[journal]") {
+  ScratchDir dir;
+  FaultInjectionEnv env(Env::Default());
+  GroupLog log;
+  JournalOptions o = OneDir(dir);
+  o.max_group_wait = absl::Hours(1);
+  o.observer = &log;
+  const uint64_t record = journal_format::kRecordHeaderSize + 1000;
+  SECTION("bytes") {
+    o.buffered_writes_threshold_bytes = 3 * record - 1;
+    auto j = Started(&env, o);
+    auto waiters = AddTen(j.get(), 1000);
+    for (int i = 0; i < 9; ++i) REQUIRE(waiters[i]->Ready());
+    // The tenth waits for a threshold or the group wait, as a lone add.
+    CHECK(waiters[9]->future.wait_for(std::chrono::seconds(0)) !=
+          std::future_status::ready);
+    j->Stop();
+    REQUIRE(waiters[9]->Ready());
+    using G = std::pair<uint64_t, uint64_t>;
+    CHECK(log.groups() ==
+          std::vector<G>{
+              {3, 3 * record}, {3, 3 * record}, {3, 3 * record}, {1, record}});
+  }
+  SECTION("entries") {
+    o.buffered_entries_threshold = 4;
+    auto j = Started(&env, o);
+    auto waiters = AddTen(j.get(), 1000);
+    for (int i = 0; i < 8; ++i) REQUIRE(waiters[i]->Ready());
+    j->Stop();
+    std::vector<uint64_t> records;
+    for (const auto& g : log.groups()) records.push_back(g.first);
+    CHECK(records == std::vector<uint64_t>{4, 4, 2});
+  }
+  CHECK(ReplayAll(&env, o).size() == 10);
 }
 
 TEST_CASE("a lone add is synced once it has waited the group wait",
