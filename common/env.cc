@@ -34,6 +34,12 @@ absl::StatusOr<std::unique_ptr<WritableFile>> Env::NewDirectWritableFile(
       absl::StrCat("direct writes are not offered for ", path));
 }
 
+absl::StatusOr<std::unique_ptr<WritableFile>> Env::ReopenWritableFile(
+    const std::string& path, bool /*direct*/) {
+  return absl::UnimplementedError(
+      absl::StrCat("this Env cannot reopen ", path, " for overwriting"));
+}
+
 absl::Status Env::WriteFileAtomic(const std::string& path,
                                   absl::string_view data) {
   const std::string tmp = absl::StrCat(path, ".tmp");

@@ -113,6 +113,16 @@ class Env {
   // seeing every file it would otherwise see.
   virtual absl::StatusOr<std::unique_ptr<WritableFile>> NewDirectWritableFile(
       const std::string& path);
+  // Opens the existing file `path` for writing from offset 0 without
+  // truncating it (a recycled file): appends overwrite its old bytes in
+  // place, which needs no allocation or size change and so makes a sync
+  // cheaper than one after an append. Size() is the write position, 0 at
+  // first; bytes past it keep their old content. `direct`: as
+  // NewDirectWritableFile (Unimplemented when refused). NotFound when the
+  // file does not exist. Unimplemented in Envs that do not offer it; like
+  // NewDirectWritableFile it is not forwarded by EnvWrapper.
+  virtual absl::StatusOr<std::unique_ptr<WritableFile>> ReopenWritableFile(
+      const std::string& path, bool direct);
 
   virtual bool FileExists(const std::string& path) = 0;
   virtual absl::StatusOr<uint64_t> GetFileSize(const std::string& path) = 0;

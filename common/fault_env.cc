@@ -276,6 +276,53 @@ FaultInjectionEnv::NewAppendableFile(const std::string& path) {
   return Track(std::move(f), /*created=*/false);
 }
 
+absl::StatusOr<std::unique_ptr<WritableFile>>
+FaultInjectionEnv::ReopenWritableFile(const std::string& path,
+                                      bool /*direct*/) {
+  if (auto s = CheckAlive(); !s.ok()) return s;
+  std::string original;
+  {
+    auto r = target()->NewRandomAccessFile(path);
+    if (!r.ok()) return r.status();
+    auto size = (*r)->Size();
+    if (!size.ok()) return size.status();
+    original.resize(*size);
+    size_t done = 0;
+    while (done < original.size()) {
+      auto got =
+          (*r)->Read(done, original.size() - done, original.data() + done);
+      if (!got.ok()) return got.status();
+      if (*got == 0) break;
+      done += *got;
+    }
+    original.resize(done);
+  }
+  auto f = Track(target()->ReopenWritableFile(path, /*direct=*/false),
+                 /*created=*/false);
+  if (!f.ok()) return f;
+  absl::MutexLock l(&mu_);
+  FileState& state = files_[path];
+  state.size = state.synced_size = 0;
+  state.original = std::move(original);
+  return f;
+}
+
+absl::Status FaultInjectionEnv::Truncate(const std::string& path,
+                                         uint64_t size) {
+  if (auto s = CheckAlive(); !s.ok()) return s;
+  absl::Status s = target()->Truncate(path, size);
+  if (!s.ok()) return s;
+  absl::MutexLock l(&mu_);
+  auto it = files_.find(path);
+  if (it != files_.end()) {
+    FileState& f = it->second;
+    f.size = std::min(f.size, size);
+    f.synced_size = std::min(f.synced_size, size);
+    if (f.original.size() > size) f.original.resize(size);
+  }
+  return s;
+}
+
 absl::StatusOr<std::unique_ptr<RandomAccessFile>>
 FaultInjectionEnv::NewRandomAccessFile(const std::string& path) {
   if (auto s = CheckAlive(); !s.ok()) return s;
@@ -341,11 +388,35 @@ absl::Status FaultInjectionEnv::PowerCut() {
   for (auto& [path, f] : files_) {
     if (f.size > f.synced_size && target()->FileExists(path)) {
       absl::Status s = target()->Truncate(path, f.synced_size);
+      if (s.ok() && f.original.size() > f.synced_size) {
+        s = PutBack(path, f.synced_size,
+                    absl::string_view(f.original).substr(f.synced_size));
+      }
       if (first.ok()) first = s;
     }
     f.size = f.synced_size;
+    // What is on disk now: synced new bytes, then the old ones.
+    if (f.original.size() > f.synced_size) {
+      f.size = f.synced_size = f.original.size();
+    }
+    f.original.clear();
   }
   return first;
+}
+
+absl::Status FaultInjectionEnv::PutBack(const std::string& path,
+                                        uint64_t offset,
+                                        absl::string_view bytes) {
+  // The file was cut to `offset` just before: appending restores the rest.
+  auto f = target()->NewAppendableFile(path);
+  if (!f.ok()) return f.status();
+  if ((*f)->Size() != offset) {
+    return absl::InternalError("fault env: unexpected size when restoring");
+  }
+  absl::Status s = (*f)->Append(bytes);
+  if (s.ok()) s = (*f)->Sync();
+  absl::Status c = (*f)->Close();
+  return s.ok() ? c : s;
 }
 
 void FaultInjectionEnv::Restart() {

@@ -71,6 +71,13 @@ class FaultInjectionEnv : public EnvWrapper {
       const std::string& path) override;
   absl::StatusOr<std::unique_ptr<RandomAccessFile>> NewRandomAccessFile(
       const std::string& path) override;
+  // Reopens through the target without O_DIRECT (every file of this Env
+  // goes through the page cache). A power cut puts back the old bytes of
+  // every range overwritten since the last sync.
+  absl::StatusOr<std::unique_ptr<WritableFile>> ReopenWritableFile(
+      const std::string& path, bool direct) override;
+  // Durable at once, as renames are here.
+  absl::Status Truncate(const std::string& path, uint64_t size) override;
   absl::Status RemoveFile(const std::string& path) override;
   absl::Status RenameFile(const std::string& from,
                           const std::string& to) override;
@@ -80,8 +87,11 @@ class FaultInjectionEnv : public EnvWrapper {
   friend class FaultWritableFile;
 
   struct FileState {
-    uint64_t size = 0;         // bytes appended
+    uint64_t size = 0;         // bytes appended (the write position)
     uint64_t synced_size = 0;  // bytes known durable
+    // A reopened file: its content when reopened, which a power cut puts
+    // back past synced_size.
+    std::string original;
   };
   struct Armed {
     int64_t remaining = 0;  // 0: not armed
@@ -109,6 +119,10 @@ class FaultInjectionEnv : public EnvWrapper {
   absl::Duration sync_delay() const;
   uint64_t generation() const;
   absl::Status CheckAlive() const;
+  // Writes `bytes` back at `offset` of the target's file (PowerCut).
+  absl::Status PutBack(const std::string& path, uint64_t offset,
+                       absl::string_view bytes)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::StatusOr<std::unique_ptr<WritableFile>> Track(
       absl::StatusOr<std::unique_ptr<WritableFile>> file, bool created);
 

@@ -189,6 +189,18 @@ class PosixEnv final : public Env {
     return std::make_unique<PosixWritableFile>(path, fd, 0, /*direct=*/true);
   }
 
+  absl::StatusOr<std::unique_ptr<WritableFile>> ReopenWritableFile(
+      const std::string& path, bool direct) override {
+    int fd =
+        ::open(path.c_str(), O_WRONLY | O_CLOEXEC | (direct ? O_DIRECT : 0));
+    if (fd < 0 && direct && errno == EINVAL) {
+      return absl::UnimplementedError(
+          absl::StrCat("the filesystem of ", path, " refuses O_DIRECT"));
+    }
+    if (fd < 0) return PosixError("open (reuse)", path, errno);
+    return std::make_unique<PosixWritableFile>(path, fd, 0, direct);
+  }
+
   absl::StatusOr<std::unique_ptr<WritableFile>> NewAppendableFile(
       const std::string& path) override {
     int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);

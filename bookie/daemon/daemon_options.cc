@@ -69,6 +69,7 @@ absl::StatusOr<DaemonOptions> DaemonOptionsFromConfig(const Config& c) {
   j.max_backups = static_cast<int>(c.GetInt("journalMaxBackups"));
   j.skip_corrupt_records = c.GetBool("journalSkipCorruptRecords");
   j.direct_io = c.GetBool("journalDirectIo");
+  j.reuse_files = c.GetBool("journalReuseFiles");
   if (absl::Status s = j.Validate(); !s.ok()) return s;
 
   LedgerStorageOptions& st = o.store.storage;

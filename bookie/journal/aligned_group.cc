@@ -30,9 +30,15 @@ void AlignedGroup::Append(absl::string_view data) {
   size_ += data.size();
 }
 
-absl::string_view AlignedGroup::Seal() {
+void AlignedGroup::AppendRecordHeader(absl::string_view header, uint32_t salt) {
+  char* at = data_.get() + size_;
+  Append(header);
+  if (salt != 0) jf::SaltRecordHeader(salt, at);
+}
+
+absl::string_view AlignedGroup::Seal(uint32_t salt) {
   padding_ = jf::PaddingFor(size_, alignment_);
-  if (padding_ > 0) jf::EncodePadding(padding_, data_.get() + size_);
+  if (padding_ > 0) jf::EncodePadding(padding_, salt, data_.get() + size_);
   size_ += padding_;
   return absl::string_view(data_.get(), size_);
 }

@@ -30,10 +30,13 @@ class AlignedGroup {
   // Copies `data` to the end. REQUIRES: the total stays within Reset's
   // `bytes`.
   void Append(absl::string_view data);
+  // Appends a record header (journal_format.h) with `salt` XORed into its
+  // crc, as the file it is written to wants it.
+  void AppendRecordHeader(absl::string_view header, uint32_t salt);
   // Appends the padding record (journal_format.h) that takes the content to
   // a multiple of the alignment and returns the whole image: aligned start
-  // and length.
-  absl::string_view Seal();
+  // and length. The padding record is salted with `salt`.
+  absl::string_view Seal(uint32_t salt);
 
   size_t padding_bytes() const { return padding_; }
   size_t capacity() const { return capacity_; }

@@ -106,6 +106,17 @@ void EncodeRecordHeader(RecordType type, uint64_t ledger_id, int64_t entry_id,
   coding::PutFixed32BE(h + kRecordCrcOffset, crc32c::Mask(crc));
 }
 
+uint32_t RecordSalt(uint32_t version, uint64_t file_id) {
+  if (version < 3) return 0;
+  // Never 0 for the ids a journal reaches (it would take 2^31 files).
+  return static_cast<uint32_t>(file_id) ^ 0x9e3779b9u;
+}
+
+void SaltRecordHeader(uint32_t salt, char* header) {
+  coding::PutFixed32BE(header + kRecordCrcOffset,
+                       coding::GetFixed32BE(header + kRecordCrcOffset) ^ salt);
+}
+
 size_t PaddingFor(uint64_t size, size_t alignment) {
   const size_t rem = static_cast<size_t>(size & (alignment - 1));
   if (rem == 0) return 0;
@@ -114,12 +125,13 @@ size_t PaddingFor(uint64_t size, size_t alignment) {
   return pad;
 }
 
-void EncodePadding(size_t total, char* dst) {
+void EncodePadding(size_t total, uint32_t salt, char* dst) {
   const size_t payload = total - kRecordHeaderSize;
   std::memset(dst + kRecordHeaderSize, 0, payload);
   RecordHeader h;
   EncodeRecordHeader(RecordType::kPadding, 0, -1,
                      absl::string_view(dst + kRecordHeaderSize, payload), &h);
+  SaltRecordHeader(salt, h.data());
   std::memcpy(dst, h.data(), h.size());
 }
 
@@ -142,11 +154,12 @@ DecodedRecordHeader DecodeRecordHeader(absl::string_view data) {
   return d;
 }
 
-bool RecordCrcMatches(absl::string_view header, absl::string_view payload) {
+bool RecordCrcMatches(absl::string_view header, absl::string_view payload,
+                      uint32_t salt) {
   uint32_t crc = crc32c::Value(header.data() + kRecordCrcCoverageOffset,
                                kRecordHeaderSize - kRecordCrcCoverageOffset);
   crc = crc32c::Extend(crc, payload.data(), payload.size());
-  return crc32c::Mask(crc) ==
+  return (crc32c::Mask(crc) ^ salt) ==
          coding::GetFixed32BE(header.data() + kRecordCrcOffset);
 }
 

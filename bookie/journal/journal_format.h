@@ -34,7 +34,12 @@
 // next multiple of the alignment, so that no write ever rewrites a block
 // holding acknowledged records. Readers skip padding records.
 //
-// Versions: 1 never holds padding records; 2 may. Both are read.
+// Versions: 1 never holds padding records; 2 may. 3 stores every record's
+// crc XORed with the salt of its file, RecordSalt(file_id), so that a
+// recycled file (journalReuseFiles) never passes off a record of its
+// previous life as one of this one: past the last record written since the
+// file was reused, the old records fail the check like any torn tail. All
+// three are read.
 
 #ifndef BK_BOOKIE_JOURNAL_JOURNAL_FORMAT_H_
 #define BK_BOOKIE_JOURNAL_JOURNAL_FORMAT_H_
@@ -51,7 +56,7 @@ namespace bk::bookie::journal_format {
 
 // --- file header ---
 inline constexpr char kMagic[8] = {'B', 'K', 'J', 'R', 'N', 'L', '\0', '\1'};
-inline constexpr uint32_t kVersion = 2;  // what this build writes
+inline constexpr uint32_t kVersion = 3;  // what this build writes
 inline constexpr uint32_t kMinReadableVersion = 1;
 inline constexpr size_t kMagicOffset = 0;
 inline constexpr size_t kVersionOffset = 8;
@@ -159,14 +164,21 @@ void EncodeRecordHeaderWithPayloadCrc(RecordType type, uint64_t ledger_id,
                                       int64_t entry_id, size_t payload_size,
                                       uint32_t payload_crc, RecordHeader* out);
 
+// The salt of the records of file `file_id` written with format `version`:
+// 0 before version 3. Distinct for any two ids less than 2^32 apart (ids
+// grow by one per file), so a recycled file's old records never match.
+uint32_t RecordSalt(uint32_t version, uint64_t file_id);
+// XORs `salt` into the crc of the encoded record header at `header`.
+void SaltRecordHeader(uint32_t salt, char* header);
+
 // The size of the padding record that takes a file of `size` bytes to the
 // next multiple of `alignment` (a power of two): 0 when already aligned,
 // otherwise at least kRecordHeaderSize (a gap too small for a header is
 // padded to the boundary after the next).
 size_t PaddingFor(uint64_t size, size_t alignment);
 // Writes a padding record of exactly `total` bytes (>= kRecordHeaderSize)
-// at `dst`: header, then zeros.
-void EncodePadding(size_t total, char* dst);
+// at `dst`: header (salted with `salt`), then zeros.
+void EncodePadding(size_t total, uint32_t salt, char* dst);
 
 struct DecodedRecordHeader {
   uint32_t masked_crc = 0;
@@ -179,8 +191,10 @@ struct DecodedRecordHeader {
 // REQUIRES: data.size() >= kRecordHeaderSize.
 DecodedRecordHeader DecodeRecordHeader(absl::string_view data);
 
-// True when header bytes [0, kRecordHeaderSize) and `payload` match the CRC.
-bool RecordCrcMatches(absl::string_view header, absl::string_view payload);
+// True when header bytes [0, kRecordHeaderSize) and `payload` match the CRC
+// stored with `salt`.
+bool RecordCrcMatches(absl::string_view header, absl::string_view payload,
+                      uint32_t salt);
 
 }  // namespace bk::bookie::journal_format
 

@@ -40,12 +40,15 @@ JournalFileReader::JournalFileReader(std::unique_ptr<RandomAccessFile> file,
 
 absl::Status JournalFileReader::ReadHeader(uint64_t start_offset) {
   std::string reason;
+  uint32_t version = 0;
+  std::optional<uint64_t> header_intact_id;
   if (size_ < jf::kFileHeaderSize) {
     reason = absl::StrCat("file shorter than its header (", size_, " bytes)");
   } else {
     auto data = Fetch(0, jf::kFileHeaderSize);
     if (!data.ok()) return data.status();
     const jf::DecodedFileHeader h = jf::DecodeFileHeader(*data);
+    version = h.version;
     if (!h.crc_ok) {
       reason = "file header checksum mismatch";
     } else if (!h.magic_ok) {
@@ -57,11 +60,13 @@ absl::Status JournalFileReader::ReadHeader(uint64_t start_offset) {
                  h.version, "; this build reads versions ",
                  jf::kMinReadableVersion, " to ", jf::kVersion));
     } else if (h.file_id != expected_file_id_) {
+      header_intact_id = h.file_id;
       reason = absl::StrCat("header names file id ", h.file_id,
                             ", the file name says ", expected_file_id_);
     }
   }
   if (reason.empty()) {
+    salts_ = {jf::RecordSalt(version, expected_file_id_)};
     pos_ = std::max<uint64_t>(start_offset, jf::kFileHeaderSize);
     if (pos_ > size_) {
       // The checkpoint passed bytes that a crash dropped before they were
@@ -72,6 +77,13 @@ absl::Status JournalFileReader::ReadHeader(uint64_t start_offset) {
     return absl::OkStatus();
   }
   report_.valid_end = 0;
+  // Without a header the format is unknown: a record valid as this build
+  // writes it or as versions 1 and 2 did proves the file was in use, and so
+  // does one valid for the id an intact header names (a misplaced file).
+  salts_ = {jf::RecordSalt(jf::kVersion, expected_file_id_), 0};
+  if (header_intact_id.has_value()) {
+    salts_.push_back(jf::RecordSalt(version, *header_intact_id));
+  }
   absl::Status s = HandleInvalid(0, reason);
   if (s.ok() && done_) report_.header_torn = true;
   return s;
@@ -133,7 +145,11 @@ absl::StatusOr<bool> JournalFileReader::RecordAt(uint64_t offset,
   auto whole = Fetch(offset, jf::kRecordHeaderSize + h.length);
   if (!whole.ok()) return whole.status();
   const absl::string_view payload = whole->substr(jf::kRecordHeaderSize);
-  if (!jf::RecordCrcMatches(*whole, payload)) {
+  bool matches = false;
+  for (uint32_t salt : salts_) {
+    matches = matches || jf::RecordCrcMatches(*whole, payload, salt);
+  }
+  if (!matches) {
     *reason = "record checksum mismatch";
     return false;
   }

@@ -9,7 +9,9 @@
 //    number of bytes to cut (report().torn_bytes, from report().valid_end).
 //    Padding records do not count as valid records here: a torn direct
 //    write may land a group's last block (its padding) without the records
-//    before it.
+//    before it. In a recycled file (format 3) the records of its previous
+//    life carry another salt and are invalid here, so they end the file
+//    like any torn tail.
 //  - Corruption: invalid bytes followed by at least one valid record. Data
 //    that was once durable has been damaged. Next() fails with DataLoss and
 //    a message that says where, unless `skip_corrupt_records` is set; then
@@ -110,6 +112,9 @@ class JournalFileReader {
   const uint64_t expected_file_id_;
   const JournalReaderOptions options_;
 
+  // The record salts (journal_format.h) a valid record may carry: the one
+  // of the header's version and file id.
+  std::vector<uint32_t> salts_;
   std::string buf_;  // window of the file at buf_offset_
   uint64_t buf_offset_ = 0;
   uint64_t pos_ = 0;  // next record to read

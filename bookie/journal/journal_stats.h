@@ -26,7 +26,8 @@ struct JournalStats {
   uint64_t queue_depth = 0;  // adds queued, not yet taken by the thread
   uint64_t files_created = 0;
   uint64_t files_removed = 0;
-  uint64_t adds_failed = 0;  // completed with an error
+  uint64_t files_reused = 0;  // recycled instead of created (reuse_files)
+  uint64_t adds_failed = 0;   // completed with an error
 };
 
 // One group, as seen by the journal thread.
@@ -61,6 +62,7 @@ struct JournalCounters {
   std::atomic<uint64_t> write_nanos_total{0};
   std::atomic<uint64_t> files_created{0};
   std::atomic<uint64_t> files_removed{0};
+  std::atomic<uint64_t> files_reused{0};
   std::atomic<uint64_t> adds_failed{0};
 
   void AddTo(JournalStats* s) const;

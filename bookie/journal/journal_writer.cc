@@ -19,6 +19,7 @@ JournalWriter::JournalWriter(Env* env, std::string dir,
       options_(options),
       first_file_id_(first_file_id),
       checkpoint_(checkpoint),
+      files_(env_, dir_, options_, &counters_),
       sync_(env_, &completion_, &counters_, options_.observer,
             [this](const absl::Status& s) {
               Fail(s);
@@ -251,13 +252,24 @@ void JournalWriter::Run() {
     group_bytes = 0;
   }
   sync_.Drain();  // before the file is closed
-  if (file_ != nullptr) {
+  if (current_.file != nullptr) {
     if (file_unsynced_ && !failed_.load()) {
-      absl::Status s = file_->Sync();
+      absl::Status s = file()->Sync();
       if (!s.ok()) Fail(s);
       counters_.syncs.fetch_add(1, std::memory_order_relaxed);
     }
-    file_->Close().IgnoreError();  // synced above or already failed
+    if (!failed_.load()) {
+      // Not needed for safety (replay cuts the newest file's stale tail);
+      // saves the next start from reporting one.
+      absl::Status s = files_.CutStaleTail(current_);
+      if (!s.ok()) {
+        log::Get("journal")->warn(
+            "dir={} cutting the reused file's old tail "
+            "at stop failed: {}",
+            dir_, s.ToString());
+      }
+    }
+    file()->Close().IgnoreError();  // synced above or already failed
   }
 }
 
@@ -274,8 +286,7 @@ void JournalWriter::CommitGroup(std::vector<JournalItem>* group,
   }
   if (options_.sync_data) {
     // Failed groups too, so that every group completes in order.
-    sync_.Submit(file_.get(), std::move(*group), bytes, write_nanos,
-                 std::move(s));
+    sync_.Submit(file(), std::move(*group), bytes, write_nanos, std::move(s));
     return;
   }
   if (!s.ok()) {
@@ -295,14 +306,14 @@ absl::Status JournalWriter::WriteGroup(const std::vector<JournalItem>& group,
   const absl::string_view image =
       options_.direct_io ? BuildImage(group, bytes) : absl::string_view();
   const int64_t t0 = env_->NowMonotonicNanos();
-  s = options_.direct_io ? file_->Append(image) : AppendIov(group);
+  s = options_.direct_io ? file()->Append(image) : AppendIov(group);
   const int64_t t1 = env_->NowMonotonicNanos();
   if (!s.ok()) return s;
   // With sync_data the sync thread syncs it; the flag is for rolls and Stop.
   file_unsynced_ = !options_.sync_data;
   {
     absl::MutexLock l(&position_mu_);
-    written_ = JournalPosition{file_id_, file_->Size()};
+    written_ = JournalPosition{current_.file_id, file()->Size()};
   }
   *write_nanos = t1 - t0;
   counters_.write_nanos_total.fetch_add(static_cast<uint64_t>(t1 - t0),
@@ -310,12 +321,12 @@ absl::Status JournalWriter::WriteGroup(const std::vector<JournalItem>& group,
   counters_.bytes_written.fetch_add(bytes, std::memory_order_relaxed);
   counters_.records_written.fetch_add(group.size(), std::memory_order_relaxed);
   counters_.groups_written.fetch_add(1, std::memory_order_relaxed);
-  if (file_->Size() + options_.buffered_writes_threshold_bytes >
+  if (file()->Size() + options_.buffered_writes_threshold_bytes >
       preallocated_end_) {
     // Only an optimisation (fewer metadata updates per sync): a failure
     // here leaves the file intact, and a full disk shows on the next write.
-    if (file_->Preallocate(options_.preallocate_bytes).ok()) {
-      preallocated_end_ = file_->Size() + options_.preallocate_bytes;
+    if (file()->Preallocate(options_.preallocate_bytes).ok()) {
+      preallocated_end_ = file()->Size() + options_.preallocate_bytes;
     }
   }
   return absl::OkStatus();
@@ -325,10 +336,11 @@ absl::string_view JournalWriter::BuildImage(
     const std::vector<JournalItem>& group, uint64_t bytes) {
   aligned_.Reset(bytes);
   for (const JournalItem& item : group) {
-    aligned_.Append(absl::string_view(item.header.data(), item.header.size()));
+    aligned_.AppendRecordHeader(
+        absl::string_view(item.header.data(), item.header.size()), salt_);
     aligned_.Append(item.payload.data);
   }
-  const absl::string_view image = aligned_.Seal();
+  const absl::string_view image = aligned_.Seal(salt_);
   counters_.padding_bytes.fetch_add(aligned_.padding_bytes(),
                                     std::memory_order_relaxed);
   return image;
@@ -336,34 +348,24 @@ absl::string_view JournalWriter::BuildImage(
 
 absl::Status JournalWriter::AppendIov(const std::vector<JournalItem>& group) {
   iov_.clear();
-  for (const JournalItem& item : group) {
-    iov_.push_back({const_cast<char*>(item.header.data()), item.header.size()});
+  // The producers encoded the headers without knowing the file; its salt
+  // goes into copies (28 bytes a record), the payloads are not copied.
+  salted_.resize(group.size());
+  for (size_t i = 0; i < group.size(); ++i) {
+    const JournalItem& item = group[i];
+    salted_[i] = item.header;
+    jf::SaltRecordHeader(salt_, salted_[i].data());
+    iov_.push_back({salted_[i].data(), salted_[i].size()});
     if (!item.payload.data.empty()) {
       iov_.push_back({const_cast<char*>(item.payload.data.data()),
                       item.payload.data.size()});
     }
   }
-  return file_->AppendV(iov_.data(), static_cast<int>(iov_.size()));
-}
-
-absl::StatusOr<std::unique_ptr<WritableFile>> JournalWriter::CreateFile(
-    const std::string& path) {
-  if (options_.direct_io) {
-    auto direct = env_->NewDirectWritableFile(path);
-    if (direct.ok() || !absl::IsUnimplemented(direct.status())) return direct;
-    if (!logged_no_direct_) {
-      logged_no_direct_ = true;
-      log::Get("journal")->info(
-          "dir={} direct writes unavailable ({}); aligned groups go through "
-          "the page cache",
-          dir_, std::string(direct.status().message()));
-    }
-  }
-  return env_->NewWritableFile(path);
+  return file()->AppendV(iov_.data(), static_cast<int>(iov_.size()));
 }
 
 absl::Status JournalWriter::RollIfFull(uint64_t next_bytes) {
-  const uint64_t size = file_->Size();
+  const uint64_t size = file()->Size();
   if (size <= jf::kFileHeaderSize ||
       size + next_bytes <= options_.max_file_size_bytes) {
     return absl::OkStatus();
@@ -374,42 +376,33 @@ absl::Status JournalWriter::RollIfFull(uint64_t next_bytes) {
   sync_.Drain();
   if (absl::Status st = status(); !st.ok()) return st;
   if (file_unsynced_) {
-    absl::Status s = file_->Sync();
+    absl::Status s = file()->Sync();
     counters_.syncs.fetch_add(1, std::memory_order_relaxed);
     if (!s.ok()) return s;
     file_unsynced_ = false;
   }
-  absl::Status s = file_->Close();
+  absl::Status s = files_.CutStaleTail(current_);
   if (!s.ok()) return s;
-  return OpenNewFile(file_id_ + 1);
+  s = file()->Close();
+  if (!s.ok()) return s;
+  return OpenNewFile(current_.file_id + 1);
 }
 
 absl::Status JournalWriter::OpenNewFile(uint64_t file_id) {
-  const std::string path = JournalFilePath(dir_, file_id);
-  auto file = CreateFile(path);
-  if (!file.ok()) return file.status();
-  const jf::FileHeader header = jf::EncodeFileHeader(file_id);
-  absl::string_view first(header.data(), header.size());
-  if (options_.direct_io) {
-    aligned_.Reset(first.size());
-    aligned_.Append(first);
-    first = aligned_.Seal();
-  }
-  absl::Status s = (*file)->Append(first);
-  if (s.ok()) s = (*file)->Sync();
-  // The new name must be durable before any acknowledged record lives in it.
-  if (s.ok()) s = env_->SyncDir(dir_);
-  if (!s.ok()) return s;
-  counters_.files_created.fetch_add(1, std::memory_order_relaxed);
-  file_ = std::move(*file);
-  file_id_ = file_id;
+  auto opened = files_.Open(file_id, &aligned_);
+  if (!opened.ok()) return opened.status();
+  current_ = std::move(*opened);
+  salt_ = jf::RecordSalt(jf::kVersion, file_id);
   file_unsynced_ = false;
-  preallocated_end_ = 0;
-  if (file_->Preallocate(options_.preallocate_bytes).ok()) {  // see above
-    preallocated_end_ = file_->Size() + options_.preallocate_bytes;
+  // A recycled file is allocated up to its old length already.
+  preallocated_end_ = current_.recycled ? current_.old_length : 0;
+  if (file()->Size() + options_.buffered_writes_threshold_bytes >
+          preallocated_end_ &&
+      file()->Preallocate(options_.preallocate_bytes).ok()) {  // see above
+    preallocated_end_ = file()->Size() + options_.preallocate_bytes;
   }
   absl::MutexLock l(&position_mu_);
-  written_ = JournalPosition{file_id, file_->Size()};
+  written_ = JournalPosition{file_id, file()->Size()};
   return absl::OkStatus();
 }
 
@@ -424,27 +417,7 @@ absl::Status JournalWriter::Checkpoint(JournalPosition position) {
   absl::Status s = WriteCheckpoint(env_, dir_, position);
   if (!s.ok()) return s;
   checkpoint_ = position;
-  return RemoveFilesBefore(position.file_id);
-}
-
-absl::Status JournalWriter::RemoveFilesBefore(uint64_t file_id) {
-  auto ids = ListJournalFiles(env_, dir_);
-  if (!ids.ok()) return ids.status();
-  std::vector<uint64_t> old;
-  for (uint64_t id : *ids) {
-    if (id < file_id) old.push_back(id);
-  }
-  const size_t keep = static_cast<size_t>(options_.max_backups);
-  absl::Status first;
-  for (size_t i = 0; i + keep < old.size(); ++i) {
-    absl::Status s = env_->RemoveFile(JournalFilePath(dir_, old[i]));
-    if (s.ok()) {
-      counters_.files_removed.fetch_add(1, std::memory_order_relaxed);
-    } else if (first.ok()) {
-      first = s;
-    }
-  }
-  return first;
+  return files_.Retire(position.file_id);
 }
 
 void JournalWriter::AddStatsTo(JournalStats* stats) const {
@@ -465,6 +438,7 @@ void JournalCounters::AddTo(JournalStats* s) const {
   s->busy_nanos_total += write_nanos_total.load(r) + sync_nanos_total.load(r);
   s->files_created += files_created.load(r);
   s->files_removed += files_removed.load(r);
+  s->files_reused += files_reused.load(r);
   s->adds_failed += adds_failed.load(r);
 }
 

@@ -42,6 +42,7 @@
 #include "bookie/journal/aligned_group.h"
 #include "bookie/journal/completion_thread.h"
 #include "bookie/journal/journal_checkpoint.h"
+#include "bookie/journal/journal_files.h"
 #include "bookie/journal/journal_options.h"
 #include "bookie/journal/journal_queue.h"
 #include "bookie/journal/journal_stats.h"
@@ -103,10 +104,9 @@ class JournalWriter {
   void CommitGroup(std::vector<JournalItem>* group, uint64_t bytes);
   absl::Status WriteGroup(const std::vector<JournalItem>& group, uint64_t bytes,
                           int64_t* write_nanos);
+  // Makes file `file_id` (fresh or recycled, journal_files.h) current.
   absl::Status OpenNewFile(uint64_t file_id);
-  // A new file: direct when asked for and offered, else through the cache.
-  absl::StatusOr<std::unique_ptr<WritableFile>> CreateFile(
-      const std::string& path);
+  WritableFile* file() const { return current_.file.get(); }
   // Writes `group` with one writev of the callers' buffers.
   absl::Status AppendIov(const std::vector<JournalItem>& group);
   // (direct_io) Copies `group` into aligned_, padded; the view is valid
@@ -115,7 +115,6 @@ class JournalWriter {
                                uint64_t bytes);
   absl::Status RollIfFull(uint64_t next_bytes);
   void Fail(const absl::Status& s);
-  absl::Status RemoveFilesBefore(uint64_t file_id);
 
   // Constant after construction.
   Env* const env_;
@@ -124,13 +123,13 @@ class JournalWriter {
   const uint64_t first_file_id_;
 
   // Journal thread only (Start, then Run).
-  std::unique_ptr<WritableFile> file_;
-  uint64_t file_id_ = 0;
+  JournalFiles::Opened current_;  // the file being written
+  uint32_t salt_ = 0;             // of current_'s records (journal_format.h)
   uint64_t preallocated_end_ = 0;
   bool file_unsynced_ = false;
-  bool logged_no_direct_ = false;
   std::vector<struct iovec> iov_;
-  AlignedGroup aligned_{kDirectIoAlignment};  // when options_.direct_io
+  std::vector<journal_format::RecordHeader> salted_;  // AppendIov's headers
+  AlignedGroup aligned_{kDirectIoAlignment};          // when options_.direct_io
 
   // Spare item vectors for AddBatch (callers' threads).
   absl::Mutex batch_mu_;
@@ -156,6 +155,7 @@ class JournalWriter {
   std::atomic<bool> accepting_{false};  // between Start and Stop
   JournalQueue queue_;
   JournalCounters counters_;
+  JournalFiles files_;  // after counters_, which it uses
   CompletionThread completion_;
   SyncThread sync_;  // after completion_ and counters_, which it uses
 };

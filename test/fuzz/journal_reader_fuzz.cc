@@ -54,6 +54,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         jf::RecordHeader rh;
         jf::EncodeRecordHeader(static_cast<jf::RecordType>(type), in.Int(1),
                                static_cast<int64_t>(in.Int(1)), payload, &rh);
+        jf::SaltRecordHeader(jf::RecordSalt(jf::kVersion, kFileId), rh.data());
         const uint64_t at = file.size();
         file.append(rh.data(), rh.size());
         file += payload;

@@ -42,13 +42,21 @@ struct Outcome {
 
 // `aligned`: journalDirectIo's padded groups (the fault Env has no direct
 // writes, so they go through its page cache model), else plain writev.
-JournalOptions Options(const ScratchDir& dir, bool aligned) {
+// `recycle`: no backups, larger adds and a checkpoint every third add, so
+// that files are retired and reused (journalReuseFiles) during the
+// workload; a power cut puts back the old bytes of a reused file past what
+// was synced.
+JournalOptions Options(const ScratchDir& dir, bool aligned, bool recycle) {
   JournalOptions o;
   o.dirs = {dir.Sub("journal")};
   o.direct_io = aligned;
+  o.reuse_files = recycle;
   o.max_file_size_bytes = 64 * 1024;  // several rolls in the workload
   o.preallocate_bytes = 64 * 1024;
   o.buffered_entries_threshold = 1;  // one group per add: a fixed op count
+  if (recycle) {
+    o.max_backups = 0;
+  }
   return o;
 }
 
@@ -58,7 +66,8 @@ Outcome RunWorkload(FaultInjectionEnv* env, const JournalOptions& o,
                     const Fault& fault) {
   Outcome out;
   std::mt19937 rng(kSeed);
-  std::uniform_int_distribution<size_t> size(1, 20000);
+  // Larger adds when recycling: a roll every other add or so.
+  std::uniform_int_distribution<size_t> size(1, o.reuse_files ? 60000 : 20000);
   Journal j(env, o);
   REQUIRE(
       j.Replay([](const JournalRecordView&) { return absl::OkStatus(); }).ok());
@@ -87,7 +96,8 @@ Outcome RunWorkload(FaultInjectionEnv* env, const JournalOptions& o,
     REQUIRE(w->Ready());
     if (!w->future.get().ok()) break;
     out.acked[{ledger, e}] = payload;
-    if (e == 6) {
+    const bool recycle = o.reuse_files;
+    if (recycle ? e % 3 == 2 : e == 6) {
       // The storage flushes everything acknowledged so far, then
       // checkpoints. A failed checkpoint leaves the old one: still safe.
       acked_before_mark = out.acked;
@@ -114,6 +124,8 @@ void CheckRecovery(FaultInjectionEnv* env, const JournalOptions& o,
       auto it = out.submitted.find(k);
       REQUIRE(it != out.submitted.end());               // never invented
       REQUIRE(it->second == std::string(rec.payload));  // never half-written
+      // Never from before the checkpoint (a reused file's old records).
+      REQUIRE(out.checkpointed.count(k) == 0);
       replayed[k] = std::string(rec.payload);
       return absl::OkStatus();
     });
@@ -139,10 +151,10 @@ void CheckRecovery(FaultInjectionEnv* env, const JournalOptions& o,
   CHECK(found);
 }
 
-void CrashAndCheck(const Fault& fault, bool aligned) {
+void CrashAndCheck(const Fault& fault, bool aligned, bool recycle) {
   ScratchDir dir;
   FaultInjectionEnv env(Env::Default());
-  const JournalOptions o = Options(dir, aligned);
+  const JournalOptions o = Options(dir, aligned, recycle);
   Outcome out = RunWorkload(&env, o, fault);
   REQUIRE(env.PowerCut().ok());
   env.Restart();
@@ -155,28 +167,40 @@ TEST_CASE(
     "survives and nothing is half-written",
     "[journal]") {
   std::printf("journal crash test seed %u\n", kSeed);
-  for (bool aligned : {false, true}) {
-    INFO((aligned ? "aligned, padded groups" : "writev groups"));
+  for (auto [aligned, recycle] :
+       {std::pair{false, false}, std::pair{true, false}, std::pair{true, true},
+        std::pair{false, true}}) {
+    INFO((aligned ? "aligned, padded groups" : "writev groups")
+         << (recycle ? ", files reused" : ""));
     Outcome dry;
+    int64_t reused = 0;
     {
       ScratchDir dir;
       FaultInjectionEnv env(Env::Default());
-      dry = RunWorkload(&env, Options(dir, aligned), Fault{});
+      const JournalOptions o = Options(dir, aligned, recycle);
+      dry = RunWorkload(&env, o, Fault{});
+      auto ids = ListJournalFiles(&env, o.dirs[0]);
+      REQUIRE(ids.ok());
+      reused =
+          static_cast<int64_t>(ids->back()) - static_cast<int64_t>(ids->size());
     }
     REQUIRE(dry.acked.size() == 14);
+    // Reuse leaves fewer files than ids were used; without it, the backups
+    // keep every one.
+    CHECK((recycle ? reused > 0 : reused == 0));
     std::mt19937 rng(kSeed);
     for (int64_t n = 1; n <= dry.writes; ++n) {
       INFO("failed write " << n);
-      CrashAndCheck(Fault{Fault::kFailWrite, n, 0}, aligned);
+      CrashAndCheck(Fault{Fault::kFailWrite, n, 0}, aligned, recycle);
     }
     for (int64_t n = 1; n <= dry.syncs; ++n) {
       INFO("failed sync " << n);
-      CrashAndCheck(Fault{Fault::kFailSync, n, 0}, aligned);
+      CrashAndCheck(Fault{Fault::kFailSync, n, 0}, aligned, recycle);
     }
     for (int64_t n = 1; n <= dry.writes; ++n) {
       const size_t keep = std::uniform_int_distribution<size_t>(0, 20000)(rng);
       INFO("torn write " << n << " keeping " << keep << " bytes");
-      CrashAndCheck(Fault{Fault::kTear, n, keep}, aligned);
+      CrashAndCheck(Fault{Fault::kTear, n, keep}, aligned, recycle);
     }
   }
 }

@@ -28,8 +28,28 @@ TEST_CASE("a record header carries its fields and a checksum over the payload",
   CHECK(d.ledger_id == 7);
   CHECK(d.entry_id == 42);
   CHECK_FALSE(d.all_zero);
-  CHECK(jf::RecordCrcMatches(hv, "payload"));
-  CHECK_FALSE(jf::RecordCrcMatches(hv, "paylaod"));
+  CHECK(jf::RecordCrcMatches(hv, "payload", 0));
+  CHECK_FALSE(jf::RecordCrcMatches(hv, "paylaod", 0));
+}
+
+TEST_CASE("a salted record matches only the salt of its own file and format 3",
+          "[journal]") {
+  CHECK(jf::RecordSalt(1, 5) == 0);
+  CHECK(jf::RecordSalt(2, 5) == 0);
+  // Distinct and non-zero for every id a journal could be recycled across.
+  for (uint64_t id = 0; id < 100000; ++id) {
+    REQUIRE(jf::RecordSalt(3, id) != 0);
+    REQUIRE(jf::RecordSalt(3, id) != jf::RecordSalt(3, id + 1));
+  }
+  jf::RecordHeader h;
+  jf::EncodeRecordHeader(jf::RecordType::kEntry, 7, 42, "payload", &h);
+  jf::SaltRecordHeader(jf::RecordSalt(3, 10), h.data());
+  absl::string_view hv(h.data(), h.size());
+  CHECK(jf::RecordCrcMatches(hv, "payload", jf::RecordSalt(3, 10)));
+  CHECK_FALSE(jf::RecordCrcMatches(hv, "payload", jf::RecordSalt(3, 11)));
+  CHECK_FALSE(jf::RecordCrcMatches(hv, "payload", 0));
+  // The other fields are not touched.
+  CHECK(jf::DecodeRecordHeader(hv).ledger_id == 7);
 }
 
 TEST_CASE(
@@ -52,7 +72,7 @@ TEST_CASE(
         crc32c::Value(payload.data(), payload.size()), &combined);
     CHECK(straight == combined);
     CHECK(jf::RecordCrcMatches(
-        absl::string_view(combined.data(), combined.size()), payload));
+        absl::string_view(combined.data(), combined.size()), payload, 0));
   }
 }
 

@@ -171,9 +171,9 @@ TEST_CASE("reader refuses an unknown format version", "[journal]") {
 TEST_CASE("reader reads a version 1 file, which has no padding records",
           "[journal]") {
   ScratchDir dir;
-  WriteRaw(dir.Sub("f"),
-           absl::StrCat(testing::FileHeaderOfVersion(1, 1),
-                        EntryRecord(5, 0, "zero"), EntryRecord(5, 1, "one")));
+  WriteRaw(dir.Sub("f"), absl::StrCat(testing::FileHeaderOfVersion(1, 1),
+                                      EntryRecord(5, 0, "zero", 0),
+                                      EntryRecord(5, 1, "one", 0)));
   ReadAll r = Read(dir.Sub("f"), 1);
   REQUIRE(r.status.ok());
   CHECK(r.payloads == std::vector<std::string>{"zero", "one"});
@@ -184,7 +184,7 @@ TEST_CASE("reader skips padding records and counts only the others",
   ScratchDir dir;
   std::string file = absl::StrCat(FileHeader(1), EntryRecord(5, 0, "zero"));
   std::string pad(jf::PaddingFor(file.size(), 4096), '\0');
-  jf::EncodePadding(pad.size(), pad.data());
+  jf::EncodePadding(pad.size(), testing::SaltOf(1), pad.data());
   file += pad;
   CHECK(file.size() % 4096 == 0);
   file += EntryRecord(5, 1, "one");

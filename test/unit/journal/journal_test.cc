@@ -360,6 +360,7 @@ TEST_CASE(
   o.flush_when_queue_empty = true;
   o.max_file_size_bytes = 64 * 1024;
   o.max_backups = 2;
+  o.reuse_files = false;  // recycling: journal_reuse_test.cc
   auto j = Started(Env::Default(), o);
   for (int e = 0; e < 40; ++e) {
     auto w = std::make_shared<AddWaiter>();

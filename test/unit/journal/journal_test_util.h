@@ -40,16 +40,42 @@ class ScratchDir {
   std::string path_;
 };
 
+// A fresh directory on the root filesystem (ext4 here), which offers
+// O_DIRECT; removed on destruction.
+class DiskDir {
+ public:
+  DiskDir() {
+    std::string tmpl = "/var/tmp/bk_direct_test_XXXXXX";
+    path_ = ::mkdtemp(tmpl.data());
+  }
+  ~DiskDir() { Env::Default()->RemoveDirRecursive(path_).IgnoreError(); }
+  std::string Sub(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+};
+
+// The record salt of file `file_id` as this build writes it.
+inline uint32_t SaltOf(uint64_t file_id) {
+  return journal_format::RecordSalt(journal_format::kVersion, file_id);
+}
+
+// A record as written into the file whose salt is `salt` (0: versions 1
+// and 2). The default is file 1's, the id most tests use.
 inline std::string Record(journal_format::RecordType type, uint64_t ledger,
-                          int64_t entry, absl::string_view payload) {
+                          int64_t entry, absl::string_view payload,
+                          uint32_t salt = SaltOf(1)) {
   journal_format::RecordHeader h;
   journal_format::EncodeRecordHeader(type, ledger, entry, payload, &h);
+  journal_format::SaltRecordHeader(salt, h.data());
   return absl::StrCat(absl::string_view(h.data(), h.size()), payload);
 }
 
 inline std::string EntryRecord(uint64_t ledger, int64_t entry,
-                               absl::string_view payload) {
-  return Record(journal_format::RecordType::kEntry, ledger, entry, payload);
+                               absl::string_view payload,
+                               uint32_t salt = SaltOf(1)) {
+  return Record(journal_format::RecordType::kEntry, ledger, entry, payload,
+                salt);
 }
 
 inline std::string FileHeader(uint64_t file_id) {
