@@ -56,7 +56,7 @@ ConfigSchema* Build() {
       1, 1024);
   add("journalMaxBackups", T::kInt, "5",
       "old journal files kept after the checkpoint passed them", 0, 1000);
-  add("journalDirectIo", T::kBool, "true",
+  add("journalDirectIo", T::kBool, "false",
       "write journal groups with O_DIRECT from an aligned buffer, padded to "
       "4 KiB (falls back to the page cache where O_DIRECT is refused)");
   add("journalReuseFiles", T::kBool, "true",

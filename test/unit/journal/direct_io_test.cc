@@ -104,7 +104,7 @@ std::vector<std::string> AddAndReplay(Env* env, const std::string& jdir,
   JournalOptions o;
   o.dirs = {jdir};
   o.buffered_entries_threshold = 1;  // one group per add
-  REQUIRE(o.direct_io);              // the default
+  o.direct_io = true;
   {
     Journal j(env, o);
     REQUIRE(j.Replay([](const JournalRecordView&) {
