@@ -48,6 +48,10 @@ ConfigSchema* Build() {
       "sync a group once it holds this many entries; 0 = off", 0, 1e9);
   add("journalFlushWhenQueueEmpty", T::kBool, "false",
       "sync as soon as the journal queue runs dry");
+  add("journalAdaptiveGroupCommit", T::kBool, "true",
+      "write a group at once when no add is queued and nothing is being "
+      "synced (waiting would only add latency); while a sync runs, groups "
+      "fill up to the thresholds as before");
   add("journalSyncData", T::kBool, "true",
       "fdatasync journal groups; false acknowledges unsynced data (unsafe)");
   add("journalMaxSizeMB", T::kInt, "2048", "journal file size before roll, MB",

@@ -61,6 +61,7 @@ absl::StatusOr<DaemonOptions> DaemonOptionsFromConfig(const Config& c) {
   j.buffered_entries_threshold =
       static_cast<uint64_t>(c.GetInt("journalBufferedEntriesThreshold"));
   j.flush_when_queue_empty = c.GetBool("journalFlushWhenQueueEmpty");
+  j.adaptive_group_commit = c.GetBool("journalAdaptiveGroupCommit");
   j.sync_data = c.GetBool("journalSyncData");
   j.max_file_size_bytes = static_cast<uint64_t>(c.GetInt("journalMaxSizeMB"))
                           << 20;

@@ -41,6 +41,15 @@ struct JournalOptions {
   // journalFlushWhenQueueEmpty (false): sync as soon as no add is queued,
   // instead of waiting out max_group_wait. Lowers latency at low load.
   bool flush_when_queue_empty = false;
+  // journalAdaptiveGroupCommit (ours, true; with sync_data): a group is
+  // also written as soon as no add is queued while the sync stage is idle
+  // (nothing written is waiting for or in a sync). Waiting out the
+  // thresholds then buys no coalescing, only latency; while a sync runs,
+  // groups still fill up to the thresholds and the wait, as before. So a
+  // lone add is synced at once, and when few adds are in flight the device
+  // is never left idle while a group fills (the leader/follower group
+  // commit of RocksDB's WAL and MySQL's binlog).
+  bool adaptive_group_commit = true;
   // journalSyncData (true). When false the journal writes but never
   // fdatasyncs a group and acknowledges adds once written to the page cache:
   // a power cut (not a process crash) loses acknowledged adds. Only for

@@ -39,13 +39,20 @@ bool JournalQueue::TakeAll(std::vector<JournalItem>* out,
     const absl::Time deadline = timeout == absl::InfiniteDuration()
                                     ? absl::InfiniteFuture()
                                     : absl::Now() + timeout;
-    while (pending_.empty() && !closed_) {
+    while (pending_.empty() && !closed_ && !nudged_) {
       if (cv_.WaitWithDeadline(&mu_, deadline)) break;  // timed out
     }
   }
+  nudged_ = false;
   out->swap(pending_);
   depth_.fetch_sub(out->size(), std::memory_order_relaxed);
   return closed_;
+}
+
+void JournalQueue::Nudge() {
+  absl::MutexLock l(&mu_);
+  nudged_ = true;
+  cv_.Signal();
 }
 
 void JournalQueue::Close() {

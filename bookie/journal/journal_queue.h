@@ -83,6 +83,11 @@ class JournalQueue {
   // Later pushes fail; TakeAll returns at once.
   void Close();
 
+  // Makes a waiting TakeAll (or the next one) return at once, with or
+  // without items: something the journal thread waits on besides adds has
+  // changed (the sync stage went idle).
+  void Nudge();
+
   uint64_t depth() const { return depth_.load(std::memory_order_relaxed); }
 
  private:
@@ -90,6 +95,7 @@ class JournalQueue {
   absl::CondVar cv_;
   std::vector<JournalItem> pending_ ABSL_GUARDED_BY(mu_);
   bool closed_ ABSL_GUARDED_BY(mu_) = false;
+  bool nudged_ ABSL_GUARDED_BY(mu_) = false;
 
   // Own synchronisation.
   std::atomic<uint64_t> depth_{0};

@@ -11,6 +11,12 @@ namespace bk::bookie {
 
 namespace jf = journal_format;
 
+namespace {
+// Spare item vectors kept for AddBatch: about as many as batches in
+// flight, so that steady traffic allocates none.
+constexpr size_t kMaxBatchSpares = 64;
+}  // namespace
+
 JournalWriter::JournalWriter(Env* env, std::string dir,
                              const JournalOptions& options,
                              uint64_t first_file_id, JournalPosition checkpoint)
@@ -20,11 +26,13 @@ JournalWriter::JournalWriter(Env* env, std::string dir,
       first_file_id_(first_file_id),
       checkpoint_(checkpoint),
       files_(env_, dir_, options_, &counters_),
-      sync_(env_, &completion_, &counters_, options_.observer,
-            [this](const absl::Status& s) {
-              Fail(s);
-              return status();
-            }) {}
+      sync_(
+          env_, &completion_, &counters_, options_.observer,
+          [this](const absl::Status& s) {
+            Fail(s);
+            return status();
+          },
+          &queue_) {}
 
 JournalWriter::~JournalWriter() { Stop(); }
 
@@ -154,7 +162,9 @@ absl::Status JournalWriter::AddBatch(std::vector<JournalRecord>* records) {
         absl::StrCat("journal ", dir_, " is stopped"));
   }
   absl::MutexLock l(&batch_mu_);
-  if (batch_spares_.size() < 8) batch_spares_.push_back(std::move(items));
+  if (batch_spares_.size() < kMaxBatchSpares) {
+    batch_spares_.push_back(std::move(items));
+  }
   return s;
 }
 
@@ -189,6 +199,7 @@ void JournalWriter::Run() {
       absl::ToInt64Nanoseconds(options_.max_group_wait);
   const uint64_t max_bytes = options_.buffered_writes_threshold_bytes;
   const uint64_t max_entries = options_.buffered_entries_threshold;
+  const bool adaptive = options_.adaptive_group_commit && options_.sync_data;
   auto full = [&] {
     return group_bytes >= max_bytes ||
            (max_entries > 0 && group.size() >= max_entries);
@@ -242,10 +253,11 @@ void JournalWriter::Run() {
       continue;
     }
     const int64_t age = env_->NowMonotonicNanos() - group.front().enqueue_nanos;
-    const bool flush =
-        closed || failed_.load(std::memory_order_acquire) || full() ||
-        age >= max_wait_nanos ||
-        (options_.flush_when_queue_empty && next == 0 && queue_.depth() == 0);
+    const bool queue_empty = next == 0 && queue_.depth() == 0;
+    const bool flush = closed || failed_.load(std::memory_order_acquire) ||
+                       full() || age >= max_wait_nanos ||
+                       (options_.flush_when_queue_empty && queue_empty) ||
+                       (adaptive && queue_empty && sync_.Idle());
     if (!flush) continue;
     CommitGroup(&group, group_bytes);
     group = completion_.GetSpare();

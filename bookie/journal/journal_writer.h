@@ -9,7 +9,8 @@
 // false). A group is synced when it reaches buffered_writes_threshold_bytes
 // or buffered_entries_threshold (the record that reaches it ends the group;
 // records queued behind it start the next), when its oldest add has waited
-// max_group_wait, when the queue is empty (flush_when_queue_empty), or at
+// max_group_wait, when the queue is empty (flush_when_queue_empty), when
+// the queue is empty and the sync stage idle (adaptive_group_commit), or at
 // Stop.
 //
 // Failure is sticky: after a failed write, sync, or file creation, the

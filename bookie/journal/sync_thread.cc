@@ -7,12 +7,13 @@ namespace bk::bookie {
 
 SyncThread::SyncThread(Env* env, CompletionThread* completion,
                        JournalCounters* counters, JournalObserver* observer,
-                       FailFn on_failure)
+                       FailFn on_failure, JournalQueue* idle_nudge)
     : env_(env),
       completion_(completion),
       counters_(counters),
       observer_(observer),
-      on_failure_(std::move(on_failure)) {}
+      on_failure_(std::move(on_failure)),
+      idle_nudge_(idle_nudge) {}
 
 SyncThread::~SyncThread() { Stop(); }
 
@@ -34,6 +35,11 @@ void SyncThread::Drain() {
     return pending_.empty() && !busy_;
   };
   mu_.Await(absl::Condition(&idle));
+}
+
+bool SyncThread::Idle() {
+  absl::MutexLock l(&mu_);
+  return pending_.empty() && !busy_;
 }
 
 void SyncThread::Stop() {
@@ -62,6 +68,15 @@ void SyncThread::Run() {
     }
     SyncAndComplete(&batch);
     batch.clear();
+    bool idle;
+    {
+      // Not busy any more before the nudge, so that the journal thread it
+      // wakes finds Idle() true.
+      absl::MutexLock l(&mu_);
+      busy_ = false;
+      idle = pending_.empty();
+    }
+    if (idle && idle_nudge_ != nullptr) idle_nudge_->Nudge();
   }
 }
 

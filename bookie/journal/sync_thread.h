@@ -44,9 +44,11 @@ class SyncThread {
   // completes with.
   using FailFn = absl::AnyInvocable<absl::Status(const absl::Status&)>;
 
-  // None owned; all must outlive this object.
+  // None owned; all must outlive this object. `idle_nudge` (may be null)
+  // is nudged whenever this thread has synced everything submitted.
   SyncThread(Env* env, CompletionThread* completion, JournalCounters* counters,
-             JournalObserver* observer, FailFn on_failure);
+             JournalObserver* observer, FailFn on_failure,
+             JournalQueue* idle_nudge = nullptr);
   ~SyncThread();  // Stop()
   SyncThread(const SyncThread&) = delete;
   SyncThread& operator=(const SyncThread&) = delete;
@@ -64,6 +66,9 @@ class SyncThread {
   // handed to the completion thread. The journal thread calls it before it
   // closes a file.
   void Drain();
+
+  // Nothing submitted is waiting for or in a sync.
+  bool Idle();
 
   // Drains and joins.
   void Stop();
@@ -86,6 +91,7 @@ class SyncThread {
   JournalCounters* const counters_;
   JournalObserver* const observer_;
   FailFn on_failure_;  // this thread only
+  JournalQueue* const idle_nudge_;
 
   absl::Mutex mu_;
   std::deque<Written> pending_ ABSL_GUARDED_BY(mu_);

@@ -24,10 +24,13 @@ using testing::Payload;
 using testing::ScratchDir;
 using RT = journal_format::RecordType;
 
+// Groups close only on the thresholds and the wait, which these tests are
+// about (adaptive group commit: sync_pipeline_test.cc).
 JournalOptions OneDir(const ScratchDir& dir) {
   JournalOptions o;
   o.dirs = {dir.Sub("journal")};
   o.preallocate_bytes = 1 << 20;
+  o.adaptive_group_commit = false;
   return o;
 }
 

@@ -229,6 +229,61 @@ TEST_CASE("one sync covers every group written while the last one ran",
   CHECK(j->Stats().syncs <= 3);
 }
 
+// Adaptive group commit: the thresholds and the wait are an hour away, so
+// only an idle sync stage closes a group.
+JournalOptions Adaptive(const ScratchDir& dir) {
+  JournalOptions o = Immediate(dir);
+  o.flush_when_queue_empty = false;
+  o.max_group_wait = absl::Hours(1);
+  o.buffered_writes_threshold_bytes = uint64_t{1} << 30;
+  o.adaptive_group_commit = true;
+  return o;
+}
+
+TEST_CASE("a lone add is written at once when nothing is being synced",
+          "[journal]") {
+  ScratchDir dir;
+  SyncGate gate;
+  GatedEnv env(Env::Default(), &gate);
+  auto j = Started(&env, Adaptive(dir));
+  auto w = std::make_shared<AddWaiter>();
+  REQUIRE(j->Add(RT::kEntry, 1, 0, Payload("alone"), Notify(w)).ok());
+  REQUIRE(w->Ready());  // not after the hour of max_group_wait
+  CHECK(w->future.get().ok());
+}
+
+TEST_CASE(
+    "while a sync runs adds fill one group, written when the sync stage "
+    "goes idle",
+    "[journal]") {
+  ScratchDir dir;
+  SyncGate gate;
+  GatedEnv env(Env::Default(), &gate);
+  auto j = Started(&env, Adaptive(dir));
+  OpenOnExit open_on_exit{&gate};
+  gate.Arm();
+  auto first = std::make_shared<AddWaiter>();
+  REQUIRE(j->Add(RT::kEntry, 1, 0, Payload("first"), Notify(first)).ok());
+  REQUIRE(gate.AwaitEntered(1));  // written alone, its sync held
+  std::vector<std::shared_ptr<AddWaiter>> later;
+  for (int i = 1; i <= 4; ++i) {
+    later.push_back(std::make_shared<AddWaiter>());
+    REQUIRE(
+        j->Add(RT::kEntry, 1, i, Payload("later"), Notify(later.back())).ok());
+  }
+  CHECK(j->Stats().groups_written == 1);  // the four wait in the group
+  gate.Release(1);
+  REQUIRE(first->Ready());
+  REQUIRE(gate.AwaitEntered(2));  // the sync stage went idle: one group
+  gate.Release(1);
+  for (auto& w : later) {
+    REQUIRE(w->Ready());
+    CHECK(w->future.get().ok());
+  }
+  CHECK(j->Stats().groups_written == 2);
+  CHECK(j->Stats().syncs == 2);
+}
+
 TEST_CASE("a failed sync fails the groups written while it ran, no retry",
           "[journal]") {
   ScratchDir dir;
