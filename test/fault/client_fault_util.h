@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <cerrno>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -200,6 +201,15 @@ class ChildWriter {
   pid_t pid() const { return pid_; }
   void Signal(int sig) {
     if (pid_ > 0) ::kill(pid_, sig);
+  }
+  // SIGSTOP, and returns once the child is stopped (it cannot ignore it):
+  // from then on it writes nothing more until SIGCONT.
+  void Stop() {
+    if (pid_ <= 0) return;
+    ::kill(pid_, SIGSTOP);
+    int status = 0;
+    while (waitpid(pid_, &status, WUNTRACED) < 0 && errno == EINTR) {
+    }
   }
   // SIGKILL and reap (the pipe then ends and the reader thread stops).
   void Kill() {

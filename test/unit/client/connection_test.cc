@@ -26,6 +26,7 @@
 #include "client/internal/bookie_client.h"
 #include "client/internal/client_context.h"
 #include "client/internal/cluster_view.h"
+#include "test/unit/client/test_util.h"
 
 namespace bk::client::internal {
 namespace {
@@ -55,24 +56,28 @@ class RefusingPort {
 
 // Captured by a callback. When destroyed (the last, not moved-from, copy),
 // it first lingers, as a preempted gRPC thread would, then records whether
-// the connection was already gone: it must not be.
+// the connection was already gone (it must not be) and that it finished.
 class Witness {
  public:
-  Witness(const std::atomic<bool>* connection_gone, std::atomic<int>* late)
-      : gone_(connection_gone), late_(late) {}
-  Witness(Witness&& o) noexcept : gone_(o.gone_), late_(o.late_) {
+  Witness(const std::atomic<bool>* connection_gone, std::atomic<int>* late,
+          std::atomic<int>* finished)
+      : gone_(connection_gone), late_(late), finished_(finished) {}
+  Witness(Witness&& o) noexcept
+      : gone_(o.gone_), late_(o.late_), finished_(o.finished_) {
     o.gone_ = nullptr;
   }
   Witness& operator=(Witness&&) = delete;
   ~Witness() {
     if (gone_ == nullptr) return;
-    absl::SleepFor(absl::Milliseconds(300));
+    absl::SleepFor(absl::Milliseconds(300));  // the injected slowness
     if (gone_->load()) late_->fetch_add(1);
+    finished_->fetch_add(1);
   }
 
  private:
   const std::atomic<bool>* gone_;
   std::atomic<int>* late_;
+  std::atomic<int>* finished_;
 };
 
 TEST_CASE(
@@ -82,23 +87,25 @@ TEST_CASE(
   RefusingPort port;
   std::atomic<bool> gone{false};
   std::atomic<int> late{0};
+  std::atomic<int> finished{0};  // witnesses destroyed
   absl::Notification info_answered, add_answered;
   absl::StatusCode info_code = absl::StatusCode::kOk;
   absl::StatusCode add_code = absl::StatusCode::kOk;
   auto conn =
       std::make_unique<BookieClient>("b0", port.endpoint(), ChannelConfig{});
-  conn->GetBookieInfo(0, absl::Seconds(10),
-                      [w = Witness(&gone, &late), &info_code, &info_answered](
-                          absl::StatusOr<proto::GetBookieInfoResponse> r) {
-                        info_code = r.status().code();
-                        info_answered.Notify();
-                      });
-  conn->Add(
-      1, 0, "key", 0, "body",
-      [w = Witness(&gone, &late), &add_code, &add_answered](absl::Status s) {
-        add_code = s.code();
-        add_answered.Notify();
+  conn->GetBookieInfo(
+      0, absl::Seconds(10),
+      [w = Witness(&gone, &late, &finished), &info_code,
+       &info_answered](absl::StatusOr<proto::GetBookieInfoResponse> r) {
+        info_code = r.status().code();
+        info_answered.Notify();
       });
+  conn->Add(1, 0, "key", 0, "body",
+            [w = Witness(&gone, &late, &finished), &add_code,
+             &add_answered](absl::Status s) {
+              add_code = s.code();
+              add_answered.Notify();
+            });
   REQUIRE(info_answered.WaitForNotificationWithTimeout(absl::Seconds(10)));
   REQUIRE(add_answered.WaitForNotificationWithTimeout(absl::Seconds(10)));
   CHECK(info_code == absl::StatusCode::kUnavailable);
@@ -107,7 +114,9 @@ TEST_CASE(
   // threads (slowly). The destructor must wait for that.
   conn.reset();
   gone = true;
-  absl::SleepFor(absl::Milliseconds(700));  // a late capture would count now
+  // Both witnesses finish (a late one after counting itself late).
+  REQUIRE(testing::WaitFor([&] { return finished.load() == 2; },
+                           absl::Seconds(10)));
   CHECK(late.load() == 0);
 }
 
