@@ -1,6 +1,7 @@
 #include "bookie/journal/journal_writer.h"
 
 #include <algorithm>
+#include <array>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -371,6 +372,27 @@ absl::Status JournalWriter::AppendIov(const std::vector<JournalItem>& group) {
     if (!item.payload.data.empty()) {
       iov_.push_back({const_cast<char*>(item.payload.data.data()),
                       item.payload.data.size()});
+    }
+  }
+  if (current_.recycled) {
+    // In a reused file a group that ends inside a page would make the
+    // kernel read that page's old content back from the disk before the
+    // next group's write (read-modify-write of a page not in the cache,
+    // the common case once the file's last life is gigabytes ago). A
+    // padding record to the next 4 KiB boundary, from a zero buffer, keeps
+    // every write whole pages.
+    uint64_t bytes = 0;
+    for (const struct iovec& v : iov_) bytes += v.iov_len;
+    const size_t pad = jf::PaddingFor(file()->Size() + bytes, kPageBytes);
+    if (pad > 0) {
+      static const std::array<char, 2 * kPageBytes> kZeros{};
+      const absl::string_view zeros(kZeros.data(), pad - jf::kRecordHeaderSize);
+      jf::EncodeRecordHeader(jf::RecordType::kPadding, 0, -1, zeros,
+                             &pad_header_);
+      jf::SaltRecordHeader(salt_, pad_header_.data());
+      iov_.push_back({pad_header_.data(), pad_header_.size()});
+      iov_.push_back({const_cast<char*>(zeros.data()), zeros.size()});
+      counters_.padding_bytes.fetch_add(pad, std::memory_order_relaxed);
     }
   }
   return file()->AppendV(iov_.data(), static_cast<int>(iov_.size()));

@@ -130,7 +130,9 @@ class JournalWriter {
   bool file_unsynced_ = false;
   std::vector<struct iovec> iov_;
   std::vector<journal_format::RecordHeader> salted_;  // AppendIov's headers
-  AlignedGroup aligned_{kDirectIoAlignment};          // when options_.direct_io
+  journal_format::RecordHeader pad_header_;  // AppendIov's padding record
+  static constexpr size_t kPageBytes = 4096;
+  AlignedGroup aligned_{kDirectIoAlignment};  // when options_.direct_io
 
   // Spare item vectors for AddBatch (callers' threads).
   absl::Mutex batch_mu_;
