@@ -29,10 +29,12 @@
 // Type 0 is never written: a record header of all zeros is where the written
 // part of a file ends (a preallocated or zero-filled tail), not corruption.
 // Records are written back to back; a group commit is one run of records
-// written by one write. With direct writes (journalDirectIo) every group ends
+// written by one write. With direct writes (journalDirectIo), and through
+// the page cache in a reused file (journalReuseFiles), every group ends
 // with a padding record (type 6, zero payload) that takes the file to the
-// next multiple of the alignment, so that no write ever rewrites a block
-// holding acknowledged records. Readers skip padding records.
+// next multiple of 4 KiB, so that no write ever rewrites a block holding
+// acknowledged records (direct) or needs a page read back from the disk
+// (reused). Readers skip padding records.
 //
 // Versions: 1 never holds padding records; 2 may. 3 stores every record's
 // crc XORed with the salt of its file, RecordSalt(file_id), so that a
