@@ -53,13 +53,19 @@ absl::StatusOr<std::unique_ptr<WritableFile>> JournalFiles::Reopen(
 absl::StatusOr<JournalFiles::Opened> JournalFiles::Open(uint64_t file_id,
                                                         AlignedGroup* aligned) {
   const std::string path = JournalFilePath(dir_, file_id);
-  const jf::FileHeader header = jf::EncodeFileHeader(file_id);
-  absl::string_view first(header.data(), header.size());
-  if (options_.direct_io) {  // one aligned block: header, then padding
-    aligned->Reset(first.size());
-    aligned->Append(first);
-    first = aligned->Seal(jf::RecordSalt(jf::kVersion, file_id));
-  }
+  // Groups are padded to 4 KiB with direct writes and in reused files.
+  jf::FileHeader header;
+  auto first_bytes = [&](bool aligned_groups) {
+    header = jf::EncodeFileHeader(file_id,
+                                  aligned_groups ? jf::kFlagAlignedGroups : 0);
+    absl::string_view first(header.data(), header.size());
+    if (options_.direct_io) {  // one aligned block: header, then padding
+      aligned->Reset(first.size());
+      aligned->Append(first);
+      first = aligned->Seal(jf::RecordSalt(jf::kVersion, file_id));
+    }
+    return first;
+  };
   Opened out;
   out.file_id = file_id;
 
@@ -90,7 +96,7 @@ absl::StatusOr<JournalFiles::Opened> JournalFiles::Open(uint64_t file_id,
       break;
     }
     if (!file.ok()) return file.status();
-    absl::Status s = (*file)->Append(first);
+    absl::Status s = (*file)->Append(first_bytes(true));
     if (s.ok()) s = (*file)->Sync();
     if (s.ok()) s = env_->RenameFile(old_path, path);
     // The new name must be durable before any acknowledged record lives in
@@ -106,7 +112,7 @@ absl::StatusOr<JournalFiles::Opened> JournalFiles::Open(uint64_t file_id,
 
   auto file = Create(path);
   if (!file.ok()) return file.status();
-  absl::Status s = (*file)->Append(first);
+  absl::Status s = (*file)->Append(first_bytes(options_.direct_io));
   if (s.ok()) s = (*file)->Sync();
   if (s.ok()) s = env_->SyncDir(dir_);
   if (!s.ok()) return s;

@@ -34,11 +34,11 @@ bool ParseFileName(absl::string_view name, uint64_t* file_id) {
   return true;
 }
 
-FileHeader EncodeFileHeader(uint64_t file_id) {
+FileHeader EncodeFileHeader(uint64_t file_id, uint32_t flags) {
   FileHeader h{};
   std::memcpy(h.data() + kMagicOffset, kMagic, sizeof(kMagic));
   coding::PutFixed32BE(h.data() + kVersionOffset, kVersion);
-  coding::PutFixed32BE(h.data() + kFlagsOffset, 0);
+  coding::PutFixed32BE(h.data() + kFlagsOffset, flags);
   coding::PutFixed64BE(h.data() + kFileIdOffset, file_id);
   coding::PutFixed32BE(
       h.data() + kFileHeaderCrcOffset,
@@ -51,6 +51,7 @@ DecodedFileHeader DecodeFileHeader(absl::string_view data) {
   d.magic_ok =
       std::memcmp(data.data() + kMagicOffset, kMagic, sizeof(kMagic)) == 0;
   d.version = coding::GetFixed32BE(data.data() + kVersionOffset);
+  d.flags = coding::GetFixed32BE(data.data() + kFlagsOffset);
   d.file_id = coding::GetFixed64BE(data.data() + kFileIdOffset);
   const uint32_t stored =
       coding::GetFixed32BE(data.data() + kFileHeaderCrcOffset);

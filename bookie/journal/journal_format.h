@@ -11,10 +11,16 @@
 //
 //  0               8         12        16                24        28   32
 //  +---------------+---------+---------+-----------------+---------+----+
-//  | magic         | version | flags=0 | file_id         | crc     | 0  |
+//  | magic         | version | flags   | file_id         | crc     | 0  |
 //  | "BKJRNL\0\1"  | u32 BE  | u32 BE  | u64 BE          | u32 BE  |    |
 //  +---------------+---------+---------+-----------------+---------+----+
 //  crc = Mask(CRC32C(bytes [0, 24)))
+//  flags (format 3; 0 before): kFlagAlignedGroups when every group of the
+//  file starts at a multiple of 4 KiB (it was padded: direct writes, reused
+//  files). A reader then looks for records after a bad one byte by byte
+//  only within kUnalignedScanBytes, and beyond that only at 4 KiB
+//  boundaries, where any later group must start: a reused 2 GiB file's old
+//  tail is judged in well under a second instead of half a minute.
 //
 // Record (kRecordHeaderSize = 28 bytes, then `length` payload bytes):
 //
@@ -66,6 +72,11 @@ inline constexpr size_t kFlagsOffset = 12;
 inline constexpr size_t kFileIdOffset = 16;
 inline constexpr size_t kFileHeaderCrcOffset = 24;
 inline constexpr size_t kFileHeaderSize = 32;
+inline constexpr uint32_t kFlagAlignedGroups = 1;
+inline constexpr uint64_t kGroupAlignment = 4096;
+// Past any group: journalBufferedWritesThreshold (at most 8 MiB) plus one
+// record of the largest size (16 MiB and a header).
+inline constexpr uint64_t kUnalignedScanBytes = uint64_t{32} << 20;
 
 static_assert(sizeof(kMagic) == kVersionOffset - kMagicOffset);
 static_assert(kFlagsOffset == kVersionOffset + 4);
@@ -143,12 +154,13 @@ bool DecodeMark(absl::string_view data, uint64_t* file_id, uint64_t* offset);
 using FileHeader = std::array<char, kFileHeaderSize>;
 using RecordHeader = std::array<char, kRecordHeaderSize>;
 
-FileHeader EncodeFileHeader(uint64_t file_id);
+FileHeader EncodeFileHeader(uint64_t file_id, uint32_t flags = 0);
 
 struct DecodedFileHeader {
   bool magic_ok = false;
   bool crc_ok = false;
   uint32_t version = 0;
+  uint32_t flags = 0;
   uint64_t file_id = 0;
 };
 // REQUIRES: data.size() >= kFileHeaderSize.

@@ -30,6 +30,13 @@ absl::Status JournalOptions::Validate() const {
     return absl::InvalidArgumentError(
         "journalBufferedWritesThreshold must be > 0");
   }
+  if (buffered_writes_threshold_bytes > kMaxBufferedWritesThreshold) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("journalBufferedWritesThreshold must be at most ",
+                     kMaxBufferedWritesThreshold,
+                     " bytes (a group must stay well within "
+                     "the reader's 32 MiB byte-by-byte scan window)"));
+  }
   return absl::OkStatus();
 }
 

@@ -34,8 +34,11 @@ struct JournalOptions {
   // waited this long.
   absl::Duration max_group_wait = absl::Milliseconds(2);
   // journalBufferedWritesThreshold (512 KiB): a group is synced once it holds
-  // this many bytes.
+  // this many bytes. At most kMaxBufferedWritesThreshold, so that a group
+  // (threshold plus one record) stays within the reader's byte-by-byte scan
+  // window (journal_format.h, kUnalignedScanBytes).
   uint64_t buffered_writes_threshold_bytes = 512 * 1024;
+  static constexpr uint64_t kMaxBufferedWritesThreshold = uint64_t{8} << 20;
   // journalBufferedEntriesThreshold (0 = off): ... or this many records.
   uint64_t buffered_entries_threshold = 0;
   // journalFlushWhenQueueEmpty (false): sync as soon as no add is queued,

@@ -1,6 +1,7 @@
 #include "bookie/journal/journal_reader.h"
 
 #include <algorithm>
+#include <limits>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -41,6 +42,7 @@ JournalFileReader::JournalFileReader(std::unique_ptr<RandomAccessFile> file,
 absl::Status JournalFileReader::ReadHeader(uint64_t start_offset) {
   std::string reason;
   uint32_t version = 0;
+  uint32_t flags = 0;
   std::optional<uint64_t> header_intact_id;
   if (size_ < jf::kFileHeaderSize) {
     reason = absl::StrCat("file shorter than its header (", size_, " bytes)");
@@ -49,6 +51,7 @@ absl::Status JournalFileReader::ReadHeader(uint64_t start_offset) {
     if (!data.ok()) return data.status();
     const jf::DecodedFileHeader h = jf::DecodeFileHeader(*data);
     version = h.version;
+    flags = h.flags;
     if (!h.crc_ok) {
       reason = "file header checksum mismatch";
     } else if (!h.magic_ok) {
@@ -67,6 +70,7 @@ absl::Status JournalFileReader::ReadHeader(uint64_t start_offset) {
   }
   if (reason.empty()) {
     salts_ = {jf::RecordSalt(version, expected_file_id_)};
+    aligned_groups_ = version >= 3 && (flags & jf::kFlagAlignedGroups) != 0;
     pos_ = std::max<uint64_t>(start_offset, jf::kFileHeaderSize);
     if (pos_ > size_) {
       // The checkpoint passed bytes that a crash dropped before they were
@@ -166,7 +170,14 @@ absl::StatusOr<std::optional<uint64_t>> JournalFileReader::FindValidRecordAfter(
     uint64_t offset) {
   JournalRecordView scratch;
   std::string ignored;
-  for (uint64_t c = offset + 1; c + jf::kRecordHeaderSize <= size_; ++c) {
+  // In a file of aligned groups, past the window only group starts.
+  const uint64_t unaligned_end = aligned_groups_
+                                     ? offset + jf::kUnalignedScanBytes
+                                     : std::numeric_limits<uint64_t>::max();
+  for (uint64_t c = offset + 1; c + jf::kRecordHeaderSize <= size_;
+       c = c < unaligned_end
+               ? c + 1
+               : (c / jf::kGroupAlignment + 1) * jf::kGroupAlignment) {
     auto found = RecordAt(c, &scratch, &ignored);
     if (!found.ok()) return found.status();
     // Padding proves nothing: a torn direct write may have landed the

@@ -115,6 +115,9 @@ class JournalFileReader {
   // The record salts (journal_format.h) a valid record may carry: the one
   // of the header's version and file id.
   std::vector<uint32_t> salts_;
+  // The header says every group starts at a 4 KiB boundary
+  // (journal_format.h, kFlagAlignedGroups).
+  bool aligned_groups_ = false;
   std::string buf_;  // window of the file at buf_offset_
   uint64_t buf_offset_ = 0;
   uint64_t pos_ = 0;  // next record to read

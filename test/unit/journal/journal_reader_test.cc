@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "bookie/journal/journal_options.h"
 #include "proto/coding.h"
 #include "proto/crc32c.h"
 #include "test/unit/journal/journal_test_util.h"
@@ -194,6 +195,62 @@ TEST_CASE("reader skips padding records and counts only the others",
   CHECK(r.payloads == std::vector<std::string>{"zero", "one"});
   CHECK(r.report.records == 2);
   CHECK(r.report.valid_end == file.size());
+}
+
+// A file of aligned groups (kFlagAlignedGroups): one record, a bad one,
+// then `gap` bytes of stale garbage (old records of another salt), then a
+// valid record at `at`.
+std::string AlignedFileWithRecordAt(uint64_t at) {
+  std::string file = absl::StrCat(FileHeader(1, jf::kFlagAlignedGroups),
+                                  EntryRecord(5, 0, "zero"));
+  std::string bad = EntryRecord(5, 1, "one");
+  bad[jf::kRecordHeaderSize] ^= 1;  // payload flipped: crc mismatch
+  file += bad;
+  const std::string stale = EntryRecord(5, 9, "old life", testing::SaltOf(0));
+  while (file.size() + stale.size() <= at) file += stale;
+  file.resize(at, 'x');
+  return file + EntryRecord(5, 2, "two");
+}
+
+TEST_CASE(
+    "in a file of aligned groups a valid group far past a bad record "
+    "proves corruption",
+    "[journal]") {
+  // The window holds any group the options allow.
+  static_assert(JournalOptions::kMaxBufferedWritesThreshold +
+                    jf::kMaxRecordPayloadSize + jf::kRecordHeaderSize <
+                jf::kUnalignedScanBytes);
+  JournalOptions o;
+  o.dirs = {"/j"};
+  o.buffered_writes_threshold_bytes =
+      JournalOptions::kMaxBufferedWritesThreshold + 1;
+  CHECK(absl::IsInvalidArgument(o.Validate()));
+  ScratchDir dir;
+  const uint64_t at = jf::kUnalignedScanBytes + 10 * jf::kGroupAlignment;
+  WriteRaw(dir.Sub("f"), AlignedFileWithRecordAt(at));
+  ReadAll r = Read(dir.Sub("f"), 1);
+  CHECK(absl::IsDataLoss(r.status));
+  CHECK(r.payloads == std::vector<std::string>{"zero"});
+}
+
+TEST_CASE(
+    "in a file of aligned groups past the scan window only group starts are "
+    "looked at, so old records there are a torn tail",
+    "[journal]") {
+  ScratchDir dir;
+  // Not on a 4 KiB boundary, so not a group start: in an aligned file it is
+  // the inside of an old group, never a record of this file's life.
+  const uint64_t at = jf::kUnalignedScanBytes + 10 * jf::kGroupAlignment + 100;
+  WriteRaw(dir.Sub("f"), AlignedFileWithRecordAt(at));
+  ReadAll r = Read(dir.Sub("f"), 1);
+  REQUIRE(r.status.ok());
+  CHECK(r.payloads == std::vector<std::string>{"zero"});
+  CHECK(r.report.torn_bytes > jf::kUnalignedScanBytes);
+  // Without the flag every offset is looked at: corruption.
+  std::string file = AlignedFileWithRecordAt(at);
+  file.replace(0, jf::kFileHeaderSize, FileHeader(1));
+  WriteRaw(dir.Sub("g"), file);
+  CHECK(absl::IsDataLoss(Read(dir.Sub("g"), 1).status));
 }
 
 TEST_CASE("reader refuses a file whose header names another file id",

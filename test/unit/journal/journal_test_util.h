@@ -78,9 +78,9 @@ inline std::string EntryRecord(uint64_t ledger, int64_t entry,
                 salt);
 }
 
-inline std::string FileHeader(uint64_t file_id) {
+inline std::string FileHeader(uint64_t file_id, uint32_t flags = 0) {
   const journal_format::FileHeader h =
-      journal_format::EncodeFileHeader(file_id);
+      journal_format::EncodeFileHeader(file_id, flags);
   return std::string(h.data(), h.size());
 }
 

@@ -235,7 +235,8 @@ JournalOptions Adaptive(const ScratchDir& dir) {
   JournalOptions o = Immediate(dir);
   o.flush_when_queue_empty = false;
   o.max_group_wait = absl::Hours(1);
-  o.buffered_writes_threshold_bytes = uint64_t{1} << 30;
+  o.buffered_writes_threshold_bytes =
+      JournalOptions::kMaxBufferedWritesThreshold;
   o.adaptive_group_commit = true;
   return o;
 }
