@@ -20,7 +20,7 @@
 //  files). A reader then looks for records after a bad one byte by byte
 //  only within kUnalignedScanBytes, and beyond that only at 4 KiB
 //  boundaries, where any later group must start: a reused 2 GiB file's old
-//  tail is judged in well under a second instead of half a minute.
+//  tail is judged in seconds instead of minutes.
 //
 // Record (kRecordHeaderSize = 28 bytes, then `length` payload bytes):
 //
