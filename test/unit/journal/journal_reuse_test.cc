@@ -22,6 +22,7 @@ using testing::DiskDir;
 using testing::Notify;
 using testing::Payload;
 using testing::ScratchDir;
+using testing::Started;
 using RT = journal_format::RecordType;
 
 JournalOptions Recycling(const std::string& dir, bool direct) {
@@ -75,15 +76,11 @@ TEST_CASE(
     const JournalOptions o = Recycling(dir.Sub("journal"), direct);
     int64_t checkpointed_below = 0;
     {
-      Journal j(Env::Default(), o);
-      REQUIRE(j.Replay([](const JournalRecordView&) {
-                 return absl::OkStatus();
-               }).ok());
-      REQUIRE(j.Start().ok());
+      auto j = Started(Env::Default(), o);
       for (int64_t e = 0; e < 120; ++e) {
-        AddAndWait(&j, e);
+        AddAndWait(j.get(), e);
         if (e % 10 == 9 && e < 110) {
-          REQUIRE(j.Checkpoint(j.CurrentMark()).ok());
+          REQUIRE(j->Checkpoint(j->CurrentMark()).ok());
           checkpointed_below = e + 1;
           auto ids = ListJournalFiles(Env::Default(), o.dirs[0]);
           REQUIRE(ids.ok());
@@ -92,10 +89,10 @@ TEST_CASE(
           CHECK(ids->size() <= 3);
         }
       }
-      const JournalStats stats = j.Stats();
+      const JournalStats stats = j->Stats();
       CHECK(stats.files_reused >= 10);
       CHECK(stats.files_created <= 4);
-      j.Stop();
+      j->Stop();
     }
     // Every file but the newest was left by a roll and cut to what was
     // written in it; the newest was cut at Stop: nothing is torn.
@@ -125,18 +122,14 @@ TEST_CASE(
   std::string copy;
   std::string newest_path;
   {
-    Journal j(Env::Default(), o);
-    REQUIRE(j.Replay([](const JournalRecordView&) {
-               return absl::OkStatus();
-             }).ok());
-    REQUIRE(j.Start().ok());
+    auto j = Started(Env::Default(), o);
     // Five adds fill a file (12 KiB a padded group after a 4 KiB header
     // block); 57 leave the newest two groups into a reused one.
     for (int64_t e = 0; e < 57; ++e) {
-      AddAndWait(&j, e);
-      if (e % 5 == 4) REQUIRE(j.Checkpoint(j.CurrentMark()).ok());
+      AddAndWait(j.get(), e);
+      if (e % 5 == 4) REQUIRE(j->Checkpoint(j->CurrentMark()).ok());
     }
-    REQUIRE(j.Stats().files_reused > 0);
+    REQUIRE(j->Stats().files_reused > 0);
     // As a crash would leave it: the newest file with the old records of
     // its previous life after the last group. A copy taken now holds
     // exactly that (Stop cuts it).
@@ -144,7 +137,7 @@ TEST_CASE(
     REQUIRE(ids.ok());
     newest_path = JournalFilePath(o.dirs[0], ids->back());
     copy = testing::ReadRaw(newest_path);
-    j.Stop();
+    j->Stop();
   }
   const std::string stopped = testing::ReadRaw(newest_path);
   // The reused file was longer than what this life wrote in it.
@@ -157,12 +150,9 @@ TEST_CASE(
   CHECK(replayed == std::map<int64_t, std::string>{{55, PayloadOf(55)},
                                                    {56, PayloadOf(56)}});
   // The replayed journal takes new adds after the cut file.
-  Journal j(Env::Default(), o);
-  REQUIRE(
-      j.Replay([](const JournalRecordView&) { return absl::OkStatus(); }).ok());
-  REQUIRE(j.Start().ok());
-  AddAndWait(&j, 57);
-  j.Stop();
+  auto j = Started(Env::Default(), o);
+  AddAndWait(j.get(), 57);
+  j->Stop();
   const auto again = ReplayEntries(Env::Default(), o, &report);
   CHECK(again.size() == 3);
   CHECK(again.count(57) == 1);
@@ -174,14 +164,11 @@ TEST_CASE(
     "[journal]") {
   DiskDir dir;
   const JournalOptions o = Recycling(dir.Sub("journal"), false);
-  Journal j(Env::Default(), o);
-  REQUIRE(
-      j.Replay([](const JournalRecordView&) { return absl::OkStatus(); }).ok());
-  REQUIRE(j.Start().ok());
+  auto j = Started(Env::Default(), o);
   int in_reused = 0;
   for (int64_t e = 0; e < 62; ++e) {
-    AddAndWait(&j, e);
-    const JournalPosition end = j.CurrentMark().positions[0];
+    AddAndWait(j.get(), e);
+    const JournalPosition end = j->CurrentMark().positions[0];
     auto size =
         Env::Default()->GetFileSize(JournalFilePath(o.dirs[0], end.file_id));
     REQUIRE(size.ok());
@@ -190,11 +177,11 @@ TEST_CASE(
       CHECK(end.offset % 4096 == 0);
       ++in_reused;
     }
-    if (e % 5 == 4) REQUIRE(j.Checkpoint(j.CurrentMark()).ok());
+    if (e % 5 == 4) REQUIRE(j->Checkpoint(j->CurrentMark()).ok());
   }
   CHECK(in_reused >= 10);
-  CHECK(j.Stats().padding_bytes > 0);
-  j.Stop();
+  CHECK(j->Stats().padding_bytes > 0);
+  j->Stop();
   JournalReplayReport report;
   // Padding is skipped: the two adds after the last checkpoint, intact.
   const auto replayed = ReplayEntries(Env::Default(), o, &report);
@@ -208,15 +195,12 @@ TEST_CASE("an Env that cannot reopen files gets retired files removed",
   ScratchDir dir;
   EnvWrapper plain(Env::Default());  // does not forward ReopenWritableFile
   const JournalOptions o = Recycling(dir.Sub("journal"), false);
-  Journal j(&plain, o);
-  REQUIRE(
-      j.Replay([](const JournalRecordView&) { return absl::OkStatus(); }).ok());
-  REQUIRE(j.Start().ok());
+  auto j = Started(&plain, o);
   for (int64_t e = 0; e < 40; ++e) {
-    AddAndWait(&j, e);
-    if (e % 5 == 4) REQUIRE(j.Checkpoint(j.CurrentMark()).ok());
+    AddAndWait(j.get(), e);
+    if (e % 5 == 4) REQUIRE(j->Checkpoint(j->CurrentMark()).ok());
   }
-  const JournalStats stats = j.Stats();
+  const JournalStats stats = j->Stats();
   CHECK(stats.files_reused == 0);
   CHECK(stats.files_removed > 0);
   auto ids = ListJournalFiles(&plain, o.dirs[0]);

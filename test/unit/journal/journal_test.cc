@@ -22,6 +22,7 @@ using testing::AddWaiter;
 using testing::Notify;
 using testing::Payload;
 using testing::ScratchDir;
+using testing::Started;
 using RT = journal_format::RecordType;
 
 // Groups close only on the thresholds and the wait, which these tests are
@@ -47,15 +48,6 @@ std::vector<std::string> ReplayAll(Env* env, const JournalOptions& options,
   REQUIRE(r.ok());
   if (report != nullptr) *report = *r;
   return out;
-}
-
-std::unique_ptr<Journal> Started(Env* env, const JournalOptions& options) {
-  auto j = std::make_unique<Journal>(env, options);
-  REQUIRE(j->Replay([](const JournalRecordView&) {
-             return absl::OkStatus();
-           }).ok());
-  REQUIRE(j->Start().ok());
-  return j;
 }
 
 TEST_CASE("an add completes only after its group is synced", "[journal]") {

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <catch2/catch.hpp>
 #include <chrono>
 #include <future>
 #include <memory>
@@ -15,6 +16,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "bookie/journal/journal.h"
 #include "bookie/journal/journal_format.h"
 #include "bookie/journal/journal_queue.h"
 #include "common/env.h"
@@ -116,6 +118,17 @@ inline JournalCallback Notify(std::shared_ptr<AddWaiter> w) {
 
 inline JournalPayload Payload(std::string s) {
   return JournalPayload::Of(std::make_shared<const std::string>(std::move(s)));
+}
+
+// A journal on `env` with `options`, replayed (nothing expected) and started.
+inline std::unique_ptr<Journal> Started(Env* env,
+                                        const JournalOptions& options) {
+  auto j = std::make_unique<Journal>(env, options);
+  REQUIRE(j->Replay([](const JournalRecordView&) {
+             return absl::OkStatus();
+           }).ok());
+  REQUIRE(j->Start().ok());
+  return j;
 }
 
 }  // namespace bk::bookie::testing

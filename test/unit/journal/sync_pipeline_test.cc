@@ -24,6 +24,7 @@ using testing::AddWaiter;
 using testing::Notify;
 using testing::Payload;
 using testing::ScratchDir;
+using testing::Started;
 using RT = journal_format::RecordType;
 
 // Holds every sync once armed until Release() lets it through; a released
@@ -147,15 +148,6 @@ JournalOptions Immediate(const ScratchDir& dir) {
   // group is written (aligned groups: direct_io_test.cc).
   o.direct_io = false;
   return o;
-}
-
-std::unique_ptr<Journal> Started(Env* env, const JournalOptions& o) {
-  auto j = std::make_unique<Journal>(env, o);
-  REQUIRE(j->Replay([](const JournalRecordView&) {
-             return absl::OkStatus();
-           }).ok());
-  REQUIRE(j->Start().ok());
-  return j;
 }
 
 bool Done(const std::shared_ptr<AddWaiter>& w) {
