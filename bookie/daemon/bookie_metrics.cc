@@ -117,6 +117,16 @@ std::vector<MetricFamily> StatsCollector::Collect() const {
             static_cast<double>(j.busy_nanos_total) * 1e-9);
   f.Counter("bookie_journal_failed_adds_total",
             "Adds the journal completed with an error", j.adds_failed);
+  f.Counter("bookie_journal_padding_bytes_total",
+            "Padding records written to end groups on 4 KiB boundaries",
+            j.padding_bytes);
+  f.Counter("bookie_journal_files_created_total", "Journal files created fresh",
+            j.files_created);
+  f.Counter("bookie_journal_files_reused_total",
+            "Journal files made from retired ones (journalReuseFiles)",
+            j.files_reused);
+  f.Counter("bookie_journal_files_removed_total",
+            "Retired journal files removed", j.files_removed);
   f.Gauge("bookie_journal_queue_depth", "Adds queued for the journal thread",
           j.queue_depth);
 
