@@ -319,7 +319,7 @@ absl::Status JournalWriter::WriteGroup(const std::vector<JournalItem>& group,
   const absl::string_view image =
       options_.direct_io ? BuildImage(group, bytes) : absl::string_view();
   const int64_t t0 = env_->NowMonotonicNanos();
-  s = options_.direct_io ? file()->Append(image) : AppendIov(group);
+  s = options_.direct_io ? file()->Append(image) : AppendIov(group, bytes);
   const int64_t t1 = env_->NowMonotonicNanos();
   if (!s.ok()) return s;
   // With sync_data the sync thread syncs it; the flag is for rolls and Stop.
@@ -359,7 +359,8 @@ absl::string_view JournalWriter::BuildImage(
   return image;
 }
 
-absl::Status JournalWriter::AppendIov(const std::vector<JournalItem>& group) {
+absl::Status JournalWriter::AppendIov(const std::vector<JournalItem>& group,
+                                      uint64_t bytes) {
   iov_.clear();
   // The producers encoded the headers without knowing the file; its salt
   // goes into copies (28 bytes a record), the payloads are not copied.
@@ -381,8 +382,6 @@ absl::Status JournalWriter::AppendIov(const std::vector<JournalItem>& group) {
     // the common case once the file's last life is gigabytes ago). A
     // padding record to the next 4 KiB boundary, from a zero buffer, keeps
     // every write whole pages.
-    uint64_t bytes = 0;
-    for (const struct iovec& v : iov_) bytes += v.iov_len;
     const size_t pad = jf::PaddingFor(file()->Size() + bytes, kPageBytes);
     if (pad > 0) {
       static const std::array<char, 2 * kPageBytes> kZeros{};

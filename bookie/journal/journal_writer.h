@@ -109,7 +109,8 @@ class JournalWriter {
   absl::Status OpenNewFile(uint64_t file_id);
   WritableFile* file() const { return current_.file.get(); }
   // Writes `group` with one writev of the callers' buffers.
-  absl::Status AppendIov(const std::vector<JournalItem>& group);
+  // `bytes`: the group's record bytes (headers and payloads).
+  absl::Status AppendIov(const std::vector<JournalItem>& group, uint64_t bytes);
   // (direct_io) Copies `group` into aligned_, padded; the view is valid
   // until aligned_ is next reset.
   absl::string_view BuildImage(const std::vector<JournalItem>& group,

@@ -32,17 +32,7 @@
 
 namespace bk::fault {
 
-inline test::ZkServer& Zk() {
-  static std::unique_ptr<test::ZkServer> server = [] {
-    auto s = test::ZkServer::Start();
-    if (!s.ok()) {
-      std::fprintf(stderr, "%s\n", s.status().ToString().c_str());
-      std::abort();
-    }
-    return *std::move(s);
-  }();
-  return *server;
-}
+inline test::ZkServer& Zk() { return test::SharedZkServer(); }
 
 inline uint64_t Seed() {
   const char* env = getenv("BK_FAULT_SEED");

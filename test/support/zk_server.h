@@ -26,6 +26,8 @@
 #include <sys/types.h>
 #include <zookeeper/zookeeper.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <string>
 
@@ -83,6 +85,20 @@ absl::StatusOr<std::string> FourLetterWord(int port, const std::string& word,
 // once the server has closed it.
 absl::Status ExpireZkSession(const std::string& hosts, const clientid_t& id,
                              absl::Duration timeout);
+
+// The one ZooKeeper server of this test process, started on first use and
+// stopped at exit; a failed start prints why and aborts (no test can run).
+inline ZkServer& SharedZkServer() {
+  static std::unique_ptr<ZkServer> server = [] {
+    auto s = ZkServer::Start();
+    if (!s.ok()) {
+      std::fprintf(stderr, "%s\n", s.status().ToString().c_str());
+      std::abort();
+    }
+    return *std::move(s);
+  }();
+  return *server;
+}
 
 }  // namespace bk::test
 

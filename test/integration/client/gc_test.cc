@@ -22,17 +22,7 @@
 namespace bk::client {
 namespace {
 
-test::ZkServer& Zk() {
-  static std::unique_ptr<test::ZkServer> server = [] {
-    auto s = test::ZkServer::Start();
-    if (!s.ok()) {
-      std::fprintf(stderr, "%s\n", s.status().ToString().c_str());
-      std::abort();
-    }
-    return *std::move(s);
-  }();
-  return *server;
-}
+test::ZkServer& Zk() { return test::SharedZkServer(); }
 
 uint64_t Seed() {
   const char* env = std::getenv("BK_TEST_SEED");
