@@ -3,8 +3,6 @@
 #include <prometheus/registry.h>
 #include <prometheus/text_serializer.h>
 
-#include <cerrno>
-
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "bookie/cookie.h"
@@ -14,7 +12,6 @@
 #include "bookie/http/http_server.h"
 #include "bookie/service/grpc_server.h"
 #include "bookie/systemd_notify.h"
-#include "common/fault_env.h"
 #include "common/logging.h"
 #include "metadata/metadata_store.h"
 #include "metadata/uri.h"
@@ -42,9 +39,7 @@ class StoreCounters final : public monitor::OwnCounters {
 
 struct BookieDaemon::Parts {
   log::Logger log;
-  // Only with the testing aids testingSyncDelayMs / testingFailSyncNth.
-  std::unique_ptr<FaultInjectionEnv> fault_env;
-  Env* env = Env::Default();
+  Env* env = nullptr;  // not owned; outlives the daemon
   std::unique_ptr<metadata::MetadataStore> metadata;
   // Null in standalone mode (a private mem:// store). Used by the store's
   // GC thread: outlives the store.
@@ -72,15 +67,17 @@ struct BookieDaemon::Parts {
 };
 
 absl::StatusOr<std::unique_ptr<BookieDaemon>> BookieDaemon::Start(
-    DaemonOptions options) {
-  std::unique_ptr<BookieDaemon> d(new BookieDaemon(std::move(options)));
+    DaemonOptions options, Env* env) {
+  std::unique_ptr<BookieDaemon> d(new BookieDaemon(std::move(options), env));
   absl::Status s = d->DoStart();
   if (!s.ok()) return s;
   return d;
 }
 
-BookieDaemon::BookieDaemon(DaemonOptions options)
-    : options_(std::move(options)), parts_(std::make_unique<Parts>()) {}
+BookieDaemon::BookieDaemon(DaemonOptions options, Env* env)
+    : options_(std::move(options)), parts_(std::make_unique<Parts>()) {
+  parts_->env = env;
+}
 
 BookieDaemon::~BookieDaemon() { Shutdown(); }
 
@@ -95,26 +92,6 @@ absl::Status BookieDaemon::DoStart() {
   Parts& p = *parts_;
   p.log = log::Get("bookie");
   p.start_time_ms = absl::ToUnixMillis(absl::Now());
-  if (options_.testing_sync_delay > absl::ZeroDuration() ||
-      options_.testing_fail_sync_nth > 0) {
-    p.fault_env = std::make_unique<FaultInjectionEnv>(Env::Default());
-    p.env = p.fault_env.get();
-  }
-  if (options_.testing_sync_delay > absl::ZeroDuration()) {
-    p.fault_env->SetSyncDelay(options_.testing_sync_delay);
-    p.log->warn("testingSyncDelayMs={}: every sync is slowed on purpose",
-                absl::ToInt64Milliseconds(options_.testing_sync_delay));
-  }
-  if (options_.testing_fail_sync_nth > 0) {
-    p.fault_env->FailNth(FaultInjectionEnv::Op::kSync,
-                         options_.testing_fail_sync_nth, EIO,
-                         options_.testing_fail_sync_path);
-    p.log->warn(
-        "testingFailSyncNth={}: sync number {} of a file matching '{}' will "
-        "fail with EIO on purpose",
-        options_.testing_fail_sync_nth, options_.testing_fail_sync_nth,
-        options_.testing_fail_sync_path);
-  }
 
   metadata::OpenOptions mo;
   mo.session_timeout = options_.metadata_session_timeout;

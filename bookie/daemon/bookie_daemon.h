@@ -37,13 +37,16 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "bookie/daemon/daemon_options.h"
+#include "common/env.h"
 
 namespace bk::bookie {
 
 class BookieDaemon {
  public:
+  // `env` (files, sync, clock of the store, cookies and disk checks) must
+  // outlive the daemon; tests pass a fault-injecting one.
   static absl::StatusOr<std::unique_ptr<BookieDaemon>> Start(
-      DaemonOptions options);
+      DaemonOptions options, Env* env = Env::Default());
   ~BookieDaemon();
 
   void RequestShutdown();
@@ -55,7 +58,7 @@ class BookieDaemon {
 
  private:
   struct Parts;
-  explicit BookieDaemon(DaemonOptions options);
+  BookieDaemon(DaemonOptions options, Env* env);
   absl::Status DoStart();
   absl::Status WaitForOldRegistration();
   absl::Status CheckCookies();
