@@ -106,7 +106,8 @@ absl::Status Validate(const ClientOptions& options);
 // naming the key; missing keys take the defaults above.
 absl::StatusOr<ClientOptions> ClientOptionsFromKeys(
     const std::map<std::string, std::string>& keys);
-// One line per key: "key (type, default D): help".
+// Two lines per key: "--key=<type>  (default D)  unit, range" and its
+// meaning (the key table is client_config.h; reference: client/CONFIG.md).
 std::string ClientConfigHelp();
 
 }  // namespace bk::client

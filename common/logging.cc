@@ -48,6 +48,22 @@ absl::StatusOr<Level> ParseLevel(const std::string& text) {
       "log level '", text, "' is not one of debug, info, warn, error, off"));
 }
 
+const char* LevelName(Level level) {
+  switch (level) {
+    case Level::kDebug:
+      return "debug";
+    case Level::kInfo:
+      return "info";
+    case Level::kWarn:
+      return "warn";
+    case Level::kError:
+      return "error";
+    case Level::kOff:
+      return "off";
+  }
+  return "?";
+}
+
 void Init(Level level, const std::string& node_id) {
   State& s = GetState();
   absl::MutexLock l(&s.mu);
