@@ -5,7 +5,7 @@
 #include <catch2/catch.hpp>
 #include <future>
 
-#include "bookie/store/bookie_store_impl.h"
+#include "bookie/engine/bookie_store_impl.h"
 #include "proto/status_codes.h"
 #include "test/support/clock_env.h"
 #include "test/unit/bookie/store_test_util.h"

@@ -1,7 +1,7 @@
-#include "bookie/store/ledger_state_map.h"
+#include "bookie/engine/ledger_state_map.h"
 
+#include "bookie/engine/lac_codec.h"
 #include "bookie/storage/ledger_storage.h"
-#include "bookie/store/lac_codec.h"
 
 namespace bk::bookie {
 

@@ -7,8 +7,8 @@
 // own mutex; a shard's mutex only guards the shard's map and is never held
 // while a ledger's mutex is.
 
-#ifndef BK_BOOKIE_STORE_LEDGER_STATE_MAP_H_
-#define BK_BOOKIE_STORE_LEDGER_STATE_MAP_H_
+#ifndef BK_BOOKIE_ENGINE_LEDGER_STATE_MAP_H_
+#define BK_BOOKIE_ENGINE_LEDGER_STATE_MAP_H_
 
 #include <array>
 #include <cstdint>
@@ -85,4 +85,4 @@ class LedgerStateMap {
 
 }  // namespace bk::bookie
 
-#endif  // BK_BOOKIE_STORE_LEDGER_STATE_MAP_H_
+#endif  // BK_BOOKIE_ENGINE_LEDGER_STATE_MAP_H_

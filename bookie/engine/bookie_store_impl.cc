@@ -1,10 +1,10 @@
-#include "bookie/store/bookie_store_impl.h"
+#include "bookie/engine/bookie_store_impl.h"
 
 #include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "bookie/store/lac_codec.h"
+#include "bookie/engine/lac_codec.h"
 #include "proto/crc32c.h"
 #include "proto/entry_format.h"
 #include "proto/status_codes.h"

@@ -18,8 +18,8 @@
 // Internal and Stats() says why. Read-only (SetReadOnly) refuses adds with
 // Unavailable and serves reads.
 
-#ifndef BK_BOOKIE_STORE_BOOKIE_STORE_IMPL_H_
-#define BK_BOOKIE_STORE_BOOKIE_STORE_IMPL_H_
+#ifndef BK_BOOKIE_ENGINE_BOOKIE_STORE_IMPL_H_
+#define BK_BOOKIE_ENGINE_BOOKIE_STORE_IMPL_H_
 
 #include <atomic>
 #include <map>
@@ -29,10 +29,10 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
 #include "bookie/bookie_store.h"
+#include "bookie/engine/ledger_state_map.h"
 #include "bookie/journal/journal.h"
 #include "bookie/storage/ledger_storage.h"
 #include "bookie/store/deadline_timer.h"
-#include "bookie/store/ledger_state_map.h"
 #include "common/env.h"
 
 namespace bk::bookie {
@@ -158,4 +158,4 @@ class BookieStoreImpl final : public BookieStore {
 
 }  // namespace bk::bookie
 
-#endif  // BK_BOOKIE_STORE_BOOKIE_STORE_IMPL_H_
+#endif  // BK_BOOKIE_ENGINE_BOOKIE_STORE_IMPL_H_
