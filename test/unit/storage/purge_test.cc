@@ -168,7 +168,7 @@ TEST_CASE(
   env.Advance(kRetention / 2);
   CHECK(Purge(s.get()) == 0);
   CHECK(absl::IsNotFound(s->AddEntry(7, 10, MakeEntry(7, 10))));
-  CHECK(absl::IsNotFound(s->SetMasterKey(7, "k")));
+  CHECK(absl::IsNotFound(s->FindOrCreateLedger(7).status()));
   CHECK(absl::IsNotFound(s->GetEntry(7, 0).status()));
   CHECK(absl::IsNotFound(s->GetEntry(7, LedgerStorage::kLastEntry).status()));
   CHECK_FALSE(s->LedgerExists(7));

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -68,11 +69,14 @@ inline LedgerStorageOptions SmallOptions(const std::string& dir) {
   return o;
 }
 
-// An Env that, once Hold() is called, makes every sync of an entry log
-// (".log") wait until Release(). WaitHeld() returns once a sync is waiting.
+// An Env that, once Hold() is called, makes every sync of a file whose
+// name ends with `suffix` (entry logs, ".log", by default; ".jnl" for the
+// journal's new files) wait until Release(). WaitHeld() returns once a
+// sync is waiting.
 class HoldSyncEnv : public EnvWrapper {
  public:
-  explicit HoldSyncEnv(Env* target) : EnvWrapper(target) {}
+  explicit HoldSyncEnv(Env* target, std::string suffix = ".log")
+      : EnvWrapper(target), suffix_(std::move(suffix)) {}
 
   void Hold() {
     absl::MutexLock l(&mu_);
@@ -86,11 +90,16 @@ class HoldSyncEnv : public EnvWrapper {
     absl::MutexLock l(&mu_);
     mu_.Await(absl::Condition(&waiting_));
   }
+  // The same with a bound: false if no sync waited within `timeout`.
+  bool WaitHeld(absl::Duration timeout) {
+    absl::MutexLock l(&mu_);
+    return mu_.AwaitWithTimeout(absl::Condition(&waiting_), timeout);
+  }
 
   absl::StatusOr<std::unique_ptr<WritableFile>> NewWritableFile(
       const std::string& path) override {
     auto f = target()->NewWritableFile(path);
-    if (!f.ok() || !absl::EndsWith(path, ".log")) return f;
+    if (!f.ok() || !absl::EndsWith(path, suffix_)) return f;
     return std::unique_ptr<WritableFile>(new File(this, std::move(*f)));
   }
 
@@ -127,6 +136,7 @@ class HoldSyncEnv : public EnvWrapper {
     std::unique_ptr<WritableFile> base_;
   };
 
+  const std::string suffix_;
   absl::Mutex mu_;
   bool holding_ ABSL_GUARDED_BY(mu_) = false;
   bool waiting_ ABSL_GUARDED_BY(mu_) = false;
