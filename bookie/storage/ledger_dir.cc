@@ -40,17 +40,19 @@ absl::StatusOr<std::unique_ptr<LedgerDir>> LedgerDir::Open(
 
   absl::MutexLock w(&d->write_mu_);
   uint64_t max_meta_id = 0;
+  // The callback runs inside ForEachLogMetadata, under write_mu_.
   absl::Status s = d->index_->ForEachLogMetadata(
-      [&](uint64_t id, absl::string_view bytes) -> absl::Status {
-        auto meta = logmeta::Decode(bytes);
-        if (!meta.ok()) {
-          return absl::DataLossError(
-              absl::StrCat("entry log ", id, ": ", meta.status().message()));
-        }
-        d->log_meta_[id] = std::move(*meta);
-        max_meta_id = std::max(max_meta_id, id);
-        return absl::OkStatus();
-      });
+      [&](uint64_t id, absl::string_view bytes)
+          ABSL_EXCLUSIVE_LOCKS_REQUIRED(d->write_mu_) -> absl::Status {
+            auto meta = logmeta::Decode(bytes);
+            if (!meta.ok()) {
+              return absl::DataLossError(absl::StrCat("entry log ", id, ": ",
+                                                      meta.status().message()));
+            }
+            d->log_meta_[id] = std::move(*meta);
+            max_meta_id = std::max(max_meta_id, id);
+            return absl::OkStatus();
+          });
   if (!s.ok()) return s;
   auto logger = EntryLogger::Open(
       env, options.dir, options.entry_log_size_limit, max_meta_id + 1);
