@@ -97,7 +97,7 @@ TEST_CASE("an ensemble change mid-stream keeps every confirmed entry in order",
       order.push_back(r.ok() ? *r : -100);
     });
   }
-  REQUIRE(WaitFor([&] {
+  REQUIRE(PollUntil([&] {
     absl::MutexLock l(&mu);
     return order.size() == 240;
   }));
@@ -236,7 +236,7 @@ TEST_CASE("a ledger closed in the metadata store stops its writer",
   REQUIRE((*store)
               ->CompareAndSetLedger((*w)->ledger_id(), md->value, md->version)
               .ok());
-  REQUIRE(WaitFor([&] {
+  REQUIRE(PollUntil([&] {
     auto late = (*w)->Append("late");
     return absl::IsFailedPrecondition(Get(late).status());
   }));

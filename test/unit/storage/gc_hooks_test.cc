@@ -15,9 +15,9 @@ namespace bk::bookie {
 namespace {
 
 using bk::testing::ClockEnv;
+using bk::testing::TempDir;
 using testing::MakeEntry;
 using testing::SmallOptions;
-using testing::TempDir;
 
 void AddLedger(LedgerStorage* s, uint64_t ledger, int64_t entries) {
   for (int64_t e = 0; e < entries; ++e) {
