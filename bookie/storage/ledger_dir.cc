@@ -122,7 +122,10 @@ absl::Status LedgerDir::AddEntry(uint64_t ledger_id, int64_t entry_id,
   }
   if (!write_cache_->Put(ledger_id, entry_id, data, data_crc)) {
     counters_.throttled_adds.fetch_add(1);
-    const absl::Time deadline = absl::Now() + options_.max_throttle_time;
+    // The deadline is on the Env's clock; the wait for a swap is real.
+    const int64_t deadline =
+        env_->NowMonotonicNanos() +
+        absl::ToInt64Nanoseconds(options_.max_throttle_time);
     while (true) {
       request_flush_();
       {
@@ -130,12 +133,14 @@ absl::Status LedgerDir::AddEntry(uint64_t ledger_id, int64_t entry_id,
         auto moved = [this, gen]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(throttle_mu_) {
           return swap_gen_ != gen;
         };
-        throttle_mu_.AwaitWithDeadline(absl::Condition(&moved), deadline);
+        throttle_mu_.AwaitWithTimeout(
+            absl::Condition(&moved),
+            absl::Nanoseconds(deadline - env_->NowMonotonicNanos()));
         gen = swap_gen_;
       }
       if (absl::Status s = writable(); !s.ok()) return s;
       if (write_cache_->Put(ledger_id, entry_id, data, data_crc)) break;
-      if (absl::Now() >= deadline) {
+      if (env_->NowMonotonicNanos() >= deadline) {
         counters_.rejected_adds.fetch_add(1);
         return absl::ResourceExhaustedError(
             absl::StrCat("write cache of ", options_.dir, " full for ",

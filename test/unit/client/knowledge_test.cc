@@ -84,6 +84,25 @@ TEST_CASE("a bookie past the error threshold is quarantined and avoided",
             .ok());
 }
 
+TEST_CASE(
+    "a quarantine ends once bookieQuarantineTimeSeconds has passed on the "
+    "client's clock",
+    "[client]") {
+  LocalBookies bookies(4);
+  bk::testing::ClockEnv clock(Env::Default());
+  ClientOptions o = FastOptions(bookies);
+  o.env = &clock;
+  o.bookie_error_threshold_per_interval = 2;
+  o.bookie_quarantine_time = absl::Hours(1);
+  o.quarantine_release_healthy_reports = 0;  // only time releases it
+  auto client = MakeClient(o);
+  DriveIntoQuarantine(client.get(), bookies, 3);
+  clock.Advance(absl::Minutes(59));
+  CHECK(client->QuarantinedBookies() == std::vector<std::string>{"b3"});
+  clock.Advance(absl::Minutes(2));
+  CHECK(client->QuarantinedBookies().empty());
+}
+
 TEST_CASE("a quarantined bookie with healthy reports is released early",
           "[client]") {
   LocalBookies bookies(4);

@@ -16,6 +16,7 @@
 #include "client/client.h"
 #include "metadata/metadata_store.h"
 #include "prometheus/registry.h"
+#include "test/support/clock_env.h"
 #include "test/support/poll_until.h"
 #include "test/unit/client/local_bookies.h"
 
