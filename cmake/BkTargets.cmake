@@ -35,6 +35,14 @@ function(bk_test name)
   if(NOT labels)
     set(labels unit)
   endif()
+  # Suites that run without gRPC in the process carry the label tsan: the
+  # tsan preset builds and runs those (test/CMakeLists.txt lists them).
+  if(name IN_LIST BK_TSAN_SUITES)
+    list(APPEND labels tsan)
+  endif()
+  if(BK_TSAN)
+    target_sources(${name} PRIVATE ${CMAKE_SOURCE_DIR}/test/support/tsan_defaults.cc)
+  endif()
   catch_discover_tests(${name}
     WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
   # Catch2's discovery script splits a list given as PROPERTIES into loose
