@@ -94,7 +94,9 @@ TEST_CASE(
   options.write_cache_bytes = 8 << 10;  // halves of 4 KiB
   options.background_flush = true;
   options.flush_interval = absl::Hours(1);
-  options.max_throttle_time = absl::Milliseconds(100);
+  // Long enough for the flush thread to swap the full half 0 out while the
+  // first throttled add waits, even on a loaded machine or under TSan.
+  options.max_throttle_time = absl::Seconds(1);
   auto storage = LedgerStorage::Open(&env, options);
   REQUIRE(storage.ok());
   OpenGateOnExit open_on_exit(&gate);  // before the storage stops
