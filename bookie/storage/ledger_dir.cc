@@ -40,17 +40,19 @@ absl::StatusOr<std::unique_ptr<LedgerDir>> LedgerDir::Open(
 
   absl::MutexLock w(&d->write_mu_);
   uint64_t max_meta_id = 0;
+  // The callback runs inside ForEachLogMetadata, under write_mu_.
   absl::Status s = d->index_->ForEachLogMetadata(
-      [&](uint64_t id, absl::string_view bytes) -> absl::Status {
-        auto meta = logmeta::Decode(bytes);
-        if (!meta.ok()) {
-          return absl::DataLossError(
-              absl::StrCat("entry log ", id, ": ", meta.status().message()));
-        }
-        d->log_meta_[id] = std::move(*meta);
-        max_meta_id = std::max(max_meta_id, id);
-        return absl::OkStatus();
-      });
+      [&](uint64_t id, absl::string_view bytes)
+          ABSL_EXCLUSIVE_LOCKS_REQUIRED(d->write_mu_) -> absl::Status {
+            auto meta = logmeta::Decode(bytes);
+            if (!meta.ok()) {
+              return absl::DataLossError(absl::StrCat("entry log ", id, ": ",
+                                                      meta.status().message()));
+            }
+            d->log_meta_[id] = std::move(*meta);
+            max_meta_id = std::max(max_meta_id, id);
+            return absl::OkStatus();
+          });
   if (!s.ok()) return s;
   auto logger = EntryLogger::Open(
       env, options.dir, options.entry_log_size_limit, max_meta_id + 1);
@@ -124,7 +126,10 @@ absl::Status LedgerDir::AddEntry(uint64_t ledger_id, int64_t entry_id,
   }
   if (!write_cache_->Put(ledger_id, entry_id, data, data_crc)) {
     counters_.throttled_adds.fetch_add(1);
-    const absl::Time deadline = absl::Now() + options_.max_throttle_time;
+    // The deadline is on the Env's clock; the wait for a swap is real.
+    const int64_t deadline =
+        env_->NowMonotonicNanos() +
+        absl::ToInt64Nanoseconds(options_.max_throttle_time);
     while (true) {
       request_flush_();
       {
@@ -132,12 +137,14 @@ absl::Status LedgerDir::AddEntry(uint64_t ledger_id, int64_t entry_id,
         auto moved = [this, gen]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(throttle_mu_) {
           return swap_gen_ != gen;
         };
-        throttle_mu_.AwaitWithDeadline(absl::Condition(&moved), deadline);
+        throttle_mu_.AwaitWithTimeout(
+            absl::Condition(&moved),
+            absl::Nanoseconds(deadline - env_->NowMonotonicNanos()));
         gen = swap_gen_;
       }
       if (absl::Status s = writable(); !s.ok()) return s;
       if (write_cache_->Put(ledger_id, entry_id, data, data_crc)) break;
-      if (absl::Now() >= deadline) {
+      if (env_->NowMonotonicNanos() >= deadline) {
         counters_.rejected_adds.fetch_add(1);
         return absl::ResourceExhaustedError(
             absl::StrCat("write cache of ", options_.dir, " full for ",

@@ -112,7 +112,10 @@ void LedgerStorage::FlushLoop() {
 }
 
 void LedgerStorage::GcLoop() {
-  absl::Time last_minor = absl::Now(), last_major = absl::Now();
+  // Compaction intervals run on the Env's clock, so a test can let hours
+  // pass at once (test/support/clock_env.h); the wait between passes,
+  // gc_wait_time, is a real one.
+  int64_t last_minor = env_->NowMonotonicNanos(), last_major = last_minor;
   while (true) {
     DeletedLedgerFilterFactory make_filter;
     {
@@ -126,12 +129,14 @@ void LedgerStorage::GcLoop() {
     }
     // Outside mu_: a filter may read the metadata store.
     LedgerDeletedFn deleted = make_filter ? make_filter() : nullptr;
-    const absl::Time now = absl::Now();
+    const int64_t now = env_->NowMonotonicNanos();
     double threshold = 0;  // only dead logs
-    if (now - last_major >= options_.major_compaction_interval) {
+    if (absl::Nanoseconds(now - last_major) >=
+        options_.major_compaction_interval) {
       threshold = options_.major_compaction_threshold;
       last_major = last_minor = now;
-    } else if (now - last_minor >= options_.minor_compaction_interval) {
+    } else if (absl::Nanoseconds(now - last_minor) >=
+               options_.minor_compaction_interval) {
       threshold = options_.minor_compaction_threshold;
       last_minor = now;
     }

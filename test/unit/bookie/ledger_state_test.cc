@@ -14,6 +14,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "bookie/engine/bookie_store_impl.h"
+#include "common/fault_env.h"
+#include "common/sync_gate.h"
 #include "proto/status_codes.h"
 #include "test/unit/bookie/store_test_util.h"
 #include "test/unit/storage/storage_test_util.h"
@@ -143,8 +145,11 @@ TEST_CASE(
     "EFENCED only after the fence is durable",
     "[bookie][store][ledgerstate]") {
   bk::testing::TempDir dir;
-  testing::HoldSyncEnv env(Env::Default(), ".jnl");  // the journal's syncs
+  FaultInjectionEnv env(Env::Default());
+  SyncGate gate;
+  env.SetSyncGate(&gate, ".jnl");  // the journal's syncs
   auto store = OpenStore(&env, Options(dir));
+  OpenGateOnExit open_on_exit(&gate);
   REQUIRE(Add(store.get(), 23, 0, -1, "a").ok());
 
   absl::Mutex mu;
@@ -153,12 +158,12 @@ TEST_CASE(
     absl::MutexLock l(&mu);
     answers.push_back(what);
   };
-  env.Hold();
+  gate.Hold();
   store->Fence(23, "key", [&](absl::Status s) {
     answered(absl::StrCat("fence ", s.ToString()));
   });
   // The fence record waits for its sync.
-  REQUIRE(env.WaitHeld(absl::Seconds(30)));
+  REQUIRE(gate.AwaitSyncs(1));
   AddArgs a;
   a.ledger_id = 23;
   a.entry_id = 1;
@@ -170,7 +175,7 @@ TEST_CASE(
     absl::MutexLock l(&mu);
     CHECK(answers.empty());  // neither may be answered before the sync
   }
-  env.Release();
+  gate.Open();
   {
     absl::MutexLock l(&mu);
     auto both = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {

@@ -8,10 +8,10 @@
 namespace bk::bookie {
 namespace {
 
+using bk::testing::TempDir;
 using testing::IsEntry;
 using testing::MakeEntry;
 using testing::SmallOptions;
-using testing::TempDir;
 
 std::unique_ptr<LedgerStorage> OpenOrDie(const LedgerStorageOptions& o) {
   auto s = LedgerStorage::Open(Env::Default(), o);
