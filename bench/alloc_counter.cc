@@ -1,11 +1,11 @@
 // Replaces global operator new/delete in a benchmark binary to count heap
-// allocations (bench_common.h: Allocations, LargeAllocations).
+// allocations (alloc_counter.h).
+
+#include "bench/alloc_counter.h"
 
 #include <atomic>
 #include <cstdlib>
 #include <new>
-
-#include "bench/bench_common.h"
 
 namespace {
 std::atomic<uint64_t> g_allocs{0};

@@ -6,7 +6,7 @@
 //                    [--only=echo,shm,disk] [--deadlock_detection=false]
 //                    [--write_cache_mb=256] [--malloc_tuning=true]
 //
-// (a) echo: bench/echo_service.h, the Bookie service whose AddEntries
+// (a) echo: bookie/echo/echo_service.h, the Bookie service whose AddEntries
 //     answers every entry EOK at once, with the add path's stream structure
 //     (one read in flight, answers accumulated and written one at a time).
 //     Same messages, same batching, same client: the RPC stack's ceiling.
@@ -78,8 +78,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/synchronization/mutex.h"
-#include "bench/echo_service.h"
 #include "bookie/daemon/bookie_metrics.h"
+#include "bookie/echo/echo_service.h"
 #include "bookie/engine/bookie_store_impl.h"
 #include "bookie/service/bookie_service.h"
 #include "bookie/service/grpc_server.h"
@@ -317,7 +317,7 @@ void PrintSync(const char* when, const std::string& dir) {
 // ---------------------------------------------------------------- runs
 
 RunResult RunEcho(const Flags& f) {
-  auto server = bench::StartEchoServer();
+  auto server = StartEchoServer();
   if (!server.ok()) {
     std::fprintf(stderr, "%s\n", server.status().ToString().c_str());
     std::exit(1);

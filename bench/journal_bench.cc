@@ -36,17 +36,30 @@
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
-#include "bench/bench_common.h"
+#include "bench/alloc_counter.h"
 #include "bookie/journal/journal.h"
+#include "common/measure.h"
 
 namespace bk::bookie {
 namespace {
 
-using bench::Ceiling;
-using bench::Clock;
-using bench::MeasureCeiling;
-using bench::Regime;
-using bench::Seconds;
+using measure::Ceiling;
+using measure::Clock;
+using measure::Regime;
+using measure::Seconds;
+
+// The ceiling, or the end of the process with the error: a benchmark has no
+// one to return it to.
+Ceiling CeilingOrExit(const std::string& dir, size_t group, double seconds,
+                      bool direct, bool append) {
+  auto c = measure::MeasureCeiling(dir, group, seconds, direct, append);
+  if (!c.ok()) {
+    std::fprintf(stderr, "journal_bench: ceiling: %s\n",
+                 c.status().ToString().c_str());
+    std::exit(1);
+  }
+  return *c;
+}
 
 // One add in flight: the callback captures only a pointer to it.
 struct Slot {
@@ -293,7 +306,7 @@ int main(int argc, char** argv) {
     for (int append = 0; append < 2; ++append) {
       for (int direct = 0; direct < 2; ++direct) {
         r.c[append][direct] =
-            MeasureCeiling(dir, group, secs, direct != 0, append != 0);
+            CeilingOrExit(dir, group, secs, direct != 0, append != 0);
       }
     }
     return r;

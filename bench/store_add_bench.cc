@@ -24,15 +24,29 @@
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
-#include "bench/bench_common.h"
+#include "bench/alloc_counter.h"
 #include "bookie/engine/bookie_store_impl.h"
+#include "common/measure.h"
 #include "proto/entry_format.h"
 
 namespace bk::bookie {
 namespace {
 
-using bench::Clock;
-using bench::Seconds;
+using measure::Clock;
+using measure::Seconds;
+
+// The ceiling, or the end of the process with the error: a benchmark has no
+// one to return it to.
+measure::Ceiling CeilingOrExit(const std::string& dir, size_t group,
+                               double seconds) {
+  auto c = measure::MeasureCeiling(dir, group, seconds);
+  if (!c.ok()) {
+    std::fprintf(stderr, "store_add_bench: ceiling: %s\n",
+                 c.status().ToString().c_str());
+    std::exit(1);
+  }
+  return *c;
+}
 
 std::atomic<uint64_t> g_lock_waits{0};
 void CountWait(int64_t) {
@@ -85,7 +99,7 @@ Result Run(const std::string& dir, size_t entry_bytes, int producers,
   const JournalStats j0 = (*store)->journal_stats();
   const uint64_t a0 = bench::Allocations(), l0 = bench::LargeAllocations();
   const uint64_t w0 = g_lock_waits.load();
-  const double cpu0 = bench::CpuSeconds();
+  const double cpu0 = measure::CpuSeconds();
   const auto start = Clock::now();
   std::vector<std::thread> threads;
   for (int i = 0; i < producers; ++i) {
@@ -134,7 +148,7 @@ Result Run(const std::string& dir, size_t entry_bytes, int producers,
         p.get()));
   }
   const double el = Seconds(Clock::now() - start);
-  const double cpu = bench::CpuSeconds() - cpu0;
+  const double cpu = measure::CpuSeconds() - cpu0;
   const uint64_t allocs = bench::Allocations() - a0;
   const uint64_t large = bench::LargeAllocations() - l0;
   const uint64_t waits = g_lock_waits.load() - w0;
@@ -151,9 +165,9 @@ Result Run(const std::string& dir, size_t entry_bytes, int producers,
   }
   r.adds_per_s = done / el;
   r.mb_per_s = done * static_cast<double>(entry_bytes) / el / 1e6;
-  r.p50 = bench::Percentile(&lat, 0.5);
-  r.p99 = bench::Percentile(&lat, 0.99);
-  r.p999 = bench::Percentile(&lat, 0.999);
+  r.p50 = measure::Percentile(&lat, 0.5);
+  r.p99 = measure::Percentile(&lat, 0.99);
+  r.p999 = measure::Percentile(&lat, 0.999);
   r.cpu_us_per_add = cpu / done * 1e6;
   r.allocs_per_add = static_cast<double>(allocs) / done;
   r.large_per_add = static_cast<double>(large) / done;
@@ -181,19 +195,19 @@ int main(int argc, char** argv) {
   absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
   absl::RegisterMutexProfiler(&CountWait);
   if (!bk::Env::Default()->CreateDirRecursive(dir).ok()) return 1;
-  auto before = bk::bench::MeasureCeiling(dir, 512 * 1024, 2.0);
+  auto before = CeilingOrExit(dir, 512 * 1024, 2.0);
   std::printf(
       "store_add_bench: dir %s, %d producers x %d in flight, %.1f s per run\n"
       "ceiling before: 512 KiB groups %.0f MB/s; 4 KiB fdatasync %.2f ms: %s\n",
       dir.c_str(), producers, window, seconds, before.mb_per_s,
-      before.small_sync_ms, bk::bench::Regime(before.small_sync_ms));
+      before.small_sync_ms, bk::measure::Regime(before.small_sync_ms));
   std::printf("\n%-6s %9s %7s %8s %8s %9s %9s %9s %8s %9s %9s %8s %9s\n",
               "entry", "adds/s", "MB/s", "p50 us", "p99 us", "p999 us",
               "cpu us/a", "allocs/a", ">=1K/a", "lockw/a", "grp KiB", "jrnl%",
               "RSS MiB");
   for (size_t bytes : {size_t{1024}, size_t{16 * 1024}}) {
     Result r = Run(dir + "/store", bytes, producers, window, seconds);
-    auto same = bk::bench::MeasureCeiling(
+    auto same = CeilingOrExit(
         dir,
         std::max<size_t>(static_cast<size_t>(r.avg_group_kib * 1024), 4096),
         1.5);
@@ -206,7 +220,7 @@ int main(int argc, char** argv) {
         100 * r.journal_mb_per_s / same.mb_per_s, r.rss_kib / 1024.0,
         r.failed ? " (failures!)" : "");
   }
-  auto after = bk::bench::MeasureCeiling(dir, 512 * 1024, 2.0);
+  auto after = CeilingOrExit(dir, 512 * 1024, 2.0);
   std::printf(
       "\nceiling after: 512 KiB groups %.0f MB/s; 4 KiB fdatasync %.2f ms: %s\n"
       "jrnl%% = journal MB/s over raw pwrite+fdatasync of the journal's own "
@@ -216,7 +230,7 @@ int main(int argc, char** argv) {
       "(>=1K/a for 1 KiB+ entries) included; the payload is never copied "
       "between layers.\n",
       after.mb_per_s, after.small_sync_ms,
-      bk::bench::Regime(after.small_sync_ms));
+      bk::measure::Regime(after.small_sync_ms));
   bk::Env::Default()->RemoveDirRecursive(dir).IgnoreError();
   return 0;
 }

@@ -22,7 +22,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
-#include "metadata/executor.h"
+#include "common/executor.h"
 #include "metadata/metadata_store.h"
 
 namespace bk::metadata {

@@ -3,7 +3,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "bookie/bookie_config.h"
+#include "bookie/daemon/bookie_config.h"
 
 namespace bk::bookie {
 namespace {

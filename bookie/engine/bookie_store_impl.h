@@ -49,7 +49,7 @@
 #include "bookie/journal/journal.h"
 #include "bookie/storage/ledger_slot.h"
 #include "bookie/storage/ledger_storage.h"
-#include "bookie/store/deadline_timer.h"
+#include "common/deadline_timer.h"
 #include "common/env.h"
 
 namespace bk::bookie {

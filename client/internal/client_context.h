@@ -22,7 +22,7 @@
 #include "client/internal/bookie_client.h"
 #include "client/internal/client_probe.h"
 #include "client/internal/cluster_view.h"
-#include "metadata/executor.h"
+#include "common/executor.h"
 #include "metadata/metadata_store.h"
 
 namespace bk::client::internal {
@@ -76,11 +76,11 @@ class ClientContext {
   BookiePool* pool() { return pool_.get(); }
   ClientProbe* probe() { return probe_.get(); }
   // Runs user callbacks, in order.
-  metadata::Executor* completions() { return &completions_; }
+  Executor* completions() { return &completions_; }
   // Blocking work: ensemble changes, metadata writes.
-  metadata::Executor* worker() { return &worker_; }
+  Executor* worker() { return &worker_; }
   // Delayed work: speculative reads, the maintenance tick.
-  metadata::Executor* timer() { return &timer_; }
+  Executor* timer() { return &timer_; }
   bool closing() const { return closing_.load(); }
 
  private:
@@ -98,9 +98,9 @@ class ClientContext {
   std::unique_ptr<metadata::Subscription> bookie_watch_;
 
   // Own synchronisation.
-  metadata::Executor completions_;
-  metadata::Executor worker_;
-  metadata::Executor timer_;
+  Executor completions_;
+  Executor worker_;
+  Executor timer_;
   std::atomic<bool> closing_{false};
   std::thread poller_;
 

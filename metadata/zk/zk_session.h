@@ -35,7 +35,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
-#include "metadata/executor.h"
+#include "common/executor.h"
 #include "metadata/metadata_store.h"
 
 namespace bk::metadata {

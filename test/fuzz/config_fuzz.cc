@@ -2,7 +2,7 @@
 // bookie's schema, and the strict value parsers. Invariants: no crash; a
 // configuration that loads prints to a file that loads again.
 
-#include "bookie/bookie_config.h"
+#include "bookie/daemon/bookie_config.h"
 #include "common/config.h"
 #include "test/fuzz/fuzz_util.h"
 

@@ -5,7 +5,7 @@
 #include <atomic>
 
 #include "absl/strings/str_cat.h"
-#include "bench/echo_service.h"
+#include "bookie/echo/echo_service.h"
 #include "metadata/metadata_store.h"
 
 namespace bk::bkbench {
@@ -17,9 +17,9 @@ absl::StatusOr<EchoCeiling> MeasureEchoCeiling(WriteLoadOptions load,
       absl::StrCat("mem://bkbench-echo-", getpid(), "-", runs++);
   auto store = metadata::Open(uri);
   if (!store.ok()) return store.status();
-  std::vector<std::unique_ptr<bench::EchoServer>> servers;
+  std::vector<std::unique_ptr<bookie::EchoServer>> servers;
   for (int i = 0; i < load.ensemble; ++i) {
-    auto s = bench::StartEchoServer();
+    auto s = bookie::StartEchoServer();
     if (!s.ok()) return s.status();
     proto::BookieServiceInfo info;
     info.set_bookie_id(absl::StrCat("echo-", i));

@@ -1,8 +1,8 @@
 // The RPC ceiling of a write run: the same client library, batching, entry
 // size, ledgers and quorums as the run, against in-process echo bookies
-// (bench/echo_service.h: every add answered EOK at once, nothing stored)
-// registered in a private in-process metadata store. What the run achieves
-// divided by this is the share of the RPC stack's capacity it reached.
+// (bookie/echo/echo_service.h: every add answered EOK at once, nothing
+// stored) registered in a private in-process metadata store. What the run
+// achieves divided by this is the share of the RPC stack's capacity it reached.
 //
 // Client and echo servers share this process, as client and bookies share
 // the machine in a local-cluster run.

@@ -9,7 +9,7 @@
 #include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
-#include "bench/bench_common.h"
+#include "common/measure.h"
 #include "metadata/metadata_store.h"
 #include "tools/localcluster/child_process.h"
 
@@ -244,10 +244,11 @@ absl::StatusOr<ScenarioResult> RunScenario(const ScenarioSpec& spec,
       r.cluster =
           absl::StrCat("local cluster of ", spec.bookies, " bookies in ",
                        spec.racks, " racks under ", dir);
-      const bench::Ceiling disk = bench::MeasureCeiling(
+      auto disk = measure::MeasureCeiling(
           dir, static_cast<size_t>(spec.entry_size) * 16, 1.0);
-      r.disk_ceiling_mb_per_s = disk.mb_per_s;
-      r.small_sync_ms = disk.small_sync_ms;
+      if (!disk.ok()) return disk.status();
+      r.disk_ceiling_mb_per_s = disk->mb_per_s;
+      r.small_sync_ms = disk->small_sync_ms;
     } else {
       r.cluster = uri;
     }

@@ -9,7 +9,7 @@
 #include <iostream>
 
 #include "absl/strings/str_cat.h"
-#include "bench/bench_common.h"
+#include "common/measure.h"
 #include "tools/bkbench/scenario_runner.h"
 
 namespace bk::bkbench {
@@ -30,10 +30,11 @@ absl::StatusOr<ScenarioResult> RunSlowBookie(const ScenarioSpec& spec,
         {{spec.slow_bookie,
           absl::StrCat("testingSyncDelayMs=", spec.sync_delay_ms)}});
     if (!c.ok()) return c.status();
-    const bench::Ceiling disk = bench::MeasureCeiling(
+    auto disk = measure::MeasureCeiling(
         dir, static_cast<size_t>(spec.entry_size) * 16, 1.0);
-    r.disk_ceiling_mb_per_s = disk.mb_per_s;
-    r.small_sync_ms = disk.small_sync_ms;
+    if (!disk.ok()) return disk.status();
+    r.disk_ceiling_mb_per_s = disk->mb_per_s;
+    r.small_sync_ms = disk->small_sync_ms;
     const std::string slow_id = (*c)->bookies()[spec.slow_bookie].id;
     for (placement::Weighting w : spec.policies) {
       const std::string label(placement::WeightingName(w));

@@ -1,13 +1,13 @@
 // bkbench write: one write workload against a running cluster, with the
 // machine's ceilings measured in the same run: a bare gRPC stream echo of
 // the same batching (echo_ceiling.h) and, with --journal-dir, pwrite +
-// fdatasync before and after (bench/bench_common.h).
+// fdatasync before and after (common/measure.h).
 
 #include <iostream>
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/str_format.h"
-#include "bench/bench_common.h"
+#include "common/measure.h"
 #include "tools/bkbench/commands.h"
 #include "tools/bkbench/echo_ceiling.h"
 #include "tools/bkbench/write_load.h"
@@ -70,9 +70,15 @@ int WriteCommand(const std::vector<std::string>& raw) {
     co.placement.weighting = *wt;
   }
   const std::string jdir = f->Get("journal-dir");
-  bench::Ceiling before;
+  measure::Ceiling before;
   if (!jdir.empty()) {
-    before = bench::MeasureCeiling(jdir, static_cast<size_t>(*size) * 16, 2.0);
+    auto c =
+        measure::MeasureCeiling(jdir, static_cast<size_t>(*size) * 16, 2.0);
+    if (!c.ok()) {
+      std::cerr << "bkbench write: ceiling: " << c.status().message() << "\n";
+      return 1;
+    }
+    before = *c;
   }
   WriteLoadOptions wo;
   wo.ledgers = static_cast<int>(*ledgers);
@@ -102,8 +108,15 @@ int WriteCommand(const std::vector<std::string>& raw) {
   // What one journal group would hold at this rate with a ~1 ms group wait.
   const size_t group = std::max<size_t>(
       4096, static_cast<size_t>(eps / 1000.0 * static_cast<double>(*size)));
-  bench::Ceiling after;
-  if (!jdir.empty()) after = bench::MeasureCeiling(jdir, group, 2.0);
+  measure::Ceiling after;
+  if (!jdir.empty()) {
+    auto c = measure::MeasureCeiling(jdir, group, 2.0);
+    if (!c.ok()) {
+      std::cerr << "bkbench write: ceiling: " << c.status().message() << "\n";
+      return 1;
+    }
+    after = *c;
+  }
   EchoCeiling echo;
   if (*echo_s > 0) {
     auto ec = MeasureEchoCeiling(wo, absl::Seconds(*echo_s));
@@ -147,7 +160,7 @@ int WriteCommand(const std::vector<std::string>& raw) {
                     {"after_mb_per_s", after.mb_per_s},
                     {"after_groups_per_s", after.groups_per_s},
                     {"after_small_sync_ms", after.small_sync_ms},
-                    {"regime", bench::Regime(after.small_sync_ms)}};
+                    {"regime", measure::Regime(after.small_sync_ms)}};
   }
   if (f->GetBool("json")) {
     std::cout << j.dump(2) << "\n";
@@ -172,7 +185,7 @@ int WriteCommand(const std::vector<std::string>& raw) {
         "ceiling on %s: pwrite+fdatasync %.1f MB/s before, %.1f MB/s "
         "(%.0f groups/s of %d B) after; fsync regime %s\n",
         jdir, before.mb_per_s, after.mb_per_s, after.groups_per_s, group,
-        bench::Regime(after.small_sync_ms));
+        measure::Regime(after.small_sync_ms));
   }
   if (res.failed > 0) std::cout << "first error: " << res.first_error << "\n";
   return res.failed > 0 ? 1 : 0;

@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <string>
 
-#include "bookie/bookie_config.h"
+#include "bookie/daemon/bookie_config.h"
 #include "client/client_config.h"
 #include "common/config_doc.h"
 
@@ -37,8 +37,8 @@ int main(int argc, char** argv) {
     std::printf(
         "%s", bk::ConfigReference(
                   bk::bookie::BookieConfigSchema(), "bookie configuration keys",
-                  Generated("bookie", "bookie/bookie_config.cc") + "\n\n" +
-                      kPrecedence)
+                  Generated("bookie", "bookie/daemon/bookie_config.cc") +
+                      "\n\n" + kPrecedence)
                   .c_str());
     return 0;
   }

@@ -5,7 +5,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
-#include "bookie/bookie_config.h"
+#include "bookie/daemon/bookie_config.h"
 #include "test/integration/bookie/bookie_it_util.h"
 
 namespace bk::it {

@@ -1,7 +1,7 @@
 // The bookie's key table: every default is its DaemonOptions field's, and
 // loading no key at all gives the daemon its default options.
 
-#include "bookie/bookie_config.h"
+#include "bookie/daemon/bookie_config.h"
 
 #include <catch2/catch.hpp>
 

@@ -9,8 +9,8 @@
 // Threads: gRPC's callback threads only. The service object must outlive
 // the server that serves it.
 
-#ifndef BK_BENCH_ECHO_SERVICE_H_
-#define BK_BENCH_ECHO_SERVICE_H_
+#ifndef BK_BOOKIE_ECHO_ECHO_SERVICE_H_
+#define BK_BOOKIE_ECHO_ECHO_SERVICE_H_
 
 #include <memory>
 
@@ -21,7 +21,7 @@ namespace grpc {
 class Server;
 }  // namespace grpc
 
-namespace bk::bench {
+namespace bk::bookie {
 
 class EchoService final : public proto::Bookie::CallbackService {
  public:
@@ -44,6 +44,6 @@ struct EchoServer {
 // Starts one; kUnavailable if gRPC cannot bind.
 absl::StatusOr<std::unique_ptr<EchoServer>> StartEchoServer();
 
-}  // namespace bk::bench
+}  // namespace bk::bookie
 
-#endif  // BK_BENCH_ECHO_SERVICE_H_
+#endif  // BK_BOOKIE_ECHO_ECHO_SERVICE_H_

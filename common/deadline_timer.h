@@ -6,8 +6,8 @@
 // Thread-safety: Schedule and Cancel may be called from any thread,
 // including from a callback.
 
-#ifndef BK_BOOKIE_STORE_DEADLINE_TIMER_H_
-#define BK_BOOKIE_STORE_DEADLINE_TIMER_H_
+#ifndef BK_COMMON_DEADLINE_TIMER_H_
+#define BK_COMMON_DEADLINE_TIMER_H_
 
 #include <cstdint>
 #include <functional>
@@ -19,7 +19,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 
-namespace bk::bookie {
+namespace bk {
 
 class DeadlineTimer {
  public:
@@ -47,6 +47,6 @@ class DeadlineTimer {
   std::thread thread_;  // started last in the constructor
 };
 
-}  // namespace bk::bookie
+}  // namespace bk
 
-#endif  // BK_BOOKIE_STORE_DEADLINE_TIMER_H_
+#endif  // BK_COMMON_DEADLINE_TIMER_H_

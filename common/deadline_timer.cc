@@ -1,6 +1,6 @@
-#include "bookie/store/deadline_timer.h"
+#include "common/deadline_timer.h"
 
-namespace bk::bookie {
+namespace bk {
 
 DeadlineTimer::DeadlineTimer() : thread_([this] { Run(); }) {}
 
@@ -70,4 +70,4 @@ void DeadlineTimer::Run() {
   }
 }
 
-}  // namespace bk::bookie
+}  // namespace bk

@@ -1,4 +1,4 @@
-#include "bench/bench_common.h"
+#include "common/measure.h"
 
 #include <fcntl.h>
 #include <sys/resource.h>
@@ -6,16 +6,29 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string_view>
 
-namespace bk::bench {
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 
-Ceiling MeasureCeiling(const std::string& dir, size_t group_bytes,
-                       double seconds, bool direct, bool append) {
+namespace bk::measure {
+namespace {
+
+// The error of the failed call `what` on `path`, from errno (EIO for a
+// short write, which leaves errno alone).
+absl::Status IoError(const std::string& what, const std::string& path) {
+  const int e = errno;
+  return absl::ErrnoToStatus(e != 0 ? e : EIO, absl::StrCat(what, " ", path));
+}
+
+}  // namespace
+
+absl::StatusOr<Ceiling> MeasureCeiling(const std::string& dir,
+                                       size_t group_bytes, double seconds,
+                                       bool direct, bool append) {
   const std::string path = dir + "/ceiling.dat";
   constexpr size_t kAlign = 4096;
   if (direct) group_bytes = (group_bytes + kAlign - 1) / kAlign * kAlign;
@@ -25,10 +38,14 @@ Ceiling MeasureCeiling(const std::string& dir, size_t group_bytes,
     ::unlink(path.c_str());
     return Ceiling{};
   }
-  if (fd < 0) {
-    std::perror(("open " + path).c_str());
-    std::exit(1);
-  }
+  if (fd < 0) return IoError("open", path);
+  // An I/O error ends the measurement: the file goes, errno is kept.
+  auto fail = [&](const char* what) {
+    absl::Status s = IoError(what, path);
+    ::close(fd);
+    ::unlink(path.c_str());
+    return s;
+  };
   const off_t span = off_t{256} << 20;
   constexpr off_t kAppendStep = off_t{16} << 20;  // journalPreAllocSizeMB
   off_t reserved = 0;  // append: reserved ahead of the writes, size kept
@@ -46,8 +63,7 @@ Ceiling MeasureCeiling(const std::string& dir, size_t group_bytes,
   for (int i = 0; i < 50; ++i) {
     auto t0 = Clock::now();
     if (::pwrite(fd, buf.data(), 4096, off) != 4096 || ::fdatasync(fd) != 0) {
-      std::perror("pwrite/fdatasync");
-      std::exit(1);
+      return fail("pwrite/fdatasync");
     }
     small.push_back(Seconds(Clock::now() - t0) * 1e3);
     off += 4096;
@@ -65,8 +81,7 @@ Ceiling MeasureCeiling(const std::string& dir, size_t group_bytes,
     if (::pwrite(fd, buf.data(), buf.size(), off) !=
             static_cast<ssize_t>(buf.size()) ||
         ::fdatasync(fd) != 0) {
-      std::perror("pwrite/fdatasync");
-      std::exit(1);
+      return fail("pwrite/fdatasync");
     }
     off += static_cast<off_t>(buf.size());
     ++groups;
@@ -101,4 +116,4 @@ double CpuSeconds() {
          ru.ru_stime.tv_usec * 1e-6;
 }
 
-}  // namespace bk::bench
+}  // namespace bk::measure

@@ -8,8 +8,8 @@
 // joins the thread; a task posted after Shutdown returned is run inline on
 // the posting thread so that no callback is ever lost.
 
-#ifndef BK_METADATA_EXECUTOR_H_
-#define BK_METADATA_EXECUTOR_H_
+#ifndef BK_COMMON_EXECUTOR_H_
+#define BK_COMMON_EXECUTOR_H_
 
 #include <cstdint>
 #include <map>
@@ -22,7 +22,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 
-namespace bk::metadata {
+namespace bk {
 
 class Executor {
  public:
@@ -60,6 +60,6 @@ class Executor {
   std::thread::id thread_id_;
 };
 
-}  // namespace bk::metadata
+}  // namespace bk
 
-#endif  // BK_METADATA_EXECUTOR_H_
+#endif  // BK_COMMON_EXECUTOR_H_

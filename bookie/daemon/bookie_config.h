@@ -5,8 +5,8 @@
 // `--print-config`, `--print-config-template` (deploy/config/bookie.conf)
 // and bookie/CONFIG.md.
 
-#ifndef BK_BOOKIE_BOOKIE_CONFIG_H_
-#define BK_BOOKIE_BOOKIE_CONFIG_H_
+#ifndef BK_BOOKIE_DAEMON_BOOKIE_CONFIG_H_
+#define BK_BOOKIE_DAEMON_BOOKIE_CONFIG_H_
 
 #include "bookie/daemon/daemon_options.h"
 #include "common/config_table.h"
@@ -20,4 +20,4 @@ const ConfigSchema& BookieConfigSchema();
 
 }  // namespace bk::bookie
 
-#endif  // BK_BOOKIE_BOOKIE_CONFIG_H_
+#endif  // BK_BOOKIE_DAEMON_BOOKIE_CONFIG_H_

@@ -1,4 +1,4 @@
-#include "bookie/bookie_config.h"
+#include "bookie/daemon/bookie_config.h"
 
 namespace bk::bookie {
 namespace {

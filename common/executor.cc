@@ -1,8 +1,8 @@
-#include "metadata/executor.h"
+#include "common/executor.h"
 
 #include "absl/synchronization/notification.h"
 
-namespace bk::metadata {
+namespace bk {
 
 Executor::Executor() {
   thread_ = std::thread([this] { Loop(); });
@@ -84,4 +84,4 @@ void Executor::Loop() {
   }
 }
 
-}  // namespace bk::metadata
+}  // namespace bk

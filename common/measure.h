@@ -1,20 +1,26 @@
-// What every storage benchmark needs: the machine's ceiling on the same
-// directory, the fsync regime it ran in, allocation counts and percentiles.
+// What every benchmark needs to read its result as a ratio: the machine's
+// write-and-sync ceiling on the same directory, the fsync regime it ran in,
+// percentiles and the process's CPU time. Used by the storage benchmarks
+// (bench/) and by bkbench (tools/bkbench/). Allocation counting is not
+// here: it replaces the global operator new and stays bench-only
+// (bench/alloc_counter.h).
 //
 // The ceiling writes a preallocated file, as journal files are, so that a
 // sync of the ceiling and a sync of the journal do the same work; an
 // unpreallocated file pays for block allocation and metadata on every sync
 // and makes a poor yardstick.
 
-#ifndef BK_BENCH_BENCH_COMMON_H_
-#define BK_BENCH_BENCH_COMMON_H_
+#ifndef BK_COMMON_MEASURE_H_
+#define BK_COMMON_MEASURE_H_
 
 #include <chrono>
-#include <cstdint>
+#include <cstddef>
 #include <string>
 #include <vector>
 
-namespace bk::bench {
+#include "absl/status/statusor.h"
+
+namespace bk::measure {
 
 using Clock = std::chrono::steady_clock;
 
@@ -40,11 +46,12 @@ struct Ceiling {
 //    file, space reserved 16 MiB ahead with fallocate(KEEP_SIZE). Every
 //    sync also persists the file size and the written-extent conversion
 //    (on this VM's ext4 about half the overwrite figure).
-// Exits the process with a message on an I/O error (a benchmark has no one
-// to return to).
-Ceiling MeasureCeiling(const std::string& dir, size_t group_bytes,
-                       double seconds, bool direct = false,
-                       bool append = false);
+// An I/O error is returned (from errno, naming the call and the file); the
+// file is removed either way.
+absl::StatusOr<Ceiling> MeasureCeiling(const std::string& dir,
+                                       size_t group_bytes, double seconds,
+                                       bool direct = false,
+                                       bool append = false);
 
 // "fast (~0.3 ms fdatasync)" or "slow (~4 ms fdatasync)".
 const char* Regime(double small_sync_ms);
@@ -52,15 +59,9 @@ const char* Regime(double small_sync_ms);
 // p in [0, 1]; sorts `v`. 0 for an empty vector.
 double Percentile(std::vector<double>* v, double p);
 
-// Heap allocations made by this process so far (global operator new is
-// replaced in alloc_counter.cc, linked into every bench), and those of at
-// least 1 KiB, where a copy of a payload would have to land.
-uint64_t Allocations();
-uint64_t LargeAllocations();
-
 // CPU seconds (user + system) used by this process so far.
 double CpuSeconds();
 
-}  // namespace bk::bench
+}  // namespace bk::measure
 
-#endif  // BK_BENCH_BENCH_COMMON_H_
+#endif  // BK_COMMON_MEASURE_H_

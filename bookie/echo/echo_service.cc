@@ -1,10 +1,10 @@
-#include "bench/echo_service.h"
+#include "bookie/echo/echo_service.h"
 
 #include <grpcpp/grpcpp.h>
 
 #include "absl/synchronization/mutex.h"
 
-namespace bk::bench {
+namespace bk::bookie {
 namespace {
 
 // One add stream: answers are accumulated while a write is in flight and
@@ -129,4 +129,4 @@ absl::StatusOr<std::unique_ptr<EchoServer>> StartEchoServer() {
   return e;
 }
 
-}  // namespace bk::bench
+}  // namespace bk::bookie
