@@ -1,13 +1,11 @@
 #include "client/internal/client_context.h"
 
-#include <grpcpp/grpcpp.h>
 #include <prometheus/registry.h>
 
-#include <fstream>
 #include <random>
-#include <sstream>
 
 #include "absl/strings/str_cat.h"
+#include "client/internal/channel_config.h"
 #include "client/internal/write_handle.h"
 #include "common/env.h"
 #include "common/logging.h"
@@ -16,35 +14,6 @@ namespace bk::client::internal {
 namespace {
 
 constexpr absl::Duration kTickPeriod = absl::Milliseconds(100);
-
-absl::StatusOr<std::string> ReadPem(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return absl::NotFoundError(absl::StrCat("cannot read ", path));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-absl::StatusOr<ChannelConfig> MakeChannelConfig(const ClientOptions& o) {
-  ChannelConfig c;
-  c.max_batch_bytes = o.max_add_batch_bytes;
-  if (o.tls.ca_file.empty()) return c;
-  grpc::SslCredentialsOptions ssl;
-  auto ca = ReadPem(o.tls.ca_file);
-  if (!ca.ok()) return ca.status();
-  ssl.pem_root_certs = *ca;
-  if (!o.tls.cert_file.empty()) {
-    auto cert = ReadPem(o.tls.cert_file);
-    if (!cert.ok()) return cert.status();
-    auto key = ReadPem(o.tls.key_file);
-    if (!key.ok()) return key.status();
-    ssl.pem_cert_chain = *cert;
-    ssl.pem_private_key = *key;
-  }
-  c.credentials = grpc::SslCredentials(ssl);
-  c.server_name_override = o.tls.server_name_override;
-  return c;
-}
 
 }  // namespace
 
@@ -107,7 +76,7 @@ absl::Time ClientContext::Now() const { return options_.env->Now(); }
 absl::StatusOr<std::shared_ptr<ClientContext>> ClientContext::Create(
     ClientOptions options) {
   if (absl::Status s = Validate(options); !s.ok()) return s;
-  auto channel = MakeChannelConfig(options);
+  auto channel = MakeChannelConfig(options.tls, options.max_add_batch_bytes);
   if (!channel.ok()) return channel.status();
   std::shared_ptr<ClientContext> ctx(new ClientContext(std::move(options)));
   ClientContext& c = *ctx;

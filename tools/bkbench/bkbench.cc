@@ -3,9 +3,11 @@
 //   bkbench write --metadata-uri URI [--ledgers 4] [--entry-size 1024]
 //       [--rate N | max] [--duration 10] [-e 3 -w 2 -a 2]
 //       [--weighting load] [--journal-dir DIR] [--echo-seconds 3] [--json]
+//       [--tls-ca-file F [--tls-cert-file F --tls-key-file F]
+//        [--tls-server-name N]]
 //   bkbench scenario --file bench/scenarios/NAME.yaml
-//       [--metadata-uri URI | --local-cluster DIR] [--report DIR] [--json]
-//       [--seed S]
+//       [--metadata-uri URI [--tls-*] | --local-cluster DIR] [--report DIR]
+//       [--json] [--seed S]
 //
 // See README.md: what each prints, the scenario format, the report.
 
@@ -26,10 +28,14 @@ int main(int argc, char** argv) {
   std::cerr
       << "usage: bkbench write --metadata-uri URI [--ledgers N] "
          "[--entry-size B] [--rate N|max] [--duration S] [-e E -w W -a A] "
-         "[--weighting W] [--journal-dir DIR] [--echo-seconds S] [--json]\n"
-         "       bkbench scenario --file YAML [--metadata-uri URI | "
+         "[--weighting W] [--journal-dir DIR] [--echo-seconds S] [--json] "
+         "[--tls-*]\n"
+         "       bkbench scenario --file YAML [--metadata-uri URI [--tls-*] | "
          "--local-cluster DIR] [--report DIR] [--json] [--seed S] "
-         "[--bookie-binary PATH] [--echo-seconds S] [--quiet]\n";
+         "[--bookie-binary PATH] [--echo-seconds S] [--quiet]\n"
+         "  --tls-ca-file FILE --tls-cert-file FILE --tls-key-file FILE "
+         "--tls-server-name NAME: TLS (mutual with a certificate) towards "
+         "the bookies\n";
   return args.size() == 1 && (args[0] == "help" || args[0] == "--help")
              ? 0
              : bk::bkbench::kExitUsage;

@@ -1,7 +1,6 @@
 #include "tools/bkbench/bookie_sampler.h"
 
 #include <arpa/inet.h>
-#include <grpcpp/grpcpp.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -16,7 +15,6 @@
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "metadata/metadata_store.h"
-#include "proto/bookie.grpc.pb.h"
 
 namespace bk::bkbench {
 
@@ -100,7 +98,7 @@ CacheCounters Scrape(const std::string& http) {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<BookieSampler>> BookieSampler::Create(
-    const std::string& metadata_uri) {
+    const std::string& metadata_uri, const client::TlsClientOptions& tls) {
   metadata::OpenOptions o;
   o.connect_timeout = absl::Seconds(5);
   auto store = metadata::Open(metadata_uri, o);
@@ -115,7 +113,10 @@ absl::StatusOr<std::unique_ptr<BookieSampler>> BookieSampler::Create(
       bs.rack = b.network_location();
       bs.grpc = b.grpc_endpoint();
       bs.http = b.http_endpoint();
+      auto admin = client::BookieAdmin::Connect(bs.id, bs.grpc, tls);
+      if (!admin.ok()) return admin.status();
       s->bookies_.push_back(bs);
+      s->admins_.push_back(std::move(*admin));
     }
   }
   return s;
@@ -152,27 +153,19 @@ void BookieSampler::Stop() {
 
 void BookieSampler::SampleOnce() {
   const double t = absl::ToDoubleSeconds(absl::Now() - run_start_);
-  for (auto& b : bookies_) {
-    auto stub = proto::Bookie::NewStub(
-        grpc::CreateChannel(b.grpc, grpc::InsecureChannelCredentials()));
-    grpc::ClientContext ctx;
-    ctx.set_deadline(std::chrono::system_clock::now() +
-                     std::chrono::milliseconds(500));
-    proto::GetBookieInfoRequest req;
-    req.set_requested(proto::TOTAL_DISK_CAPACITY | proto::FREE_DISK_SPACE |
-                      proto::LOAD);
-    proto::GetBookieInfoResponse resp;
+  for (size_t i = 0; i < bookies_.size(); ++i) {
     BookieLoadPoint p;
     p.t_s = t;
-    if (stub->GetBookieInfo(&ctx, req, &resp).ok()) {
-      p.write_mb_per_s = resp.write_bytes_per_second() < 0
+    auto info = admins_[i]->Info(absl::Milliseconds(500));
+    if (info.ok()) {
+      p.write_mb_per_s = info->write_bytes_per_second < 0
                              ? -1
-                             : resp.write_bytes_per_second() / 1e6;
-      p.journal_util = resp.journal_io_util();
-      p.adds_in_flight = resp.adds_in_flight();
-      p.add_p99_ms = resp.add_latency_p99_ms();
+                             : info->write_bytes_per_second / 1e6;
+      p.journal_util = info->journal_io_util;
+      p.adds_in_flight = info->adds_in_flight;
+      p.add_p99_ms = info->add_latency_p99_ms;
     }
-    b.points.push_back(p);
+    bookies_[i].points.push_back(p);
   }
 }
 

@@ -4,6 +4,9 @@
 // Start() and Stop() it scrapes each bookie's /metrics for the read-cache
 // and write-cache counters, so the run's hit ratio is the difference.
 //
+// The bookies are asked through client::BookieAdmin, one connection each,
+// with the TLS settings given to Create.
+//
 // Threads: one sampling thread of its own between Start() and Stop(); the
 // accessors are for after Stop().
 
@@ -18,6 +21,8 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "client/bookie_admin.h"
+#include "client/client_options.h"
 
 namespace bk::bkbench {
 
@@ -49,7 +54,7 @@ class BookieSampler {
  public:
   // Lists the registered bookies now (writable and read-only).
   static absl::StatusOr<std::unique_ptr<BookieSampler>> Create(
-      const std::string& metadata_uri);
+      const std::string& metadata_uri, const client::TlsClientOptions& tls);
   ~BookieSampler();
 
   void Start(absl::Time run_start);
@@ -62,6 +67,8 @@ class BookieSampler {
   void SampleOnce();
 
   std::vector<BookieSeries> bookies_;  // written by the sampling thread only
+  // admins_[i] reaches bookies_[i]; used by the sampling thread only.
+  std::vector<std::unique_ptr<client::BookieAdmin>> admins_;
   absl::Time run_start_;
   std::thread thread_;
   std::atomic<bool> stop_{false};

@@ -1,6 +1,7 @@
 // bkbench scenario --file F [--metadata-uri URI | --local-cluster DIR]
 //     [--report DIR] [--json] [--seed S] [--bookie-binary PATH]
 //     [--testing-bookie-binary PATH] [--echo-seconds S] [--quiet]
+//     [--tls-* (with --metadata-uri)]
 
 #include <unistd.h>
 
@@ -12,6 +13,7 @@
 #include "tools/bkbench/run_report.h"
 #include "tools/bkbench/scenario_runner.h"
 #include "tools/bkctl/flags.h"
+#include "tools/bkctl/tls_flags.h"
 
 namespace bk::bkbench {
 namespace {
@@ -32,23 +34,31 @@ int Usage(const std::string& msg) {
 }  // namespace
 
 int ScenarioCommand(const std::vector<std::string>& args) {
-  auto f = bkctl::ParseFlags(
-      args,
-      {{"file", true, "scenario YAML (bench/scenarios/*.yaml)"},
-       {"metadata-uri", false, "run on this cluster (workload kind only)"},
-       {"local-cluster", false,
-        "start the cluster in this dir (else a temp"
-        " dir)"},
-       {"report", false, "write report.md, *.dat, *.png, result.json here"},
-       {"json", false, "print the result as JSON", true},
-       {"seed", false, "seed of the clients' random sources"},
-       {"bookie-binary", false, "path of `bookie` (beside bkbench)"},
-       {"testing-bookie-binary", false,
-        "path of `bookie_testing`, the slow-bookie scenario's slow cluster "
-        "(beside bkbench)"},
-       {"echo-seconds", false, "echo ceiling run, 0 to skip (3)"},
-       {"quiet", false, "no progress on stderr", true}});
+  std::vector<bkctl::FlagSpec> specs = {
+      {"file", true, "scenario YAML (bench/scenarios/*.yaml)"},
+      {"metadata-uri", false, "run on this cluster (workload kind only)"},
+      {"local-cluster", false,
+       "start the cluster in this dir (else a temp"
+       " dir)"},
+      {"report", false, "write report.md, *.dat, *.png, result.json here"},
+      {"json", false, "print the result as JSON", true},
+      {"seed", false, "seed of the clients' random sources"},
+      {"bookie-binary", false, "path of `bookie` (beside bkbench)"},
+      {"testing-bookie-binary", false,
+       "path of `bookie_testing`, the slow-bookie scenario's slow cluster "
+       "(beside bkbench)"},
+      {"echo-seconds", false, "echo ceiling run, 0 to skip (3)"},
+      {"quiet", false, "no progress on stderr", true}};
+  for (bkctl::FlagSpec& s : bkctl::TlsFlags()) specs.push_back(std::move(s));
+  auto f = bkctl::ParseFlags(args, specs);
   if (!f.ok()) return Usage(std::string(f.status().message()));
+  auto tls = bkctl::TlsOptionsOf(*f);
+  if (!tls.ok()) return Usage(std::string(tls.status().message()));
+  if (!tls->ca_file.empty() && !f->Has("metadata-uri")) {
+    return Usage(
+        "--tls-* apply to --metadata-uri (a started cluster is "
+        "plaintext)");
+  }
   if (f->Has("metadata-uri") && f->Has("local-cluster")) {
     return Usage("give --metadata-uri or --local-cluster, not both");
   }
@@ -61,6 +71,7 @@ int ScenarioCommand(const std::vector<std::string>& args) {
   }
   RunnerOptions o;
   o.metadata_uri = f->Get("metadata-uri");
+  o.tls = *tls;
   o.cluster_dir = f->Get("local-cluster");
   o.bookie_binary =
       f->Has("bookie-binary") ? f->Get("bookie-binary") : SelfDir() + "/bookie";

@@ -84,9 +84,10 @@ absl::StatusOr<WorkloadRun> RunWorkload(const ScenarioSpec& spec,
   co.get_bookie_info_interval =
       absl::Milliseconds(spec.bookie_info_interval_ms);
   co.seed = options.seed;
+  co.tls = options.tls;
   auto client = client::Client::Create(co);
   if (!client.ok()) return client.status();
-  auto sampler = BookieSampler::Create(uri);
+  auto sampler = BookieSampler::Create(uri, options.tls);
   if (!sampler.ok()) return sampler.status();
 
   // The cluster's other traffic: its own client, so that its placements do

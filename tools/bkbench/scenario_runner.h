@@ -13,6 +13,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "client/client_options.h"
 #include "tools/bkbench/scenario_result.h"
 #include "tools/localcluster/local_cluster.h"
 
@@ -28,6 +29,9 @@ struct RunnerOptions {
   uint64_t seed = 0;        // the run's seed (never 0 here)
   bool progress = true;     // a line per second on stderr
   double echo_seconds = 3;  // the echo ceiling's run; 0: skip it
+  // TLS towards the bookies of metadata_uri (a started cluster is
+  // plaintext).
+  client::TlsClientOptions tls;
 };
 
 absl::StatusOr<ScenarioResult> RunScenario(const ScenarioSpec& spec,

@@ -12,6 +12,7 @@
 #include "tools/bkbench/echo_ceiling.h"
 #include "tools/bkbench/write_load.h"
 #include "tools/bkctl/flags.h"
+#include "tools/bkctl/tls_flags.h"
 
 namespace bk::bkbench {
 namespace {
@@ -28,20 +29,24 @@ int WriteCommand(const std::vector<std::string>& raw) {
   for (const auto& a : raw) {
     args.push_back(a.size() == 2 && a[0] == '-' && a[1] != '-' ? "-" + a : a);
   }
-  auto f = bkctl::ParseFlags(
-      args, {{"metadata-uri", true, "metadata store"},
-             {"ledgers", false, "ledgers written at once (4)"},
-             {"entry-size", false, "bytes per entry (1024)"},
-             {"rate", false, "target entries/s in total, or max (max)"},
-             {"duration", false, "seconds (10)"},
-             {"e", false, "ensemble (3)"},
-             {"w", false, "write quorum (2)"},
-             {"a", false, "ack quorum (2)"},
-             {"weighting", false, "none|disk|load|adaptive (load)"},
-             {"journal-dir", false, "dir on the journal disk, for the ceiling"},
-             {"echo-seconds", false, "echo ceiling run, 0 to skip (3)"},
-             {"json", false, "print the result as JSON", true}});
+  std::vector<bkctl::FlagSpec> specs = {
+      {"metadata-uri", true, "metadata store"},
+      {"ledgers", false, "ledgers written at once (4)"},
+      {"entry-size", false, "bytes per entry (1024)"},
+      {"rate", false, "target entries/s in total, or max (max)"},
+      {"duration", false, "seconds (10)"},
+      {"e", false, "ensemble (3)"},
+      {"w", false, "write quorum (2)"},
+      {"a", false, "ack quorum (2)"},
+      {"weighting", false, "none|disk|load|adaptive (load)"},
+      {"journal-dir", false, "dir on the journal disk, for the ceiling"},
+      {"echo-seconds", false, "echo ceiling run, 0 to skip (3)"},
+      {"json", false, "print the result as JSON", true}};
+  for (bkctl::FlagSpec& s : bkctl::TlsFlags()) specs.push_back(std::move(s));
+  auto f = bkctl::ParseFlags(args, specs);
   if (!f.ok()) return Usage(std::string(f.status().message()));
+  auto tls = bkctl::TlsOptionsOf(*f);
+  if (!tls.ok()) return Usage(std::string(tls.status().message()));
   auto num = [&](const char* n, int64_t def, int64_t lo,
                  int64_t hi) -> absl::StatusOr<int64_t> {
     return f->Has(n) ? f->GetInt(n, lo, hi) : absl::StatusOr<int64_t>(def);
@@ -63,6 +68,7 @@ int WriteCommand(const std::vector<std::string>& raw) {
   }
   client::ClientOptions co;
   co.metadata_service_uri = f->Get("metadata-uri");
+  co.tls = *tls;
   co.placement.weighting = placement::Weighting::kLoad;
   if (f->Has("weighting")) {
     auto wt = placement::ParseWeighting(f->Get("weighting"));

@@ -1,18 +1,16 @@
 // bkctl commands that read the cluster through the metadata store and the
-// bookies' wire protocol: listbookies, bookieinfo, ledger list|metadata|
-// delete, placement explain.
-
-#include <grpcpp/grpcpp.h>
+// bookies themselves (client::BookieAdmin): listbookies, bookieinfo, ledger
+// list|metadata|delete, placement explain.
 
 #include <nlohmann/json.hpp>
 #include <ostream>
 
 #include "absl/strings/str_cat.h"
+#include "client/bookie_admin.h"
 #include "metadata/metadata_store.h"
-#include "proto/bookie.grpc.pb.h"
-#include "proto/status_codes.h"
 #include "tools/bkctl/command.h"
 #include "tools/bkctl/flags.h"
+#include "tools/bkctl/tls_flags.h"
 
 namespace bk::bkctl {
 namespace {
@@ -69,37 +67,23 @@ int ListBookies(const std::vector<std::string>& args, std::ostream& out,
 }
 
 // GetBookieInfo from one bookie, with a deadline.
-absl::StatusOr<proto::GetBookieInfoResponse> QueryInfo(
-    const std::string& endpoint) {
-  auto ch = grpc::CreateChannel(endpoint, grpc::InsecureChannelCredentials());
-  auto stub = proto::Bookie::NewStub(ch);
-  grpc::ClientContext ctx;
-  ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
-  proto::GetBookieInfoRequest req;
-  req.set_requested(proto::TOTAL_DISK_CAPACITY | proto::FREE_DISK_SPACE |
-                    proto::LOAD);
-  proto::GetBookieInfoResponse resp;
-  grpc::Status s = stub->GetBookieInfo(&ctx, req, &resp);
-  if (!s.ok()) return FromGrpc(s);
-  return resp;
-}
-
-const char* SourceName(proto::UtilSource s) {
-  switch (s) {
-    case proto::BLOCK_DEVICE:
-      return "block_device";
-    case proto::OWN_BUSY_TIME:
-      return "own_busy_time";
-    default:
-      return "unknown";
-  }
+absl::StatusOr<client::BookieInfo> QueryInfo(
+    const proto::BookieServiceInfo& b, const client::TlsClientOptions& tls) {
+  auto admin =
+      client::BookieAdmin::Connect(b.bookie_id(), b.grpc_endpoint(), tls);
+  if (!admin.ok()) return admin.status();
+  return (*admin)->Info(absl::Seconds(5));
 }
 
 int BookieInfo(const std::vector<std::string>& args, std::ostream& out,
                std::ostream& err) {
-  auto f = ParseFlags(
-      args, {kUri, kJson, {"bookies", false, "comma-separated ids (all)"}});
+  std::vector<FlagSpec> specs = {
+      kUri, kJson, {"bookies", false, "comma-separated ids (all)"}};
+  for (FlagSpec& s : TlsFlags()) specs.push_back(std::move(s));
+  auto f = ParseFlags(args, specs);
   if (!f.ok()) return Fail(err, "bookieinfo", f.status());
+  auto tls = TlsOptionsOf(*f);
+  if (!tls.ok()) return Fail(err, "bookieinfo", tls.status());
   auto store = OpenStore(*f);
   if (!store.ok()) return Fail(err, "bookieinfo", store.status());
   auto set = (*store)->ListBookies();
@@ -123,25 +107,24 @@ int BookieInfo(const std::vector<std::string>& args, std::ostream& out,
                                       b.bookie_id()) == wanted->end()) {
       continue;
     }
-    auto info = QueryInfo(b.grpc_endpoint());
+    auto info = QueryInfo(b, *tls);
     json row = {{"id", b.bookie_id()}, {"rack", b.network_location()}};
     if (!info.ok()) {
       row["error"] = std::string(info.status().message());
       ++failures;
     } else {
-      row.update(
-          json{{"total_disk_capacity", info->total_disk_capacity()},
-               {"free_disk_space", info->free_disk_space()},
-               {"journal_io_util", info->journal_io_util()},
-               {"journal_util_source", SourceName(info->journal_util_source())},
-               {"ledger_io_util", info->ledger_io_util()},
-               {"ledger_util_source", SourceName(info->ledger_util_source())},
-               {"cpu_used_rate", info->cpu_used_rate()},
-               {"write_bytes_per_second", info->write_bytes_per_second()},
-               {"window_ms", info->window_ms()},
-               {"adds_in_flight", info->adds_in_flight()},
-               {"journal_queue_depth", info->journal_queue_depth()},
-               {"read_only", info->read_only()}});
+      row.update(json{{"total_disk_capacity", info->total_disk_capacity},
+                      {"free_disk_space", info->free_disk_space},
+                      {"journal_io_util", info->journal_io_util},
+                      {"journal_util_source", info->journal_util_source},
+                      {"ledger_io_util", info->ledger_io_util},
+                      {"ledger_util_source", info->ledger_util_source},
+                      {"cpu_used_rate", info->cpu_used_rate},
+                      {"write_bytes_per_second", info->write_bytes_per_second},
+                      {"window_ms", info->window_ms},
+                      {"adds_in_flight", info->adds_in_flight},
+                      {"journal_queue_depth", info->journal_queue_depth},
+                      {"read_only", info->read_only}});
     }
     rows.push_back(row);
   }
@@ -341,7 +324,8 @@ std::vector<Command> ClusterCommands() {
       {"", "bookieinfo",
        "each bookie's extended GetBookieInfo: disk, journal/ledger util, "
        "CPU, write rate",
-       uri + "  --bookies ID,...  only these\n  --json\n", BookieInfo},
+       uri + "  --bookies ID,...  only these\n  --json\n" + TlsUsage(),
+       BookieInfo},
       {"ledger", "list", "ledger ids in ascending order", uri + "  --json\n",
        LedgerList},
       {"ledger", "metadata", "a ledger's metadata as JSON",

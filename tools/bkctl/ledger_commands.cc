@@ -24,6 +24,7 @@
 #include "proto/crc32c.h"
 #include "tools/bkctl/command.h"
 #include "tools/bkctl/flags.h"
+#include "tools/bkctl/tls_flags.h"
 
 namespace bk::bkctl {
 namespace {
@@ -91,7 +92,14 @@ absl::StatusOr<WriteShape> ShapeOf(const ParsedFlags& f) {
   return s;
 }
 
-// The client of a command. It is never destroyed: the process ends with the
+// `specs` and the --tls-* flags.
+std::vector<FlagSpec> WithTls(std::vector<FlagSpec> specs) {
+  for (FlagSpec& s : TlsFlags()) specs.push_back(std::move(s));
+  return specs;
+}
+
+// The client of a command, with the TLS settings of its --tls-* flags. It is
+// never destroyed: the process ends with the
 // command, and destroying a Client can race with gRPC finishing its add
 // streams (a double free in grpc_cq_internal_unref, about one run in three
 // of simpletest, client library bug to fix there). Writers and readers are
@@ -99,6 +107,9 @@ absl::StatusOr<WriteShape> ShapeOf(const ParsedFlags& f) {
 absl::StatusOr<client::Client*> MakeClient(const ParsedFlags& f) {
   client::ClientOptions o;
   o.metadata_service_uri = f.Get("metadata-uri");
+  auto tls = TlsOptionsOf(f);
+  if (!tls.ok()) return tls.status();
+  o.tls = *tls;
   auto c = client::Client::Create(o);
   if (!c.ok()) return c.status();
   return c->release();
@@ -150,7 +161,7 @@ int SimpleTest(const std::vector<std::string>& args, std::ostream& out,
   std::vector<FlagSpec> specs = kQuorumFlags;
   specs.push_back(kUri);
   specs.push_back(kJson);
-  auto f = ParseFlags(ShortFlags(args), specs);
+  auto f = ParseFlags(ShortFlags(args), WithTls(specs));
   if (!f.ok()) return Fail(err, "simpletest", f.status());
   auto shape = ShapeOf(*f);
   if (!shape.ok()) return Fail(err, "simpletest", shape.status());
@@ -219,7 +230,7 @@ int Write(const std::vector<std::string>& args, std::ostream& out,
   specs.push_back(kJson);
   specs.push_back({"acked-log", false,
                    "append \"ledger entry crc32c\" per acknowledged entry"});
-  auto f = ParseFlags(ShortFlags(args), specs);
+  auto f = ParseFlags(ShortFlags(args), WithTls(specs));
   if (!f.ok()) return Fail(err, "write", f.status());
   auto shape = ShapeOf(*f);
   if (!shape.ok()) return Fail(err, "write", shape.status());
@@ -284,12 +295,13 @@ int Write(const std::vector<std::string>& args, std::ostream& out,
 int Read(const std::vector<std::string>& args, std::ostream& out,
          std::ostream& err) {
   auto f = ParseFlags(
-      args, {kUri,
-             kJson,
-             {"ledger", true, "ledger id"},
-             {"no-recover", false, "read up to the LAC, do not fence", true},
-             {"verify-acked-log", false,
-              "check every entry of this ledger listed in the file"}});
+      args,
+      WithTls({kUri,
+               kJson,
+               {"ledger", true, "ledger id"},
+               {"no-recover", false, "read up to the LAC, do not fence", true},
+               {"verify-acked-log", false,
+                "check every entry of this ledger listed in the file"}}));
   if (!f.ok()) return Fail(err, "read", f.status());
   auto id = f->GetInt("ledger", 0, int64_t{1} << 62);
   if (!id.ok()) return Fail(err, "read", id.status());
@@ -434,23 +446,30 @@ std::vector<Command> LedgerCommands() {
   return {
       {"", "simpletest",
        "create a ledger, write, read back, verify, delete; exit 0 if all match",
-       uri + "  -e E (3) -w W (2) -a A (2) -n N (100) --entry-size B (1024) "
-             "--json\n",
+       uri +
+           "  -e E (3) -w W (2) -a A (2) -n N (100) --entry-size B (1024) "
+           "--json\n" +
+           TlsUsage(),
        SimpleTest},
       {"", "write",
        "write N entries to a new ledger, logging each acknowledged entry",
-       uri + "  -e E -w W -a A -n N --entry-size B --acked-log FILE --json\n"
-             "  the log gets \"ledger entry crc32c\" per acknowledged entry, "
-             "written per line\n",
+       uri +
+           "  -e E -w W -a A -n N --entry-size B --acked-log FILE --json\n"
+           "  the log gets \"ledger entry crc32c\" per acknowledged entry, "
+           "written per line\n" +
+           TlsUsage(),
        Write},
       {"", "read",
        "read a ledger back (recovering it), optionally checking an acked log",
-       uri + "  --ledger ID (required) --no-recover --verify-acked-log FILE "
-             "--json\n",
+       uri +
+           "  --ledger ID (required) --no-recover --verify-acked-log FILE "
+           "--json\n" +
+           TlsUsage(),
        Read},
       {"", "bookiesanity",
        "write, read and delete one entry on each bookie in turn (E=W=A=1)",
-       uri + "  --bookies ID,... (all writable) --json\n", BookieSanity},
+       uri + "  --bookies ID,... (all writable) --json\n" + TlsUsage(),
+       BookieSanity},
       {"", "format", "format a bookie's dirs and cookie (runs `bookie format`)",
        "  --conf FILE (required) --yes --metadata-uri URI --bookie-binary "
        "PATH\n",

@@ -1,7 +1,6 @@
 // bkctl localcluster: ZooKeeper plus N bookie processes on loopback, a line
 // of per-bookie load every second, everything stopped cleanly on Ctrl-C.
 
-#include <grpcpp/grpcpp.h>
 #include <signal.h>
 #include <unistd.h>
 #include <zookeeper/zookeeper.h>
@@ -14,7 +13,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "proto/bookie.grpc.pb.h"
+#include "client/bookie_admin.h"
 #include "tools/bkctl/command.h"
 #include "tools/bkctl/flags.h"
 #include "tools/bkctl/workload.h"
@@ -34,32 +33,28 @@ std::string SelfDir() {
 // One line: each bookie's journal util, write rate and adds in flight.
 // `spread`: replicas of the workload's current ledgers per bookie id (null
 // without a workload).
-std::string LoadLineOf(const std::vector<localcluster::BookieEndpoint>& bookies,
-                       std::vector<std::unique_ptr<proto::Bookie::Stub>>& stubs,
-                       const std::map<std::string, int>* spread) {
+std::string LoadLineOf(
+    const std::vector<localcluster::BookieEndpoint>& bookies,
+    const std::vector<std::unique_ptr<client::BookieAdmin>>& admins,
+    const std::map<std::string, int>* spread) {
   std::string line;
   for (size_t i = 0; i < bookies.size(); ++i) {
-    grpc::ClientContext ctx;
-    ctx.set_deadline(std::chrono::system_clock::now() +
-                     std::chrono::milliseconds(500));
-    proto::GetBookieInfoRequest req;
-    req.set_requested(proto::LOAD | proto::FREE_DISK_SPACE);
-    proto::GetBookieInfoResponse r;
-    grpc::Status s = stubs[i]->GetBookieInfo(&ctx, req, &r);
+    auto info = admins[i]->Info(absl::Milliseconds(500));
     std::string cell;
-    if (!s.ok()) {
+    if (!info.ok()) {
       cell = "down";
     } else {
+      const client::BookieInfo& r = *info;
       auto pct = [](double v) {
         return v < 0 ? std::string("?") : absl::StrFormat("%.0f%%", v);
       };
       cell = absl::StrFormat(
-          "j%s %sMB/s if%d", pct(r.journal_io_util()),
-          r.write_bytes_per_second() < 0
+          "j%s %sMB/s if%d", pct(r.journal_io_util),
+          r.write_bytes_per_second < 0
               ? std::string("?")
-              : absl::StrFormat("%.1f", r.write_bytes_per_second() / 1048576.0),
-          static_cast<int>(r.adds_in_flight()));
-      if (r.read_only()) cell += " RO";
+              : absl::StrFormat("%.1f", r.write_bytes_per_second / 1048576.0),
+          static_cast<int>(r.adds_in_flight));
+      if (r.read_only) cell += " RO";
     }
     if (spread != nullptr) {
       auto it = spread->find(bookies[i].id);
@@ -165,15 +160,20 @@ int Run(const std::vector<std::string>& args, std::ostream& out,
     return kExitFailure;
   }
   out << "metadata URI: " << (*cluster)->metadata_uri() << "\n";
-  std::vector<std::unique_ptr<proto::Bookie::Stub>> stubs;
+  // The cluster's bookies serve plaintext.
+  std::vector<std::unique_ptr<client::BookieAdmin>> admins;
   for (const auto& b : (*cluster)->bookies()) {
     out << "  " << b.id << "  rack " << b.rack
         << "  gRPC 127.0.0.1:" << b.grpc_port
         << "  HTTP http://127.0.0.1:" << b.http_port << "/metrics  log "
         << b.dir << "/bookie.log\n";
-    stubs.push_back(proto::Bookie::NewStub(
-        grpc::CreateChannel(absl::StrCat("127.0.0.1:", b.grpc_port),
-                            grpc::InsecureChannelCredentials())));
+    auto admin = client::BookieAdmin::Connect(
+        b.id, absl::StrCat("127.0.0.1:", b.grpc_port), {});
+    if (!admin.ok()) {
+      err << "bkctl localcluster: " << admin.status().message() << "\n";
+      return kExitFailure;
+    }
+    admins.push_back(std::move(*admin));
   }
   std::unique_ptr<Workload> workload;
   if (with_workload && wo.ensemble_size > o.bookies) {
@@ -219,7 +219,7 @@ int Run(const std::vector<std::string>& args, std::ostream& out,
     }
     out << absl::FormatTime("%H:%M:%S", absl::Now(), absl::LocalTimeZone())
         << "  " << head
-        << LoadLineOf((*cluster)->bookies(), stubs, ws ? &ws->spread : nullptr)
+        << LoadLineOf((*cluster)->bookies(), admins, ws ? &ws->spread : nullptr)
         << std::endl;
     if (ws && !ws->last_error.empty()) {
       out << "          last error: " << ws->last_error << std::endl;

@@ -1,11 +1,11 @@
 // TLS on a real bookie's gRPC port, with certificates made by openssl in the
 // test's own directory: server TLS, then mutual TLS.
 
-#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
 #include "test/integration/bookie/bookie_it_util.h"
+#include "test/support/test_certificates.h"
 
 namespace bk::it {
 namespace {
@@ -20,27 +20,8 @@ std::string Slurp(const std::string& path) {
 // A CA, a server certificate for 127.0.0.1/localhost and a client
 // certificate, all signed by the CA, in `dir`.
 void MakeCertificates(const TempDir& dir) {
-  const std::string d = dir.path();
-  std::ofstream(d + "/san.ext") << "subjectAltName=IP:127.0.0.1,DNS:localhost\n"
-                                   "extendedKeyUsage=serverAuth\n";
-  std::ofstream(d + "/client.ext") << "extendedKeyUsage=clientAuth\n";
-  const std::string script =
-      "set -e; cd '" + d +
-      "'; "
-      "openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "
-      "'/CN=bk-test-ca' "
-      "-keyout ca.key -out ca.pem; "
-      "openssl req -newkey rsa:2048 -nodes -subj '/CN=localhost' "
-      "-keyout server.key -out server.csr; "
-      "openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key "
-      "-CAcreateserial -days 2 -extfile san.ext -out server.pem; "
-      "openssl req -newkey rsa:2048 -nodes -subj '/CN=bk-client' "
-      "-keyout client.key -out client.csr; "
-      "openssl x509 -req -in client.csr -CA ca.pem -CAkey ca.key "
-      "-CAcreateserial -days 2 -extfile client.ext -out client.pem; "
-      "chmod 600 *.key";
-  const std::string cmd = "(" + script + ") >'" + d + "/openssl.log' 2>&1";
-  if (std::system(cmd.c_str()) != 0) FAIL(Slurp(d + "/openssl.log"));
+  absl::Status s = bk::testing::MakeTestCertificates(dir.path());
+  if (!s.ok()) FAIL(s.message());
 }
 
 std::shared_ptr<grpc::ChannelCredentials> Tls(const TempDir& dir,

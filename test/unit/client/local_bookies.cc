@@ -60,7 +60,8 @@ void FaultyStore::ReleaseSwallowed() {
 }
 
 LocalBookies::LocalBookies(int n, int racks, const std::string& tls_cert,
-                           const std::string& tls_key) {
+                           const std::string& tls_key,
+                           const std::string& tls_trust) {
   uri_ = "mem://client-test-" + std::to_string(getpid()) + "-" +
          std::to_string(cluster_counter++);
   auto store = metadata::Open(uri_);
@@ -91,6 +92,8 @@ LocalBookies::LocalBookies(int n, int racks, const std::string& tls_cert,
       bookie::TlsOptions tls;
       tls.certificate_path = tls_cert;
       tls.key_path = tls_key;
+      tls.trust_path = tls_trust;
+      tls.require_client_auth = !tls_trust.empty();
       auto creds = bookie::MakeServerCredentials(Env::Default(), tls);
       REQUIRE(creds.ok());
       go.credentials = *creds;
@@ -98,9 +101,10 @@ LocalBookies::LocalBookies(int n, int racks, const std::string& tls_cert,
     auto server = bookie::GrpcServer::Start(b->service.get(), go);
     REQUIRE(server.ok());
     b->server = std::move(*server);
+    b->endpoint = "127.0.0.1:" + std::to_string(b->server->port());
     proto::BookieServiceInfo info;
     info.set_bookie_id(id(i));
-    info.set_grpc_endpoint("127.0.0.1:" + std::to_string(b->server->port()));
+    info.set_grpc_endpoint(b->endpoint);
     info.set_network_location("/r/rack" + std::to_string(i % racks));
     REQUIRE(registrar_->RegisterBookie(info).ok());
     bookies_.push_back(std::move(b));

@@ -101,14 +101,18 @@ class LocalBookies {
  public:
   // Starts `n` bookies "b0".."b{n-1}", bookie i in rack /r/rack{i % racks};
   // with TLS on their gRPC ports when `tls_cert` and `tls_key` (PEM files)
-  // are given.
+  // are given, and mutual TLS (client certificates required, checked
+  // against these CAs) when `tls_trust` is given too.
   LocalBookies(int n, int racks = 1, const std::string& tls_cert = "",
-               const std::string& tls_key = "");
+               const std::string& tls_key = "",
+               const std::string& tls_trust = "");
   ~LocalBookies();
 
   const std::string& metadata_uri() const { return uri_; }
   int size() const { return static_cast<int>(bookies_.size()); }
   std::string id(int i) const { return "b" + std::to_string(i); }
+  // Bookie i's gRPC address, "127.0.0.1:<port>" (kept after Stop(i)).
+  const std::string& endpoint(int i) const { return bookies_[i]->endpoint; }
   int IndexOf(const std::string& id) const { return std::stoi(id.substr(1)); }
 
   void Stop(int i);
@@ -130,6 +134,7 @@ class LocalBookies {
     std::unique_ptr<FaultyStore> faulty;
     std::unique_ptr<bookie::BookieServiceImpl> service;
     std::unique_ptr<bookie::GrpcServer> server;
+    std::string endpoint;
   };
   std::string uri_;
   std::unique_ptr<metadata::MetadataStore> registrar_;

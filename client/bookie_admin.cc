@@ -1,0 +1,198 @@
+#include "client/bookie_admin.h"
+
+#include <memory>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/notification.h"
+#include "absl/time/clock.h"
+#include "client/internal/bookie_client.h"
+#include "client/internal/channel_config.h"
+#include "metadata/metadata_store.h"
+#include "proto/bookie.pb.h"
+#include "proto/entry_format.h"
+#include "proto/status_codes.h"
+
+namespace bk::client {
+namespace {
+
+// The sanity check's ledger: its password and what its metadata says it
+// is (the names `bkctl bookiesanity` has always used).
+constexpr char kSanityPassword[] = "bkctl-bookiesanity";
+constexpr char kSanityApplication[] = "bkctl-bookiesanity";
+
+// One asynchronous call's answer, shared by the waiting caller and the
+// callback, which may run after the caller stopped waiting. `result` is
+// written before `done` is notified and read only after.
+template <typename T>
+struct Answer {
+  absl::Notification done;
+  T result;
+};
+
+const char* SourceName(proto::UtilSource s) {
+  switch (s) {
+    case proto::BLOCK_DEVICE:
+      return "block_device";
+    case proto::OWN_BUSY_TIME:
+      return "own_busy_time";
+    default:
+      return "unknown";
+  }
+}
+
+BookieInfo InfoOf(const proto::GetBookieInfoResponse& r) {
+  BookieInfo i;
+  i.total_disk_capacity = r.total_disk_capacity();
+  i.free_disk_space = r.free_disk_space();
+  i.journal_io_util = r.journal_io_util();
+  i.ledger_io_util = r.ledger_io_util();
+  i.journal_util_source = SourceName(r.journal_util_source());
+  i.ledger_util_source = SourceName(r.ledger_util_source());
+  i.cpu_used_rate = r.cpu_used_rate();
+  i.write_bytes_per_second = r.write_bytes_per_second();
+  i.window_ms = r.window_ms();
+  i.adds_in_flight = r.adds_in_flight();
+  i.journal_queue_depth = r.journal_queue_depth();
+  i.add_latency_p99_ms = r.add_latency_p99_ms();
+  i.read_only = r.read_only();
+  return i;
+}
+
+// `s` with "<what>: " in front, code kept.
+absl::Status Prefixed(const absl::Status& s, const std::string& what) {
+  return absl::Status(s.code(), absl::StrCat(what, ": ", s.message()));
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<BookieAdmin>> BookieAdmin::Connect(
+    std::string bookie_id, std::string endpoint, const TlsClientOptions& tls) {
+  auto config =
+      internal::MakeChannelConfig(tls, ClientOptions().max_add_batch_bytes);
+  if (!config.ok()) return config.status();
+  auto connection =
+      std::make_unique<internal::BookieClient>(bookie_id, endpoint, *config);
+  return std::unique_ptr<BookieAdmin>(new BookieAdmin(
+      std::move(bookie_id), std::move(endpoint), std::move(connection)));
+}
+
+BookieAdmin::BookieAdmin(std::string bookie_id, std::string endpoint,
+                         std::unique_ptr<internal::BookieClient> connection)
+    : bookie_id_(std::move(bookie_id)),
+      endpoint_(std::move(endpoint)),
+      connection_(std::move(connection)) {}
+
+// The connection's destructor waits for every callback (see
+// internal/bookie_client.h, Lifetime).
+BookieAdmin::~BookieAdmin() = default;
+
+absl::StatusOr<BookieInfo> BookieAdmin::Info(absl::Duration timeout) {
+  auto answer =
+      std::make_shared<Answer<absl::StatusOr<proto::GetBookieInfoResponse>>>();
+  connection_->GetBookieInfo(
+      proto::TOTAL_DISK_CAPACITY | proto::FREE_DISK_SPACE | proto::LOAD,
+      timeout, [answer](absl::StatusOr<proto::GetBookieInfoResponse> r) {
+        answer->result = std::move(r);
+        answer->done.Notify();
+      });
+  // The call carries `timeout` as its deadline: the callback always runs.
+  answer->done.WaitForNotification();
+  const std::string what = absl::StrCat("bookie ", bookie_id_, " info");
+  const auto& r = answer->result;
+  if (!r.ok()) return Prefixed(r.status(), what);
+  if (r->status() != proto::BK_EOK) return ToAbsl(r->status(), what);
+  return InfoOf(*r);
+}
+
+absl::StatusOr<BookieEntry> BookieAdmin::ReadEntry(int64_t ledger_id,
+                                                   int64_t entry_id,
+                                                   DigestType digest,
+                                                   absl::Duration timeout) {
+  proto::ReadEntryRequest request;
+  request.set_ledger_id(static_cast<uint64_t>(ledger_id));
+  request.set_entry_id(entry_id);
+  auto answer =
+      std::make_shared<Answer<absl::StatusOr<proto::ReadEntryResponse>>>();
+  connection_->ReadEntry(request, timeout,
+                         [answer](absl::StatusOr<proto::ReadEntryResponse> r) {
+                           answer->result = std::move(r);
+                           answer->done.Notify();
+                         });
+  answer->done.WaitForNotification();  // the call's deadline bounds it
+  const std::string what =
+      absl::StrCat("bookie ", bookie_id_, " read of ledger ", ledger_id,
+                   " entry ", entry_id);
+  const auto& r = answer->result;
+  if (!r.ok()) return Prefixed(r.status(), what);
+  if (r->status() != proto::BK_EOK) return ToAbsl(r->status(), what);
+  auto decoded =
+      entry::Decode(r->body(), static_cast<entry::DigestType>(digest),
+                    static_cast<uint64_t>(ledger_id), entry_id);
+  if (!decoded.ok()) return Prefixed(decoded.status(), what);
+  return BookieEntry{decoded->header.last_add_confirmed,
+                     std::string(decoded->payload)};
+}
+
+absl::Status BookieAdmin::AddEntry(int64_t ledger_id, int64_t entry_id,
+                                   const std::string& password,
+                                   absl::string_view payload,
+                                   absl::Duration timeout) {
+  const entry::EntryHeader header{static_cast<uint64_t>(ledger_id), entry_id,
+                                  -1, payload.size()};
+  auto answer = std::make_shared<Answer<absl::Status>>();
+  connection_->Add(static_cast<uint64_t>(ledger_id), entry_id,
+                   MasterKey(password), /*flags=*/0,
+                   entry::Package(header, payload, entry::DigestType::kCrc32c),
+                   [answer](absl::Status s) {
+                     answer->result = std::move(s);
+                     answer->done.Notify();
+                   });
+  // An add has no deadline of its own: a bookie that never answers is
+  // given up on here (the callback then runs when the connection goes).
+  const std::string what = absl::StrCat(
+      "bookie ", bookie_id_, " add of ledger ", ledger_id, " entry ", entry_id);
+  if (!answer->done.WaitForNotificationWithTimeout(timeout)) {
+    return absl::DeadlineExceededError(absl::StrCat(
+        what, ": no answer within ", absl::FormatDuration(timeout)));
+  }
+  return answer->result;
+}
+
+absl::Status BookieAdmin::SanityCheck(metadata::MetadataStore* store,
+                                      absl::Duration timeout) {
+  auto id = store->NewLedgerId();
+  if (!id.ok()) return id.status();
+  proto::LedgerMetadata md;
+  md.set_ensemble_size(1);
+  md.set_write_quorum_size(1);
+  md.set_ack_quorum_size(1);
+  auto* segment = md.add_segments();
+  segment->set_first_entry_id(0);
+  segment->add_bookies(bookie_id_);
+  md.set_state(proto::OPEN);
+  md.set_last_entry_id(-1);
+  md.set_digest_type(proto::CRC32C);
+  md.set_password_hash(PasswordHash(kSanityPassword));
+  md.set_ctime_ms(absl::ToUnixMillis(absl::Now()));
+  (*md.mutable_custom_metadata())["application"] = kSanityApplication;
+  auto version = store->CreateLedger(*id, md);
+  if (!version.ok()) return version.status();
+
+  const std::string payload = absl::StrCat("bookiesanity ledger ", *id);
+  absl::Status s = AddEntry(*id, 0, kSanityPassword, payload, timeout);
+  if (s.ok()) {
+    auto e = ReadEntry(*id, 0, DigestType::kCrc32c, timeout);
+    if (!e.ok()) {
+      s = e.status();
+    } else if (e->payload != payload) {
+      s = absl::DataLossError(absl::StrCat("bookie ", bookie_id_,
+                                           " read of ledger ", *id,
+                                           " entry 0: entry differs"));
+    }
+  }
+  absl::Status deleted = store->DeleteLedger(*id, *version);
+  return s.ok() ? deleted : s;
+}
+
+}  // namespace bk::client
