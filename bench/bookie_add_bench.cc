@@ -80,11 +80,11 @@
 #include "absl/synchronization/mutex.h"
 #include "bench/echo_service.h"
 #include "bookie/daemon/bookie_metrics.h"
+#include "bookie/engine/bookie_store_impl.h"
 #include "bookie/service/bookie_service.h"
 #include "bookie/service/grpc_server.h"
 #include "bookie/service/malloc_tuning.h"
 #include "bookie/service/service_probe.h"
-#include "bookie/store/bookie_store_impl.h"
 #include "proto/entry_format.h"
 
 namespace bk::bookie {

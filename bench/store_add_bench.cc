@@ -25,7 +25,7 @@
 
 #include "absl/synchronization/mutex.h"
 #include "bench/bench_common.h"
-#include "bookie/store/bookie_store_impl.h"
+#include "bookie/engine/bookie_store_impl.h"
 #include "proto/entry_format.h"
 
 namespace bk::bookie {

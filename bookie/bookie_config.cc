@@ -3,165 +3,192 @@
 namespace bk::bookie {
 namespace {
 
-using T = OptionType;
-
-ConfigSchema* Build() {
-  auto* s = new ConfigSchema();
-  auto add = [s](const char* key, T type, const char* def, const char* help,
-                 double min = 1, double max = 0, bool secret = false) {
-    s->Add(OptionDef{key, type, def, help, secret, min, max});
-  };
-  // Identity and network.
-  add("bookieId", T::kString, "",
-      "unique id of this bookie; empty: advertisedAddress:bookiePort");
-  add("advertisedAddress", T::kString, "127.0.0.1",
-      "host name or address clients use to reach this bookie");
-  add("listeningInterface", T::kString, "0.0.0.0",
-      "address the gRPC and HTTP servers bind to");
-  add("bookiePort", T::kInt, "3181", "gRPC port", 0, 65535);
-  add("httpServerEnabled", T::kBool, "true",
-      "serve /metrics, /health and /ready over HTTP");
-  add("httpServerPort", T::kInt, "8000", "HTTP port", 0, 65535);
-  add("networkLocation", T::kString, "/default-region/default-rack",
-      "this bookie's /region/rack for rack-aware placement");
-  add("metadataServiceUri", T::kString, "zk://127.0.0.1:2181/ledgers",
-      "metadata store: zk://host:port[,host:port]/root or mem://");
-  add("zkTimeout", T::kInt, "10000", "metadata session timeout, ms", 1000,
-      600000);
+void AddIdentityAndNetwork(ConfigTable<DaemonOptions>& t) {
+  t.Value("bookieId", BK_FIELD(bookie_id), "-", {},
+          "unique id of this bookie; empty: advertisedAddress:bookiePort");
+  t.Value("advertisedAddress", BK_FIELD(advertised_address), "-", {},
+          "host name or address clients use to reach this bookie");
+  t.Value("listeningInterface", BK_FIELD(listen_address), "-", {},
+          "address the gRPC and HTTP servers bind to");
+  t.Value("bookiePort", BK_FIELD(grpc_port), "port number", {0, 65535},
+          "gRPC port");
+  t.Value("httpServerEnabled", BK_FIELD(http_enabled), "-", {},
+          "serve /metrics, /health and /ready over HTTP");
+  t.Value("httpServerPort", BK_FIELD(http_port), "port number", {0, 65535},
+          "HTTP port");
+  t.Value("networkLocation", BK_FIELD(network_location), "-", {},
+          "this bookie's /region/rack for rack-aware placement");
+  t.Value("metadataServiceUri", BK_FIELD(metadata_uri), "-", {},
+          "metadata store: zk://host:port[,host:port]/root or mem://");
+  t.Millis("zkTimeout", BK_FIELD(metadata_session_timeout), {1000, 600000},
+           "metadata session timeout");
   // TLS on the gRPC port (PEM files).
-  add("tlsCertificatePath", T::kString, "",
-      "server certificate chain (PEM); empty: plaintext gRPC");
-  add("tlsKeyStore", T::kString, "",
-      "server private key (PEM, unencrypted; keep it mode 0600)");
-  add("tlsTrustStore", T::kString, "",
-      "CA certificates (PEM) that client certificates must chain to");
-  add("tlsClientAuthentication", T::kBool, "false",
-      "require and verify client certificates (mTLS)");
-  // Journal.
-  add("journalDirectories", T::kList, "/tmp/bk-txn",
-      "journal directories, comma-separated; ledgers hashed over them");
-  add("journalMaxGroupWaitMSec", T::kInt, "2",
-      "longest wait before a journal group is synced, ms", 0, 10000);
-  add("journalBufferedWritesThreshold", T::kBytes, "512KiB",
-      "sync a group once it holds this many bytes");
-  add("journalBufferedEntriesThreshold", T::kInt, "0",
-      "sync a group once it holds this many entries; 0 = off", 0, 1e9);
-  add("journalFlushWhenQueueEmpty", T::kBool, "false",
-      "sync as soon as the journal queue runs dry");
-  add("journalAdaptiveGroupCommit", T::kBool, "true",
-      "write a group at once when no add is queued and nothing is being "
-      "synced (waiting would only add latency); while a sync runs, groups "
-      "fill up to the thresholds as before");
-  add("journalSyncData", T::kBool, "true",
-      "fdatasync journal groups; false acknowledges unsynced data (unsafe)");
-  add("journalMaxSizeMB", T::kInt, "2048", "journal file size before roll, MB",
-      1, 1 << 20);
-  add("journalPreAllocSizeMB", T::kInt, "16", "journal preallocation step, MB",
-      1, 1024);
-  add("journalMaxBackups", T::kInt, "5",
-      "old journal files kept after the checkpoint passed them", 0, 1000);
-  add("journalDirectIo", T::kBool, "false",
-      "write journal groups with O_DIRECT from an aligned buffer, padded to "
-      "4 KiB (falls back to the page cache where O_DIRECT is refused)");
-  add("journalReuseFiles", T::kBool, "true",
-      "reuse journal files the checkpoint has passed (beyond "
-      "journalMaxBackups, at most two kept) instead of removing them and "
-      "creating new ones: writing over old blocks makes each group's sync "
-      "cheaper");
-  add("journalSkipCorruptRecords", T::kBool, "false",
-      "on replay, skip (and report) a corrupt record mid-journal instead of "
-      "refusing to start");
-  // Ledger storage.
-  add("ledgerDirectories", T::kList, "/tmp/bk-data",
-      "ledger storage directories (one per disk), comma-separated");
-  add("dbStorage_writeCacheMaxSizeMb", T::kInt, "64",
-      "write cache budget across both halves, MB", 1, 1 << 20);
-  add("dbStorage_maxThrottleTimeMs", T::kInt, "10000",
-      "longest an add waits for write-cache space before ETOOMANYREQUESTS, ms",
-      0, 600000);
-  add("dbStorage_readAheadCacheMaxSizeMb", T::kInt, "32",
-      "read-ahead cache budget, MB", 0, 1 << 20);
-  add("dbStorage_readAheadCacheBatchSize", T::kInt, "100",
-      "entries read ahead after a cache miss", 0, 1e6);
-  add("logSizeLimit", T::kBytes, "1GiB", "entry log size before roll");
-  add("flushEntrylogBytes", T::kBytes, "1MiB",
-      "a write-cache flush syncs the entry log after every this many bytes, "
-      "so one big sync never holds up the journals on the same disk; 0 = "
-      "only at the end of the flush");
-  add("flushInterval", T::kInt, "60000",
-      "longest time between write-cache flushes, ms", 10, 3600000);
-  add("gcWaitTime", T::kInt, "900000",
-      "time between garbage collection passes, ms", 1000, 86400000);
-  add("minorCompactionThreshold", T::kDouble, "0.2",
-      "compact entry logs whose live fraction is below this (minor)", 0, 1);
-  add("minorCompactionInterval", T::kInt, "3600",
-      "time between minor compactions, s; 0 = off", 0, 1e7);
-  add("majorCompactionThreshold", T::kDouble, "0.8",
-      "compact entry logs whose live fraction is below this (major)", 0, 1);
-  add("majorCompactionInterval", T::kInt, "86400",
-      "time between major compactions, s; 0 = off", 0, 1e8);
-  add("compactionRateByBytes", T::kBytes, "1000000",
-      "compaction throttle, bytes per second");
-  add("deletedLedgerRetentionSeconds", T::kInt, "3600",
-      "least time a deleted ledger's state is kept so late adds get "
-      "NotFound; GC then drops it, s",
-      0, 1e8);
-  // Disk usage.
-  add("diskUsageThreshold", T::kDouble, "0.95",
-      "disk use fraction above which the bookie turns read-only", 0, 1);
-  add("diskUsageWarnThreshold", T::kDouble, "0.90",
-      "disk use fraction above which the bookie warns", 0, 1);
-  add("diskUsageLwmThreshold", T::kDouble, "0.90",
-      "disk use fraction below which a read-only bookie turns writable", 0, 1);
-  add("diskCheckInterval", T::kInt, "10000", "time between disk checks, ms", 10,
-      3600000);
-  add("readOnlyModeEnabled", T::kBool, "true",
-      "turn read-only on full disks instead of shutting down");
-  add("forceReadOnlyBookie", T::kBool, "false",
-      "start and stay read-only (draining)");
-  // Requests.
-  add("maxPendingAddRequestsPerThread", T::kInt, "10000",
-      "adds in flight before ETOOMANYREQUESTS", 1, 1e8);
-  add("maxPendingReadRequestsPerThread", T::kInt, "10000",
-      "reads in flight before ETOOMANYREQUESTS", 1, 1e8);
-  add("nettyMaxFrameSizeBytes", T::kBytes, "5MiB",
-      "largest gRPC message accepted; larger adds get EBADREQ");
-  add("serverNumIOThreads", T::kInt, "0",
-      "gRPC completion threads; 0 = number of cores", 0, 256);
+  t.Value("tlsCertificatePath", BK_FIELD(tls.certificate_path), "-", {},
+          "server certificate chain (PEM); empty: plaintext gRPC");
+  t.Value("tlsKeyStore", BK_FIELD(tls.key_path), "-", {},
+          "server private key (PEM, unencrypted; keep it mode 0600)");
+  t.Value("tlsTrustStore", BK_FIELD(tls.trust_path), "-", {},
+          "CA certificates (PEM) that client certificates must chain to");
+  t.Value("tlsClientAuthentication", BK_FIELD(tls.require_client_auth), "-", {},
+          "require and verify client certificates (mTLS)");
+}
+
+void AddJournal(ConfigTable<DaemonOptions>& t) {
+  t.Value("journalDirectories", BK_FIELD(store.journal.dirs), "-", {},
+          "journal directories, comma-separated; ledgers hashed over them");
+  t.Millis("journalMaxGroupWaitMSec", BK_FIELD(store.journal.max_group_wait),
+           {0, 10000}, "longest wait before a journal group is synced");
+  t.Bytes("journalBufferedWritesThreshold",
+          BK_FIELD(store.journal.buffered_writes_threshold_bytes), "bytes", {},
+          "sync a group once it holds this many bytes");
+  t.Value("journalBufferedEntriesThreshold",
+          BK_FIELD(store.journal.buffered_entries_threshold), "entries",
+          {0, 1e9}, "sync a group once it holds this many entries; 0 = off");
+  t.Value("journalFlushWhenQueueEmpty",
+          BK_FIELD(store.journal.flush_when_queue_empty), "-", {},
+          "sync as soon as the journal queue runs dry");
+  t.Value("journalAdaptiveGroupCommit",
+          BK_FIELD(store.journal.adaptive_group_commit), "-", {},
+          "write a group at once when no add is queued and nothing is being "
+          "synced (waiting would only add latency); while a sync runs, "
+          "groups fill up to the thresholds as before");
+  t.Value("journalSyncData", BK_FIELD(store.journal.sync_data), "-", {},
+          "fdatasync journal groups; false acknowledges unsynced data "
+          "(unsafe)");
+  t.MiB("journalMaxSizeMB", BK_FIELD(store.journal.max_file_size_bytes),
+        {1, 1 << 20}, "journal file size before roll");
+  t.MiB("journalPreAllocSizeMB", BK_FIELD(store.journal.preallocate_bytes),
+        {1, 1024}, "journal preallocation step");
+  t.Value("journalMaxBackups", BK_FIELD(store.journal.max_backups), "files",
+          {0, 1000}, "old journal files kept after the checkpoint passed them");
+  t.Value("journalDirectIo", BK_FIELD(store.journal.direct_io), "-", {},
+          "write journal groups with O_DIRECT from an aligned buffer, padded "
+          "to 4 KiB (falls back to the page cache where O_DIRECT is refused)");
+  t.Value("journalReuseFiles", BK_FIELD(store.journal.reuse_files), "-", {},
+          "reuse journal files the checkpoint has passed (beyond "
+          "journalMaxBackups, at most two kept) instead of removing them and "
+          "creating new ones: writing over old blocks makes each group's "
+          "sync cheaper");
+  t.Value("journalSkipCorruptRecords",
+          BK_FIELD(store.journal.skip_corrupt_records), "-", {},
+          "on replay, skip (and report) a corrupt record mid-journal instead "
+          "of refusing to start");
+}
+
+void AddLedgerStorage(ConfigTable<DaemonOptions>& t) {
+  t.Value("ledgerDirectories", BK_FIELD(store.storage.ledger_dirs), "-", {},
+          "ledger storage directories (one per disk), comma-separated");
+  t.MiB("dbStorage_writeCacheMaxSizeMb",
+        BK_FIELD(store.storage.write_cache_bytes), {1, 1 << 20},
+        "write cache budget across both halves");
+  t.Millis("dbStorage_maxThrottleTimeMs",
+           BK_FIELD(store.storage.max_throttle_time), {0, 600000},
+           "longest an add waits for write-cache space before "
+           "ETOOMANYREQUESTS");
+  t.MiB("dbStorage_readAheadCacheMaxSizeMb",
+        BK_FIELD(store.storage.read_cache_bytes), {0, 1 << 20},
+        "read-ahead cache budget");
+  t.Value("dbStorage_readAheadCacheBatchSize",
+          BK_FIELD(store.storage.read_ahead_batch_size), "entries", {0, 1e6},
+          "entries read ahead after a cache miss");
+  t.Bytes("logSizeLimit", BK_FIELD(store.storage.entry_log_size_limit), "bytes",
+          {}, "entry log size before roll");
+  t.Bytes("flushEntrylogBytes", BK_FIELD(store.storage.flush_entry_log_bytes),
+          "bytes", {},
+          "a write-cache flush syncs the entry log after every this many "
+          "bytes, so one big sync never holds up the journals on the same "
+          "disk; 0 = only at the end of the flush");
+  t.Millis("flushInterval", BK_FIELD(store.storage.flush_interval),
+           {10, 3600000}, "longest time between write-cache flushes");
+  t.Millis("gcWaitTime", BK_FIELD(store.storage.gc_wait_time), {1000, 86400000},
+           "time between garbage collection passes");
+  t.Value("minorCompactionThreshold",
+          BK_FIELD(store.storage.minor_compaction_threshold), "fraction",
+          {0, 1},
+          "compact entry logs whose live fraction is below this (minor)");
+  t.Seconds("minorCompactionInterval",
+            BK_FIELD(store.storage.minor_compaction_interval), {0, 1e7},
+            "time between minor compactions; 0 = off");
+  t.Value("majorCompactionThreshold",
+          BK_FIELD(store.storage.major_compaction_threshold), "fraction",
+          {0, 1},
+          "compact entry logs whose live fraction is below this (major)");
+  t.Seconds("majorCompactionInterval",
+            BK_FIELD(store.storage.major_compaction_interval), {0, 1e8},
+            "time between major compactions; 0 = off");
+  t.Bytes("compactionRateByBytes",
+          BK_FIELD(store.storage.compaction_rate_bytes_per_second), "bytes/s",
+          {}, "compaction throttle");
+  t.Seconds("deletedLedgerRetentionSeconds",
+            BK_FIELD(store.storage.deleted_ledger_retention), {0, 1e8},
+            "least time a deleted ledger's state is kept so late adds get "
+            "NotFound; GC then drops it");
+}
+
+void AddDiskAndRequests(ConfigTable<DaemonOptions>& t) {
+  t.Value("diskUsageThreshold", BK_FIELD(disk.usage_threshold), "fraction",
+          {0, 1}, "disk use fraction above which the bookie turns read-only");
+  t.Value("diskUsageWarnThreshold", BK_FIELD(disk.warn_threshold), "fraction",
+          {0, 1}, "disk use fraction above which the bookie warns");
+  t.Value("diskUsageLwmThreshold", BK_FIELD(disk.lwm_threshold), "fraction",
+          {0, 1},
+          "disk use fraction below which a read-only bookie turns writable");
+  t.Millis("diskCheckInterval", BK_FIELD(disk.check_interval), {10, 3600000},
+           "time between disk checks");
+  t.Value("readOnlyModeEnabled", BK_FIELD(read_only_mode_enabled), "-", {},
+          "turn read-only on full disks instead of shutting down");
+  t.Value("forceReadOnlyBookie", BK_FIELD(force_read_only), "-", {},
+          "start and stay read-only (draining)");
+  t.Value("maxPendingAddRequestsPerThread", BK_FIELD(service.max_pending_adds),
+          "requests", {1, 1e8}, "adds in flight before ETOOMANYREQUESTS");
+  t.Value("maxPendingReadRequestsPerThread",
+          BK_FIELD(service.max_pending_reads), "requests", {1, 1e8},
+          "reads in flight before ETOOMANYREQUESTS");
+  t.Bytes("nettyMaxFrameSizeBytes", BK_FIELD(service.max_message_bytes),
+          "bytes", {},
+          "largest gRPC message accepted; larger adds get EBADREQ");
+  t.Value("serverNumIOThreads", BK_FIELD(server_io_threads), "threads",
+          {0, 256}, "gRPC completion threads; 0 = number of cores");
+}
+
+void AddMonitorAndOperation(ConfigTable<DaemonOptions>& t) {
   // Load reporting (BP-65).
-  add("baseMetricMonitorEnabled", T::kBool, "true",
-      "sample own disk, CPU and write load for GetBookieInfo");
-  add("baseMetricMonitorStatIntervalMs", T::kInt, "1000",
-      "load sampling interval, ms", 1000, 3600000);
-  add("baseMetricMonitorMetricSlideWindowSize", T::kInt, "3",
-      "samples averaged per load report", 1, 3600);
-  add("journalDeviceShared", T::kBool, "false",
-      "the journal device is shared with other bookies: report own busy "
-      "time instead of device utilisation");
-  // Operation.
-  add("logLevel", T::kString, "info", "debug, info, warn, error or off");
-  add("shutdownTimeoutMs", T::kInt, "30000",
-      "longest a graceful shutdown may take, ms", 100, 600000);
-  add("testingSyncDelayMs", T::kInt, "0",
-      "TESTING AID: slow every journal and entry-log sync by this many ms "
-      "(fault Env), to make a slow bookie on purpose; 0 = off",
-      0, 60000);
-  add("testingFailSyncNth", T::kInt, "0",
-      "TESTING AID: the Nth sync (counted from start) of a file whose path "
-      "contains testingFailSyncPath fails with EIO (fault Env), to test a "
-      "failing disk; 0 = off",
-      0, 100000);
-  add("testingFailSyncPath", T::kString, ".jnl",
-      "TESTING AID: which files testingFailSyncNth counts: a path substring "
-      "(.jnl: journal files, .log: entry logs)");
-  return s;
+  t.Value("baseMetricMonitorEnabled", BK_FIELD(monitor.enabled), "-", {},
+          "sample own disk, CPU and write load for GetBookieInfo");
+  t.Millis("baseMetricMonitorStatIntervalMs", BK_FIELD(monitor.stat_interval),
+           {1000, 3600000}, "load sampling interval");
+  t.Value("baseMetricMonitorMetricSlideWindowSize",
+          BK_FIELD(monitor.slide_window_size), "samples", {1, 3600},
+          "samples averaged per load report");
+  t.Value("journalDeviceShared", BK_FIELD(monitor.journal_device_shared), "-",
+          {},
+          "the journal device is shared with other bookies: report own busy "
+          "time instead of device utilisation");
+  t.Choice("logLevel", BK_FIELD(log_level),
+           {log::Level::kDebug, log::Level::kInfo, log::Level::kWarn,
+            log::Level::kError, log::Level::kOff},
+           log::LevelName, "debug, info, warn, error or off");
+  t.Millis("shutdownTimeoutMs", BK_FIELD(shutdown_timeout), {100, 600000},
+           "longest a graceful shutdown may take");
 }
 
 }  // namespace
 
+const ConfigTable<DaemonOptions>& BookieConfigTable() {
+  static const auto* table = [] {
+    auto* t = new ConfigTable<DaemonOptions>();
+    AddIdentityAndNetwork(*t);
+    AddJournal(*t);
+    AddLedgerStorage(*t);
+    AddDiskAndRequests(*t);
+    AddMonitorAndOperation(*t);
+    return t;
+  }();
+  return *table;
+}
+
 const ConfigSchema& BookieConfigSchema() {
-  static const ConfigSchema* schema = Build();
-  return *schema;
+  return BookieConfigTable().schema();
 }
 
 }  // namespace bk::bookie

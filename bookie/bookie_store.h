@@ -2,13 +2,18 @@
 // per-ledger rules (master key, fencing, LAC, long polls) in front of the
 // journal (durability) and the ledger storage (entry logs, index, caches).
 //
-// Add path, with no process-wide lock: per-ledger state lives in a sharded
-// map; the entry goes to the write cache and, by the same buffer, to the
-// journal queue; its callback runs on the journal's completion thread once
-// its group is synced, never under a lock of ours.
+// Add path, with no process-wide lock: per-ledger state (master key, fence,
+// LAC) has one owner, a sharded table with a lock per ledger; the entry
+// goes to the write cache and, by the same buffer, to the journal queue;
+// its callback runs on the journal's completion thread once its group is
+// synced, never under a lock of ours.
 //
-// Fencing is journaled, and no writer is told EFENCED before the fence is
-// durable: an add that meets a fence still being synced waits for it.
+// Fencing and the master key are journaled, through the same group commit
+// as entries (no add makes a synced write of its own), and no writer is
+// told EFENCED before the fence is durable: an add that meets a fence still
+// being synced waits for it. A journaled fence or key survives a crash
+// (replay restores it) and is written to the index before the journal
+// checkpoint passes its record.
 //
 // Thread-safety: every method may be called from any thread concurrently.
 // Callbacks must not block; they may call back into the store.

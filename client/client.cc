@@ -53,7 +53,7 @@ absl::StatusOr<std::unique_ptr<LedgerWriter>> Client::CreateLedger(
   md.set_last_entry_id(-1);
   md.set_digest_type(static_cast<proto::DigestType>(o.digest));
   md.set_password_hash(PasswordHash(o.password));
-  md.set_ctime_ms(absl::ToUnixMillis(absl::Now()));
+  md.set_ctime_ms(absl::ToUnixMillis(ctx_->Now()));
   for (const auto& [k, v] : o.custom_metadata) {
     (*md.mutable_custom_metadata())[k] = v;
   }

@@ -21,6 +21,10 @@ namespace prometheus {
 class Registry;
 }  // namespace prometheus
 
+namespace bk {
+class Env;
+}  // namespace bk
+
 namespace bk::client {
 
 // TLS towards bookies that serve gRPC over TLS. All paths are PEM files;
@@ -92,6 +96,13 @@ struct ClientOptions {
   // Where the client's metrics go. Null: the client owns a registry of its
   // own (Client::metrics_registry()).
   std::shared_ptr<prometheus::Registry> registry;
+
+  // The clock (Env::Now) behind add timeouts, quarantine, bookie-error
+  // windows and latencies. Null: Env::Default(). A test passes a ClockEnv
+  // (test/support/clock_env.h) to let an hour pass at once. Waits stay in
+  // real time (gRPC deadlines, pending_adds_wait, the 100 ms maintenance
+  // tick that looks at the clock). Must outlive the client.
+  Env* env = nullptr;
 };
 
 // kInvalidArgument naming the first field out of range.
@@ -106,7 +117,8 @@ absl::Status Validate(const ClientOptions& options);
 // naming the key; missing keys take the defaults above.
 absl::StatusOr<ClientOptions> ClientOptionsFromKeys(
     const std::map<std::string, std::string>& keys);
-// One line per key: "key (type, default D): help".
+// Two lines per key: "--key=<type>  (default D)  unit, range" and its
+// meaning (the key table is client_config.h; reference: client/CONFIG.md).
 std::string ClientConfigHelp();
 
 }  // namespace bk::client

@@ -4,6 +4,9 @@
 
 find_package(Threads REQUIRED)
 find_package(absl CONFIG REQUIRED)
+if(BK_TSAN AND NOT absl_DIR MATCHES "^${BK_TSAN_ABSL_PREFIX}")
+  message(FATAL_ERROR "BK_TSAN: found Abseil in ${absl_DIR}, not the instrumented one")
+endif()
 find_package(Protobuf REQUIRED)
 find_package(gRPC CONFIG REQUIRED)
 find_package(RocksDB CONFIG REQUIRED)

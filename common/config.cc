@@ -50,6 +50,11 @@ ConfigSchema& ConfigSchema::Add(OptionDef def) {
   return *this;
 }
 
+ConfigSchema& ConfigSchema::AddAll(const ConfigSchema& other) {
+  for (const OptionDef& d : other.options()) Add(d);
+  return *this;
+}
+
 const OptionDef* ConfigSchema::Find(const std::string& key) const {
   auto it = index_.find(key);
   return it == index_.end() ? nullptr : &options_[it->second];
@@ -60,11 +65,26 @@ std::string ConfigSchema::Help() const {
   for (const OptionDef& d : options_) {
     absl::StrAppend(&out, "  --", d.key, "=<", OptionTypeName(d.type),
                     ">  (default ",
-                    d.default_value.empty() ? "\"\"" : d.default_value, ")\n",
-                    "      ", d.help, "\n");
+                    d.default_value.empty() ? "\"\"" : d.default_value, ")");
+    if (!d.unit.empty() && d.unit != "-") absl::StrAppend(&out, "  ", d.unit);
+    if (d.has_range()) absl::StrAppend(&out, "  range ", d.min, "..", d.max);
+    absl::StrAppend(&out, "\n      ", d.help, "\n");
   }
   return out;
 }
+
+namespace {
+
+// "integer in [0, 65535] (ms)": what a malformed value should have been.
+std::string Expected(const OptionDef& d) {
+  std::string out = OptionTypeName(d.type);
+  if (d.has_range()) absl::StrAppend(&out, " in [", d.min, ", ", d.max, "]");
+  if (!d.unit.empty() && d.unit != "-")
+    absl::StrAppend(&out, " (", d.unit, ")");
+  return out;
+}
+
+}  // namespace
 
 absl::StatusOr<Config> Config::Load(const ConfigSchema& schema,
                                     const ConfigSources& sources) {
@@ -194,14 +214,15 @@ absl::StatusOr<Config> Config::Load(const ConfigSchema& schema,
       }
     }
     if (!bad.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "bad value for ", d.key, " (", where, "): ", bad.message(),
-          "; expected ", OptionTypeName(d.type)));
-    }
-    if (check_range && d.min <= d.max && (numeric < d.min || numeric > d.max)) {
       return absl::InvalidArgumentError(
-          absl::StrCat("bad value for ", d.key, " (", where, "): ", text,
-                       " is outside [", d.min, ", ", d.max, "]"));
+          absl::StrCat("bad value for ", d.key, " (", where,
+                       "): ", bad.message(), "; expected ", Expected(d)));
+    }
+    if (check_range && d.has_range() && (numeric < d.min || numeric > d.max)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "bad value for ", d.key, " (", where, "): ", text, " is outside [",
+          d.min, ", ", d.max, "]",
+          d.unit.empty() || d.unit == "-" ? "" : absl::StrCat(" ", d.unit)));
     }
     c.values_[d.key] = std::move(v);
   }

@@ -49,11 +49,16 @@ struct OptionDef {
   std::string key;
   OptionType type = OptionType::kString;
   std::string default_value;  // in the option's own value form
-  std::string help;           // one line: meaning and unit
+  std::string help;           // one line: what the key means
   bool secret = false;        // masked by Print and never logged
   // Accepted range for kInt/kDouble/kBytes (inclusive); unset when min > max.
   double min = 1;
   double max = 0;
+  // The unit of the value ("ms", "MiB", "bytes", "fraction", ...; "-" for
+  // none); empty when unknown. Shown by Help and in errors.
+  std::string unit;
+
+  bool has_range() const { return min <= max; }
 };
 
 // The set of keys a program accepts. Build once at start-up.
@@ -61,9 +66,12 @@ class ConfigSchema {
  public:
   // Adds a key. REQUIRES: the key is new and the default parses.
   ConfigSchema& Add(OptionDef def);
+  // Adds every key of `other`, in its order. REQUIRES: none is already here.
+  ConfigSchema& AddAll(const ConfigSchema& other);
   const OptionDef* Find(const std::string& key) const;
   const std::vector<OptionDef>& options() const { return options_; }
-  // One line per key: "key (type, default D): help", for --help.
+  // Two lines per key, for --help: "--key=<type>  (default D)  unit U,
+  // range A..B" and the help line.
   std::string Help() const;
 
  private:

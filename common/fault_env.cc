@@ -61,14 +61,19 @@ class FaultWritableFile final : public WritableFile {
     absl::Status s = base_->AppendV(iov, iovcnt);
     if (!s.ok()) return Break(s);
     env_->RecordWrite(path(), bytes);
+    if (SyncGate* gate = env_->GateFor(path())) gate->Wrote();
     return absl::OkStatus();
   }
 
   absl::Status Sync(bool metadata) override {
-    if (absl::Status b = broken(); !b.ok()) return b;
     // What the Env has seen written before this sync starts is what it may
     // count as durable after it; appends racing with the sync are not.
     const uint64_t covered = env_->RecordedSize(path());
+    // The gate sees every sync, also one on a broken file (a retry).
+    absl::Status gated;
+    if (SyncGate* gate = env_->GateFor(path())) gated = gate->Pass();
+    if (absl::Status b = broken(); !b.ok()) return b;
+    if (!gated.ok()) return Break(gated);
     env_->syncs_.fetch_add(1);
     auto v = env_->OnSync(path(), generation_);
     if (v.error_number != 0) {
@@ -132,6 +137,19 @@ void FaultInjectionEnv::SetSyncDelay(absl::Duration delay) {
 void FaultInjectionEnv::SetNoSpace(bool full) {
   absl::MutexLock l(&mu_);
   no_space_ = full;
+}
+
+void FaultInjectionEnv::SetSyncGate(SyncGate* gate,
+                                    const std::string& path_filter) {
+  absl::MutexLock l(&mu_);
+  gate_ = gate;
+  gate_filter_ = path_filter;
+}
+
+SyncGate* FaultInjectionEnv::GateFor(const std::string& path) const {
+  absl::MutexLock l(&mu_);
+  return gate_ != nullptr && absl::StrContains(path, gate_filter_) ? gate_
+                                                                   : nullptr;
 }
 
 void FaultInjectionEnv::ClearFaults() {

@@ -15,6 +15,8 @@
 //    bookie can be started on this Env through a config key documented as a
 //    testing aid, so a benchmark can slow one bookie's disk.
 //  - SetNoSpace(true): every write fails with ENOSPC until cleared.
+//  - SetSyncGate(gate, filter): syncs of matching files wait in a SyncGate
+//    (sync_gate.h) until the test lets them through, or fail on its word.
 //
 // Thread-safe. Files made by this Env must not outlive it.
 
@@ -31,6 +33,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "common/env.h"
+#include "common/sync_gate.h"
 
 namespace bk {
 
@@ -50,7 +53,12 @@ class FaultInjectionEnv : public EnvWrapper {
                     const std::string& path_filter = "");
   void SetSyncDelay(absl::Duration delay);
   void SetNoSpace(bool full);
-  // Clears armed failures, the delay and the no-space state.
+  // Syncs and writes of files whose path contains `path_filter` go through
+  // `gate` (null: no gate). A sync waits in the gate after the Env has
+  // noted what it covers, so bytes written while it is held are not
+  // durable after it. `gate` must outlive every file of this Env.
+  void SetSyncGate(SyncGate* gate, const std::string& path_filter = "");
+  // Clears armed failures, the delay and the no-space state (not the gate).
   void ClearFaults();
 
   // Simulated power cut; see the file comment. Returns the first error met
@@ -117,6 +125,8 @@ class FaultInjectionEnv : public EnvWrapper {
   bool RecordSync(const std::string& path, uint64_t covered,
                   uint64_t generation);
   absl::Duration sync_delay() const;
+  // The gate for `path`, or null.
+  SyncGate* GateFor(const std::string& path) const;
   uint64_t generation() const;
   absl::Status CheckAlive() const;
   // Writes `bytes` back at `offset` of the target's file (PowerCut).
@@ -135,6 +145,8 @@ class FaultInjectionEnv : public EnvWrapper {
   Armed tear_ ABSL_GUARDED_BY(mu_);
   absl::Duration sync_delay_ ABSL_GUARDED_BY(mu_) = absl::ZeroDuration();
   bool no_space_ ABSL_GUARDED_BY(mu_) = false;
+  SyncGate* gate_ ABSL_GUARDED_BY(mu_) = nullptr;
+  std::string gate_filter_ ABSL_GUARDED_BY(mu_);
   bool down_ ABSL_GUARDED_BY(mu_) = false;
   // Bumped by PowerCut; files of an older generation are dead.
   uint64_t generation_ ABSL_GUARDED_BY(mu_) = 0;

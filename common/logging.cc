@@ -48,15 +48,35 @@ absl::StatusOr<Level> ParseLevel(const std::string& text) {
       "log level '", text, "' is not one of debug, info, warn, error, off"));
 }
 
+const char* LevelName(Level level) {
+  switch (level) {
+    case Level::kDebug:
+      return "debug";
+    case Level::kInfo:
+      return "info";
+    case Level::kWarn:
+      return "warn";
+    case Level::kError:
+      return "error";
+    case Level::kOff:
+      return "off";
+  }
+  return "?";
+}
+
 void Init(Level level, const std::string& node_id) {
   State& s = GetState();
   absl::MutexLock l(&s.mu);
   s.pattern = absl::StrCat("%Y-%m-%dT%H:%M:%S.%e%z %l node=",
                            node_id.empty() ? "-" : node_id, " component=%n %v");
   s.level = ToSpd(level);
+  // Copies: the callback runs under s.mu, but inside spdlog, where the
+  // thread-safety analysis cannot follow the lock.
+  const std::string pattern = s.pattern;
+  const spdlog::level::level_enum spd_level = s.level;
   spdlog::apply_all([&](const Logger& lg) {
-    lg->set_pattern(s.pattern);
-    lg->set_level(s.level);
+    lg->set_pattern(pattern);
+    lg->set_level(spd_level);
   });
 }
 

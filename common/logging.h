@@ -26,6 +26,8 @@ enum class Level { kDebug, kInfo, kWarn, kError, kOff };
 
 // "debug", "info", "warn", "error", "off"; anything else is an error.
 absl::StatusOr<Level> ParseLevel(const std::string& text);
+// The inverse of ParseLevel.
+const char* LevelName(Level level);
 
 // Sets the level and the node id (bookie id, or "client") stamped on every
 // line, for loggers made before and after the call.

@@ -1,6 +1,7 @@
 // BookieDaemon: one running bookie, from start-up checks to drained exit.
 //
-// Start, in order, refusing with one clear error at the first problem:
+// Start, in order, refusing with one clear error at the first problem (each
+// step is a wiring unit of daemon_wiring.h):
 //   1. open the metadata store; learn the cluster's instance id; wait (up
 //      to two session timeouts) for a registration under our id to go, and
 //      refuse if it stays: a live bookie holds the id;
@@ -37,13 +38,18 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "bookie/daemon/daemon_options.h"
+#include "common/env.h"
 
 namespace bk::bookie {
 
+struct DaemonParts;
+
 class BookieDaemon {
  public:
+  // `env` (files, sync, clock of the store, cookies and disk checks) must
+  // outlive the daemon; tests pass a fault-injecting one.
   static absl::StatusOr<std::unique_ptr<BookieDaemon>> Start(
-      DaemonOptions options);
+      DaemonOptions options, Env* env = Env::Default());
   ~BookieDaemon();
 
   void RequestShutdown();
@@ -54,19 +60,14 @@ class BookieDaemon {
   int http_port() const;
 
  private:
-  struct Parts;
-  explicit BookieDaemon(DaemonOptions options);
+  BookieDaemon(DaemonOptions options, Env* env);
+  // Runs the wiring units (daemon_wiring.h) in order.
   absl::Status DoStart();
-  absl::Status WaitForOldRegistration();
-  absl::Status CheckCookies();
-  void InstallGcFilter();
-  absl::Status Register();
   void DiskLoop();
-  void ApplyDiskState();
   void Shutdown();
 
   const DaemonOptions options_;
-  std::unique_ptr<Parts> parts_;
+  const std::unique_ptr<DaemonParts> parts_;
 
   absl::Mutex mu_;
   bool shutdown_requested_ ABSL_GUARDED_BY(mu_) = false;

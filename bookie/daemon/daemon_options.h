@@ -1,5 +1,6 @@
-// DaemonOptions: everything the bookie daemon needs, converted and checked
-// from its configuration (bookie_config.h) in one place.
+// DaemonOptions: everything the bookie daemon needs. Its configuration keys
+// (bookie_config.h) are bound to these fields; a key's default is the
+// field's default here or in the component's own options struct.
 
 #ifndef BK_BOOKIE_DAEMON_DAEMON_OPTIONS_H_
 #define BK_BOOKIE_DAEMON_DAEMON_OPTIONS_H_
@@ -9,8 +10,8 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "bookie/disk_checker.h"
+#include "bookie/engine/bookie_store_impl.h"
 #include "bookie/service/bookie_service.h"
-#include "bookie/store/bookie_store_impl.h"
 #include "bookie/tls.h"
 #include "common/config.h"
 #include "common/logging.h"
@@ -19,32 +20,41 @@
 namespace bk::bookie {
 
 struct DaemonOptions {
-  std::string bookie_id;           // bookieId (defaulted: address:port)
-  std::string advertised_address;  // advertisedAddress
-  std::string listen_address;      // listeningInterface
-  int grpc_port = 3181;            // bookiePort
-  bool http_enabled = true;        // httpServerEnabled
-  int http_port = 8000;            // httpServerPort
-  std::string network_location;    // networkLocation, /region/rack
-  std::string metadata_uri;        // metadataServiceUri
+  // The components' defaults, except where a daemon differs from a library
+  // user (daemon_options.cc says which and why).
+  DaemonOptions();
+
+  std::string bookie_id;  // bookieId; empty: advertisedAddress:bookiePort
+  std::string advertised_address = "127.0.0.1";  // advertisedAddress
+  std::string listen_address = "0.0.0.0";        // listeningInterface
+  int grpc_port = 3181;                          // bookiePort
+  bool http_enabled = true;                      // httpServerEnabled
+  int http_port = 8000;                          // httpServerPort
+  // networkLocation: /region/rack.
+  std::string network_location = "/default-region/default-rack";
+  // metadataServiceUri: zk://host:port[,host:port]/root or mem://.
+  std::string metadata_uri = "zk://127.0.0.1:2181/ledgers";
   absl::Duration metadata_session_timeout = absl::Seconds(10);  // zkTimeout
   TlsOptions tls;
   StoreOptions store;
   ServiceOptions service;
+  // serverNumIOThreads: accepted for BookKeeper configurations; unused, as
+  // gRPC's callback server sizes its own thread pool.
+  int server_io_threads = 0;
   monitor::MonitorOptions monitor;
   DiskCheckerOptions disk;
-  bool read_only_mode_enabled = true;  // readOnlyModeEnabled
-  bool force_read_only = false;        // forceReadOnlyBookie
-  log::Level log_level = log::Level::kInfo;
-  absl::Duration shutdown_timeout = absl::Seconds(30);
-  absl::Duration testing_sync_delay = absl::ZeroDuration();
-  // testingFailSyncNth / testingFailSyncPath: the nth sync of a matching
-  // file fails with EIO (0: off). Testing aid for the fault suite.
-  int64_t testing_fail_sync_nth = 0;
-  std::string testing_fail_sync_path = ".jnl";
+  // readOnlyModeEnabled: accepted; a full disk always turns the bookie
+  // read-only (there is no shut-down-instead mode).
+  bool read_only_mode_enabled = true;
+  bool force_read_only = false;                         // forceReadOnlyBookie
+  log::Level log_level = log::Level::kInfo;             // logLevel
+  absl::Duration shutdown_timeout = absl::Seconds(30);  // shutdownTimeoutMs
 };
 
-// Errors name the key and what is wrong with it.
+// Applies the bookie's key table (bookie_config.h) to DaemonOptions(), then
+// the rules that span keys: the default bookie id, /region/rack, non-empty
+// directories, each component's Validate. Errors name the key and what is
+// wrong with it.
 absl::StatusOr<DaemonOptions> DaemonOptionsFromConfig(const Config& config);
 
 }  // namespace bk::bookie

@@ -7,6 +7,7 @@
 // (journal_checkpoint.h). A file is a header followed by records; it is never
 // appended to again once the journal has moved to a newer file.
 //
+// clang-format off
 // File header (kFileHeaderSize = 32 bytes):
 //
 //  0               8         12        16                24        28   32
@@ -22,22 +23,31 @@
 //  boundaries, where any later group must start: a reused 2 GiB file's old
 //  tail is judged in seconds instead of minutes.
 //
-// Record (kRecordHeaderSize = 28 bytes, then `length` payload bytes):
+// Record (kRecordHeaderSize = 28 bytes of header, then `length` bytes of
+// payload; integers big-endian):
 //
-//  0        4        8      9       12                20               28
-//  +--------+--------+------+-------+-----------------+-----------------+--------+
-//  | crc    | length | type | 0 0 0 | ledger_id       | entry_id |payload | |
-//  u32 BE | u32 BE | u8   |       | u64 BE          | i64 BE          |length
-//  B|
-//  +--------+--------+------+-------+-----------------+-----------------+--------+
-//  crc = Mask(CRC32C(bytes [4, 28) ++ payload))
+//  0        4        8      9       12             20             28
+//  +--------+--------+------+-------+--------------+--------------+---------+
+//  | crc    | length | type | 0 0 0 | ledger_id    | entry_id     | payload |
+//  | u32 BE | u32 BE | u8   | pad   | u64 BE       | i64 BE       | length  |
+//  |        |        |      |       |              |              | bytes   |
+//  +--------+--------+------+-------+--------------+--------------+---------+
+//           |<-------------------- covered by the crc --------------------->|
+//
+//  crc    = Mask(CRC32C(bytes [4, 28) ++ payload)) XOR salt
+//  salt   = RecordSalt(version, file_id): 0 in versions 1 and 2,
+//           (u32)file_id XOR 0x9e3779b9 in version 3 (see "Versions")
+//  length = the payload's size; the header is not counted. At most
+//           kMaxRecordPayloadSize
+//  type   = a RecordType, 1..kMaxRecordType (0 is never written)
+// clang-format on
 //
 // Type 0 is never written: a record header of all zeros is where the written
 // part of a file ends (a preallocated or zero-filled tail), not corruption.
 // Records are written back to back; a group commit is one run of records
 // written by one write. With direct writes (journalDirectIo), and through
 // the page cache in a reused file (journalReuseFiles), every group ends
-// with a padding record (type 6, zero payload) that takes the file to the
+// with a padding record (type 6, payload of zeros) that takes the file to the
 // next multiple of 4 KiB, so that no write ever rewrites a block holding
 // acknowledged records (direct) or needs a page read back from the disk
 // (reused). Readers skip padding records.
@@ -126,6 +136,7 @@ std::string FileName(uint64_t file_id);
 // Parses a name made by FileName; false for any other name.
 bool ParseFileName(absl::string_view name, uint64_t* file_id);
 
+// clang-format off
 // --- checkpoint file "lastMark" (kMarkFileSize = 28 bytes) ---
 //
 //  0               8                 16                24        28
@@ -135,6 +146,7 @@ bool ParseFileName(absl::string_view name, uint64_t* file_id);
 //  +---------------+-----------------+-----------------+---------+
 //  crc = Mask(CRC32C(bytes [0, 24))). Replaced atomically (temp, fsync,
 //  rename, fsync dir), so a reader sees the old or the new mark.
+// clang-format on
 inline constexpr char kMarkFileName[] = "lastMark";
 inline constexpr char kMarkMagic[8] = {'B', 'K', 'J', 'M', 'A', 'R', 'K', '\1'};
 inline constexpr size_t kMarkFileIdOffset = 8;

@@ -40,17 +40,19 @@ absl::StatusOr<std::unique_ptr<LedgerDir>> LedgerDir::Open(
 
   absl::MutexLock w(&d->write_mu_);
   uint64_t max_meta_id = 0;
+  // The callback runs inside ForEachLogMetadata, under write_mu_.
   absl::Status s = d->index_->ForEachLogMetadata(
-      [&](uint64_t id, absl::string_view bytes) -> absl::Status {
-        auto meta = logmeta::Decode(bytes);
-        if (!meta.ok()) {
-          return absl::DataLossError(
-              absl::StrCat("entry log ", id, ": ", meta.status().message()));
-        }
-        d->log_meta_[id] = std::move(*meta);
-        max_meta_id = std::max(max_meta_id, id);
-        return absl::OkStatus();
-      });
+      [&](uint64_t id, absl::string_view bytes)
+          ABSL_EXCLUSIVE_LOCKS_REQUIRED(d->write_mu_) -> absl::Status {
+            auto meta = logmeta::Decode(bytes);
+            if (!meta.ok()) {
+              return absl::DataLossError(absl::StrCat("entry log ", id, ": ",
+                                                      meta.status().message()));
+            }
+            d->log_meta_[id] = std::move(*meta);
+            max_meta_id = std::max(max_meta_id, id);
+            return absl::OkStatus();
+          });
   if (!s.ok()) return s;
   auto logger = EntryLogger::Open(
       env, options.dir, options.entry_log_size_limit, max_meta_id + 1);
@@ -112,7 +114,11 @@ absl::Status LedgerDir::AddEntry(uint64_t ledger_id, int64_t entry_id,
     return absl::InvalidArgumentError(
         absl::StrCat("bad entry id ", entry_id, " for ledger ", ledger_id));
   }
-  if (absl::Status s = states_->Ensure(ledger_id); !s.ok()) return s;
+  // An unknown ledger becomes known (replay, or a storage without the
+  // request layer); a deleted one refuses the add.
+  if (absl::Status s = states_->FindOrCreate(ledger_id).status(); !s.ok()) {
+    return s;
+  }
   uint64_t gen;
   {
     absl::MutexLock t(&throttle_mu_);
@@ -120,7 +126,10 @@ absl::Status LedgerDir::AddEntry(uint64_t ledger_id, int64_t entry_id,
   }
   if (!write_cache_->Put(ledger_id, entry_id, data, data_crc)) {
     counters_.throttled_adds.fetch_add(1);
-    const absl::Time deadline = absl::Now() + options_.max_throttle_time;
+    // The deadline is on the Env's clock; the wait for a swap is real.
+    const int64_t deadline =
+        env_->NowMonotonicNanos() +
+        absl::ToInt64Nanoseconds(options_.max_throttle_time);
     while (true) {
       request_flush_();
       {
@@ -128,12 +137,14 @@ absl::Status LedgerDir::AddEntry(uint64_t ledger_id, int64_t entry_id,
         auto moved = [this, gen]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(throttle_mu_) {
           return swap_gen_ != gen;
         };
-        throttle_mu_.AwaitWithDeadline(absl::Condition(&moved), deadline);
+        throttle_mu_.AwaitWithTimeout(
+            absl::Condition(&moved),
+            absl::Nanoseconds(deadline - env_->NowMonotonicNanos()));
         gen = swap_gen_;
       }
       if (absl::Status s = writable(); !s.ok()) return s;
       if (write_cache_->Put(ledger_id, entry_id, data, data_crc)) break;
-      if (absl::Now() >= deadline) {
+      if (env_->NowMonotonicNanos() >= deadline) {
         counters_.rejected_adds.fetch_add(1);
         return absl::ResourceExhaustedError(
             absl::StrCat("write cache of ", options_.dir, " full for ",
@@ -156,7 +167,7 @@ absl::Status LedgerDir::Flush() {
     ++swap_gen_;
   }
   write_cache_->SnapshotFlushing(&flush_items_);
-  if (!flush_items_.empty()) {
+  {
     absl::MutexLock w(&write_mu_);
     std::vector<EntryLogItem> items;
     items.reserve(flush_items_.size());
@@ -207,8 +218,15 @@ absl::Status LedgerDir::Flush() {
     for (uint64_t id : touched) {
       batch->PutLogMetadata(id, logmeta::Encode(log_meta_[id]));
     }
-    s = index_->Commit(batch.get(), /*sync=*/true);
-    if (!s.ok()) return Break(s);
+    // Ledger states changed since the last flush (fences, master keys,
+    // explicit LACs, new ledgers), recorded before the owner's checkpoint
+    // mark was taken: the journal may drop their records once this batch
+    // is synced.
+    states_->TakeChanged(batch.get());
+    if (batch->count() > 0) {
+      s = index_->Commit(batch.get(), /*sync=*/true);
+      if (!s.ok()) return Break(s);
+    }
     counters_.flushed_entries.fetch_add(items.size());
     counters_.flushed_bytes.fetch_add(bytes);
   }
@@ -219,22 +237,17 @@ absl::Status LedgerDir::Flush() {
 }
 
 absl::Status LedgerDir::DeleteLedger(uint64_t ledger_id) {
+  std::shared_ptr<LedgerSlot> slot = states_->Find(ledger_id);
+  if (slot == nullptr) return absl::OkStatus();
+  // The ledger's lock before the write lock (ledger_slot.h): an add that
+  // holds it while throttled waits for a flush, which needs neither.
+  absl::MutexLock l(&slot->mu);
+  if (slot->state.deleted) return absl::OkStatus();
   absl::MutexLock w(&write_mu_);
-  auto state = states_->Get(ledger_id);
-  if (!state.has_value() || state->deleted) return absl::OkStatus();
   // Locations first: a failure in between leaves a live ledger without
   // entries, never a deleted one that the index still points into.
   if (absl::Status s = index_->DeleteLocations(ledger_id); !s.ok()) return s;
-  absl::Status s = states_->Update(
-      ledger_id, /*sync=*/true, [](LedgerState* st) -> absl::StatusOr<bool> {
-        if (st->deleted) return false;
-        st->deleted = true;
-        st->master_key.clear();
-        st->explicit_lac.clear();
-        st->has_master_key = st->has_explicit_lac = false;
-        return true;
-      });
-  if (!s.ok()) return s;
+  if (absl::Status s = states_->MarkDeleted(slot.get()); !s.ok()) return s;
   read_cache_->DropLedger(ledger_id);
   tombstones_.Add(
       ledger_id, [this] { return progress_->started(); },
@@ -279,6 +292,8 @@ StorageStats LedgerDir::stats() const {
   s.compaction_moved_entries = c.moved_entries.load();
   s.compaction_moved_bytes = c.moved_bytes.load();
   s.compaction_reclaimed_bytes = c.reclaimed_bytes.load();
+  s.index_writes = index_->writes();
+  s.index_synced_writes = index_->synced_writes();
   return s;
 }
 

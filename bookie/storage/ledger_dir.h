@@ -10,7 +10,8 @@
 // Flush (one at a time): swap the halves, append the flushing half sorted by
 // (ledger, entry) to the current entry log, syncing it after every
 // flush_entry_log_bytes and at the end, then commit all
-// locations and the entry-log metadata in one synced WriteBatch, then clear
+// locations, the entry-log metadata and the ledger states changed since the
+// last flush (ledger_state_table.h) in one synced WriteBatch, then clear
 // the half. So the index never points at unsynced data, and an entry is
 // readable (from the cache, then from the log) at every moment.
 //
@@ -32,7 +33,9 @@
 //
 // Threads: every public method is thread-safe. Lock order:
 // flush_mu_ -> write_mu_ -> (index, state shards) ; throttle_mu_ and
-// broken_mu_ are leaves.
+// broken_mu_ are leaves. A ledger's own lock (LedgerSlot::mu) comes before
+// write_mu_ (DeleteLedger) and is never taken under flush_mu_ or write_mu_:
+// an add holds it while it waits for room, which only a flush makes.
 
 #ifndef BK_BOOKIE_STORAGE_LEDGER_DIR_H_
 #define BK_BOOKIE_STORAGE_LEDGER_DIR_H_

@@ -125,7 +125,13 @@ std::unique_ptr<IndexBatch> LedgerIndex::NewBatch() {
   return b;
 }
 
+void LedgerIndex::CountWrite(bool sync) {
+  writes_.fetch_add(1, std::memory_order_relaxed);
+  if (sync) synced_writes_.fetch_add(1, std::memory_order_relaxed);
+}
+
 absl::Status LedgerIndex::Commit(IndexBatch* batch, bool sync) {
+  CountWrite(sync);
   rocksdb::WriteOptions wo;
   wo.sync = sync;
   return FromRocks(rep_->db->Write(wo, batch->batch_.get()), "write batch");
@@ -182,6 +188,7 @@ absl::Status LedgerIndex::ListEntries(uint64_t ledger_id,
 absl::Status LedgerIndex::DeleteLocations(uint64_t ledger_id) {
   LocationKey first(ledger_id, 0);
   LocationKey limit(ledger_id + 1, 0);
+  CountWrite(/*sync=*/true);
   rocksdb::WriteOptions wo;
   wo.sync = true;
   return FromRocks(rep_->db->DeleteRange(wo, rep_->locations(), first.slice(),
@@ -191,6 +198,7 @@ absl::Status LedgerIndex::DeleteLocations(uint64_t ledger_id) {
 
 absl::Status LedgerIndex::PutLedgerState(uint64_t ledger_id,
                                          absl::string_view encoded, bool sync) {
+  CountWrite(sync);
   rocksdb::WriteOptions wo;
   wo.sync = sync;
   return FromRocks(
@@ -200,6 +208,7 @@ absl::Status LedgerIndex::PutLedgerState(uint64_t ledger_id,
 }
 
 absl::Status LedgerIndex::DeleteLedgerState(uint64_t ledger_id, bool sync) {
+  CountWrite(sync);
   rocksdb::WriteOptions wo;
   wo.sync = sync;
   return FromRocks(

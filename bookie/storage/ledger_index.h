@@ -13,10 +13,14 @@
 // Threads: all methods are thread-safe (RocksDB is). Atomicity across
 // records comes only from IndexBatch; the owner orders batches.
 // Durability: writes with sync=true are durable when the call returns.
+// Probe: writes() and synced_writes() count the writes made so far (what a
+// test checks to see that a path writes nothing here, since RocksDB does
+// not go through the bookie's Env).
 
 #ifndef BK_BOOKIE_STORAGE_LEDGER_INDEX_H_
 #define BK_BOOKIE_STORAGE_LEDGER_INDEX_H_
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -94,10 +98,21 @@ class LedgerIndex {
   absl::Status ForEachLogMetadata(
       const std::function<absl::Status(uint64_t, absl::string_view)>& fn) const;
 
+  // Writes (batches, puts, deletes) since open, and those of them synced.
+  uint64_t writes() const { return writes_.load(std::memory_order_relaxed); }
+  uint64_t synced_writes() const {
+    return synced_writes_.load(std::memory_order_relaxed);
+  }
+
  private:
   struct Rep;
   explicit LedgerIndex(std::unique_ptr<Rep> rep);
+  void CountWrite(bool sync);
+
   std::unique_ptr<Rep> rep_;
+  // Own synchronisation.
+  std::atomic<uint64_t> writes_{0};
+  std::atomic<uint64_t> synced_writes_{0};
 };
 
 }  // namespace bk::bookie

@@ -1,22 +1,29 @@
-// LedgerStateTable: the LedgerState of every ledger of one directory, in a
-// sharded in-memory map loaded at open and written through to the index.
+// LedgerStateTable: the owner of the per-ledger state of one ledger
+// directory: one LedgerSlot (ledger_slot.h) per ledger the directory knows,
+// deleted ones included until their tombstone is purged. Loaded from the
+// index at open; nothing else in the bookie keeps a copy.
 //
-// Durability: Update(..., sync=true) returns only after the new state is
-// durable (used for fencing, master key and deletion). Ensure() records a
-// new ledger without a sync: the next synced index write (every flush is
-// one) makes it durable, before any of its entries is indexed.
+// Durability. A change (Changed, or a ledger made by FindOrCreate) is only
+// recorded here; the next flush of the directory writes every recorded
+// change into its synced index batch (TakeChanged). The owner journals the
+// change before it answers anyone, so until that flush the journal holds
+// it, and the journal checkpoint passes the change only after that flush
+// (the mark is taken before the flush starts; the change was recorded
+// before its journal record). Deletion is different: MarkDeleted writes at
+// once, synced.
 //
-// Thread-safe. Updates of one ledger are serialised by its shard's mutex,
-// which is held across the index write so that the persisted order equals
-// the in-memory order.
+// Thread-safe. A shard lock guards only the shard's map and recorded
+// changes and is never held while waiting for a slot's lock (lock order:
+// slot mu -> shard lock). The owner serialises TakeChanged-and-commit with
+// MarkDeleted (LedgerDir: its write lock), so that an older recorded state
+// never lands on top of a deletion.
 
 #ifndef BK_BOOKIE_STORAGE_LEDGER_STATE_TABLE_H_
 #define BK_BOOKIE_STORAGE_LEDGER_STATE_TABLE_H_
 
 #include <cstdint>
-#include <functional>
 #include <memory>
-#include <optional>
+#include <string>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
@@ -25,6 +32,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "bookie/storage/ledger_index.h"
+#include "bookie/storage/ledger_slot.h"
 #include "bookie/storage/ledger_state.h"
 
 namespace bk::bookie {
@@ -34,36 +42,52 @@ class LedgerStateTable {
   // `index` must outlive the table.
   explicit LedgerStateTable(LedgerIndex* index, int shards = 16);
 
-  // Loads every persisted state.
+  // Loads every persisted state. REQUIRES: called once, before anything.
   absl::Status Load();
 
-  std::optional<LedgerState> Get(uint64_t ledger_id) const;
+  // The ledger's slot, deleted or not; null when unknown (never seen here,
+  // or purged).
+  std::shared_ptr<LedgerSlot> Find(uint64_t ledger_id) const;
+  // The ledger's slot; an unknown ledger is made (empty state, recorded as
+  // changed) and *created (if given) set. NotFound if it was deleted.
+  absl::StatusOr<std::shared_ptr<LedgerSlot>> FindOrCreate(
+      uint64_t ledger_id, bool* created = nullptr);
   // True when the ledger is known and not deleted.
   bool Exists(uint64_t ledger_id) const;
   bool IsDeleted(uint64_t ledger_id) const;
-  // Makes the ledger known (no-op if it is). NotFound if it was deleted.
-  absl::Status Ensure(uint64_t ledger_id);
-  // Applies `mutate` to the ledger's state (a default state if unknown) and
-  // persists the result. `mutate` returns false to leave everything as is,
-  // or an error to abort. Runs under the shard mutex: keep it short.
-  absl::Status Update(
-      uint64_t ledger_id, bool sync,
-      const std::function<absl::StatusOr<bool>(LedgerState*)>& mutate);
-  // Ids of the ledgers not deleted.
+
+  // Records slot.state as the ledger's state for the next TakeChanged.
+  // REQUIRES: slot.mu held; the slot not deleted.
+  void Changed(const LedgerSlot& slot) ABSL_EXCLUSIVE_LOCKS_REQUIRED(slot.mu);
+  // Puts every state recorded since the last call into `batch` and forgets
+  // them; returns how many. The caller commits the batch synced.
+  size_t TakeChanged(IndexBatch* batch);
+
+  // Marks the ledger deleted (master key and explicit LAC dropped),
+  // durably, and forgets its recorded change. A no-op if deleted already.
+  // REQUIRES: slot->mu held.
+  absl::Status MarkDeleted(LedgerSlot* slot)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(slot->mu);
+
+  // Ids of the ledgers not deleted / deleted (their tombstones).
   std::vector<uint64_t> LiveLedgers() const;
-  // Ids of the deleted ledgers (their tombstones).
   std::vector<uint64_t> DeletedLedgers() const;
-  // Drops a deleted ledger's state from memory and from the index (not
-  // synced: if the removal is lost in a crash, the tombstone is back as
-  // deleted and is purged again). Afterwards the id is unknown: Ensure
-  // makes it a new ledger. A no-op unless the ledger is deleted; true if it
-  // dropped a row.
+  // Every slot (to answer every long poll at shutdown).
+  std::vector<std::shared_ptr<LedgerSlot>> All() const;
+  // Drops a deleted ledger's slot and its index row (not synced: if the
+  // removal is lost in a crash, the tombstone is back as deleted and is
+  // purged again). Afterwards the id is unknown: FindOrCreate makes it a
+  // new ledger. A no-op unless the ledger is deleted; true if it dropped
+  // one.
   absl::StatusOr<bool> Purge(uint64_t ledger_id);
 
  private:
   struct Shard {
     mutable absl::Mutex mu;
-    absl::flat_hash_map<uint64_t, LedgerState> states ABSL_GUARDED_BY(mu);
+    absl::flat_hash_map<uint64_t, std::shared_ptr<LedgerSlot>> slots
+        ABSL_GUARDED_BY(mu);
+    // Encoded states recorded by Changed, not yet handed to a flush.
+    absl::flat_hash_map<uint64_t, std::string> changed ABSL_GUARDED_BY(mu);
   };
   Shard& ShardOf(uint64_t ledger_id) const;
 

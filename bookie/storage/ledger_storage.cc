@@ -1,7 +1,5 @@
 #include "bookie/storage/ledger_storage.h"
 
-#include <algorithm>
-
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "proto/crc32c.h"
@@ -34,6 +32,8 @@ StorageStats& StorageStats::operator+=(const StorageStats& o) {
   compaction_moved_entries += o.compaction_moved_entries;
   compaction_moved_bytes += o.compaction_moved_bytes;
   compaction_reclaimed_bytes += o.compaction_reclaimed_bytes;
+  index_writes += o.index_writes;
+  index_synced_writes += o.index_synced_writes;
   return *this;
 }
 
@@ -112,7 +112,10 @@ void LedgerStorage::FlushLoop() {
 }
 
 void LedgerStorage::GcLoop() {
-  absl::Time last_minor = absl::Now(), last_major = absl::Now();
+  // Compaction intervals run on the Env's clock, so a test can let hours
+  // pass at once (test/support/clock_env.h); the wait between passes,
+  // gc_wait_time, is a real one.
+  int64_t last_minor = env_->NowMonotonicNanos(), last_major = last_minor;
   while (true) {
     DeletedLedgerFilterFactory make_filter;
     {
@@ -126,12 +129,14 @@ void LedgerStorage::GcLoop() {
     }
     // Outside mu_: a filter may read the metadata store.
     LedgerDeletedFn deleted = make_filter ? make_filter() : nullptr;
-    const absl::Time now = absl::Now();
+    const int64_t now = env_->NowMonotonicNanos();
     double threshold = 0;  // only dead logs
-    if (now - last_major >= options_.major_compaction_interval) {
+    if (absl::Nanoseconds(now - last_major) >=
+        options_.major_compaction_interval) {
       threshold = options_.major_compaction_threshold;
       last_major = last_minor = now;
-    } else if (now - last_minor >= options_.minor_compaction_interval) {
+    } else if (absl::Nanoseconds(now - last_minor) >=
+               options_.minor_compaction_interval) {
       threshold = options_.minor_compaction_threshold;
       last_minor = now;
     }
@@ -178,101 +183,26 @@ bool LedgerStorage::LedgerExists(uint64_t ledger_id) {
   return DirOf(ledger_id).states().Exists(ledger_id);
 }
 
-absl::Status LedgerStorage::SetMasterKey(uint64_t ledger_id,
-                                         absl::string_view key) {
-  if (key.size() > ledgerstate::kMaxMasterKeySize) {
-    return absl::InvalidArgumentError("master key too long");
-  }
-  return DirOf(ledger_id).states().Update(
-      ledger_id, /*sync=*/true, [&](LedgerState* st) -> absl::StatusOr<bool> {
-        if (st->deleted) {
-          return absl::NotFoundError(
-              absl::StrCat("ledger ", ledger_id, " was deleted"));
-        }
-        if (!st->has_master_key) {
-          st->has_master_key = true;
-          st->master_key = std::string(key);
-          return true;
-        }
-        if (st->master_key != key) {
-          return absl::PermissionDeniedError(
-              absl::StrCat("master key mismatch for ledger ", ledger_id));
-        }
-        return false;
-      });
+std::shared_ptr<LedgerSlot> LedgerStorage::FindLedger(uint64_t ledger_id) {
+  return DirOf(ledger_id).states().Find(ledger_id);
 }
 
-absl::StatusOr<std::string> LedgerStorage::GetMasterKey(uint64_t ledger_id) {
-  auto st = DirOf(ledger_id).states().Get(ledger_id);
-  if (!st || st->deleted || !st->has_master_key) {
-    return absl::NotFoundError(
-        absl::StrCat("no master key for ledger ", ledger_id));
-  }
-  return st->master_key;
+absl::StatusOr<std::shared_ptr<LedgerSlot>> LedgerStorage::FindOrCreateLedger(
+    uint64_t ledger_id, bool* created) {
+  return DirOf(ledger_id).states().FindOrCreate(ledger_id, created);
 }
 
-absl::Status LedgerStorage::CheckMasterKey(uint64_t ledger_id,
-                                           absl::string_view key) {
-  auto stored = GetMasterKey(ledger_id);
-  if (!stored.ok()) return stored.status();
-  // Constant time in the key's content (the length is not secret).
-  unsigned char diff = stored->size() == key.size() ? 0 : 1;
-  const size_t n = std::min(stored->size(), key.size());
-  for (size_t i = 0; i < n; ++i) {
-    diff |= static_cast<unsigned char>((*stored)[i] ^ key[i]);
-  }
-  if (diff != 0) {
-    return absl::PermissionDeniedError(
-        absl::StrCat("master key mismatch for ledger ", ledger_id));
-  }
-  return absl::OkStatus();
+void LedgerStorage::LedgerStateChanged(const LedgerSlot& slot) {
+  DirOf(slot.ledger_id).states().Changed(slot);
 }
 
-absl::StatusOr<bool> LedgerStorage::SetFenced(uint64_t ledger_id) {
-  bool changed = false;
-  absl::Status s = DirOf(ledger_id).states().Update(
-      ledger_id, /*sync=*/true, [&](LedgerState* st) -> absl::StatusOr<bool> {
-        if (st->deleted) {
-          return absl::NotFoundError(
-              absl::StrCat("ledger ", ledger_id, " was deleted"));
-        }
-        changed = !st->fenced;
-        st->fenced = true;
-        return changed;
-      });
-  if (!s.ok()) return s;
-  return changed;
-}
-
-absl::StatusOr<bool> LedgerStorage::IsFenced(uint64_t ledger_id) {
-  auto st = DirOf(ledger_id).states().Get(ledger_id);
-  if (!st || st->deleted) {
-    return absl::NotFoundError(absl::StrCat("no ledger ", ledger_id));
+std::vector<std::shared_ptr<LedgerSlot>> LedgerStorage::AllLedgers() {
+  std::vector<std::shared_ptr<LedgerSlot>> out;
+  for (auto& d : dirs_) {
+    std::vector<std::shared_ptr<LedgerSlot>> some = d->states().All();
+    out.insert(out.end(), some.begin(), some.end());
   }
-  return st->fenced;
-}
-
-absl::Status LedgerStorage::SetExplicitLac(uint64_t ledger_id,
-                                           absl::string_view lac) {
-  return DirOf(ledger_id).states().Update(
-      ledger_id, /*sync=*/false, [&](LedgerState* st) -> absl::StatusOr<bool> {
-        if (st->deleted) {
-          return absl::NotFoundError(
-              absl::StrCat("ledger ", ledger_id, " was deleted"));
-        }
-        st->has_explicit_lac = true;
-        st->explicit_lac = std::string(lac);
-        return true;
-      });
-}
-
-absl::StatusOr<std::string> LedgerStorage::GetExplicitLac(uint64_t ledger_id) {
-  auto st = DirOf(ledger_id).states().Get(ledger_id);
-  if (!st || st->deleted || !st->has_explicit_lac) {
-    return absl::NotFoundError(
-        absl::StrCat("no explicit LAC for ledger ", ledger_id));
-  }
-  return st->explicit_lac;
+  return out;
 }
 
 absl::Status LedgerStorage::DeleteLedger(uint64_t ledger_id) {

@@ -1,7 +1,8 @@
 // LedgerStorage: the bookie's ledger storage (BookKeeper's DbLedgerStorage):
 // entries in a double-buffered write cache, flushed to entry logs indexed in
-// RocksDB, read back through a read-ahead cache; per-ledger state (fenced,
-// master key, explicit LAC, deleted); garbage collection and compaction.
+// RocksDB, read back through a read-ahead cache; the per-ledger state
+// (fenced, master key, explicit LAC, deleted; ledger_slot.h), of which it is
+// the one owner; garbage collection and compaction.
 // Ledgers are spread over the ledger directories by id (ledger % dirs), each
 // directory with its own logs, index and share of the cache budgets.
 //
@@ -20,9 +21,10 @@
 //
 // Errors: NotFound (no such entry / ledger deleted), DataLoss (a stored
 // copy failed its checks; never served), ResourceExhausted (write cache
-// full after max_throttle_time: ETOOMANYREQUESTS), PermissionDenied (master
-// key mismatch), and the sticky error of a broken directory (a failed
-// entry-log write or sync): from then on adds to it fail; reads still work.
+// full after max_throttle_time: ETOOMANYREQUESTS), and the sticky error of
+// a broken directory (a failed entry-log write or sync, or index commit):
+// from then on adds to it fail; reads still work. The rules a ledger's
+// state imposes (master key, fencing) are the owner's to check.
 
 #ifndef BK_BOOKIE_STORAGE_LEDGER_STORAGE_H_
 #define BK_BOOKIE_STORAGE_LEDGER_STORAGE_H_
@@ -38,11 +40,11 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "bookie/storage/entry_buffer.h"
 #include "bookie/storage/flush_progress.h"
 #include "bookie/storage/ledger_dir.h"
+#include "bookie/storage/ledger_slot.h"
 #include "bookie/storage/storage_options.h"
 #include "bookie/storage/storage_stats.h"
 #include "common/env.h"
@@ -89,23 +91,22 @@ class LedgerStorage {
   absl::StatusOr<std::vector<int64_t>> GetListOfEntriesOfLedger(
       uint64_t ledger_id);
 
-  // Ledger state.
+  // Ledger state: one LedgerSlot per ledger (ledger_slot.h) in the
+  // LedgerStateTable of its directory, the only copy in memory. A change
+  // made under the slot's lock and recorded with LedgerStateChanged is
+  // durable here after the next Flush; the owner journals it meanwhile.
   bool LedgerExists(uint64_t ledger_id);
-  // Sets the key of a ledger that has none (durably); OK if equal to the
-  // one set; PermissionDenied if different.
-  absl::Status SetMasterKey(uint64_t ledger_id, absl::string_view key);
-  // NotFound when the ledger has no key.
-  absl::StatusOr<std::string> GetMasterKey(uint64_t ledger_id);
-  // Constant-time comparison with the stored key: OK, PermissionDenied, or
-  // NotFound when none is stored.
-  absl::Status CheckMasterKey(uint64_t ledger_id, absl::string_view key);
-  // Fences the ledger; durable when this returns. True if it was not
-  // fenced before.
-  absl::StatusOr<bool> SetFenced(uint64_t ledger_id);
-  absl::StatusOr<bool> IsFenced(uint64_t ledger_id);
-  // The explicit LAC (opaque packaged bytes); NotFound when never set.
-  absl::Status SetExplicitLac(uint64_t ledger_id, absl::string_view lac);
-  absl::StatusOr<std::string> GetExplicitLac(uint64_t ledger_id);
+  // The ledger's slot, deleted or not; null when unknown.
+  std::shared_ptr<LedgerSlot> FindLedger(uint64_t ledger_id);
+  // The ledger's slot, made if unknown (*created set); NotFound if deleted.
+  absl::StatusOr<std::shared_ptr<LedgerSlot>> FindOrCreateLedger(
+      uint64_t ledger_id, bool* created = nullptr);
+  // Records slot.state for the next Flush. REQUIRES: slot.mu held, the
+  // ledger not deleted.
+  void LedgerStateChanged(const LedgerSlot& slot)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(slot.mu);
+  // Every ledger's slot, deleted ones included.
+  std::vector<std::shared_ptr<LedgerSlot>> AllLedgers();
   // Drops the ledger's entries and marks it deleted (durably). The deleted
   // mark (tombstone) refuses late adds with NotFound until GC purges it
   // (see LedgerDir); after that the id is unknown again.

@@ -21,7 +21,7 @@ struct LedgerStorageOptions {
   // dbStorage_maxThrottleTimeMs: how long an add waits for room before it
   // fails with ResourceExhausted: 10 s.
   absl::Duration max_throttle_time = absl::Seconds(10);
-  // dbStorage_readAheadCacheMaxSizeMb (all dirs): 64 MiB.
+  // dbStorage_readAheadCacheMaxSizeMb (all dirs): 64 MiB; the daemon's: 32.
   uint64_t read_cache_bytes = 64ull << 20;
   // dbStorage_readAheadCacheBatchSize: entries read per miss, the missed one
   // included: 100.

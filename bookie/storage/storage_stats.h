@@ -33,6 +33,10 @@ struct StorageStats {
   uint64_t compaction_moved_entries = 0;
   uint64_t compaction_moved_bytes = 0;
   uint64_t compaction_reclaimed_bytes = 0;
+  // Writes to the RocksDB indexes, and those of them synced (a probe: no
+  // add should make either move; flushes, deletions and GC do).
+  uint64_t index_writes = 0;
+  uint64_t index_synced_writes = 0;
   // Wall time spent in flushes (entry-log writes, syncs, index batches):
   // the monitor's fallback ledger utilisation. Storage-wide, not per dir.
   uint64_t flush_busy_nanos = 0;

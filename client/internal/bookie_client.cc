@@ -38,6 +38,14 @@ class BookieClient::AddStream final
  public:
   explicit AddStream(BookieClient* owner) : owner_(owner) {}
 
+  // Checks that the calling thread holds the owner's mu_. The owner calls
+  // it before the *Locked methods below: holding its own mu_, it holds
+  // owner_->mu_, but the thread-safety analysis cannot know that owner_ is
+  // the caller (stream_->owner_ == this).
+  void AssertOwnerHeld() const ABSL_ASSERT_EXCLUSIVE_LOCK(owner_->mu_) {
+    owner_->mu_.AssertHeld();
+  }
+
   // REQUIRES: called once, without owner_->mu_ held.
   void Start() {
     // The hold keeps OnDone away while another thread may still call
@@ -244,7 +252,9 @@ void BookieClient::Shutdown() {
   // graceful end for the bookie, which then never sees the stream close
   // while it still owes answers.
   auto drained = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    return stream_ == nullptr || stream_->broken() || stream_->answered();
+    if (stream_ == nullptr) return true;
+    stream_->AssertOwnerHeld();
+    return stream_->broken() || stream_->answered();
   };
   mu_.AwaitWithTimeout(absl::Condition(&drained), kDrainTimeout);
   if (stream_ != nullptr) stream_->Cancel();
@@ -279,13 +289,19 @@ void BookieClient::Add(uint64_t ledger_id, int64_t entry_id,
     absl::MutexLock l(&mu_);
     closing = closing_;
     if (!closing) {
-      if (stream_ == nullptr || stream_->broken()) {
+      bool fresh = stream_ == nullptr;
+      if (!fresh) {
+        stream_->AssertOwnerHeld();
+        fresh = stream_->broken();
+      }
+      if (fresh) {
         // A broken stream finishes on its own; new adds take a new one.
         stream_ = new AddStream(this);
         ++live_streams_;
         start = stream_;
       }
       adds_in_flight_.fetch_add(1, std::memory_order_relaxed);
+      stream_->AssertOwnerHeld();
       if (stream_->EnqueueLocked(std::move(entry), std::move(done))) {
         flush = stream_;
       }
@@ -305,6 +321,7 @@ void BookieClient::Add(uint64_t ledger_id, int64_t entry_id,
     bool write = false, release = false;
     {
       absl::MutexLock l(&mu_);
+      start->AssertOwnerHeld();
       start->MarkStartedLocked(&write, &release);
     }
     if (write) start->Flush();

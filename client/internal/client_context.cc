@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "client/internal/write_handle.h"
+#include "common/env.h"
 #include "common/logging.h"
 
 namespace bk::client::internal {
@@ -97,7 +98,11 @@ BookiePool::~BookiePool() {
 }
 
 ClientContext::ClientContext(ClientOptions options)
-    : options_(std::move(options)) {}
+    : options_(std::move(options)) {
+  if (options_.env == nullptr) options_.env = Env::Default();
+}
+
+absl::Time ClientContext::Now() const { return options_.env->Now(); }
 
 absl::StatusOr<std::shared_ptr<ClientContext>> ClientContext::Create(
     ClientOptions options) {
@@ -167,7 +172,7 @@ void ClientContext::RegisterWriter(const std::shared_ptr<WriteHandle>& writer) {
 
 void ClientContext::Tick() {
   if (closing_) return;
-  const absl::Time now = absl::Now();
+  const absl::Time now = Now();
   std::vector<std::shared_ptr<WriteHandle>> writers;
   {
     absl::MutexLock l(&mu_);
@@ -193,13 +198,14 @@ void ClientContext::PollLoop() {
       auto client = pool_->Get(id);
       if (client == nullptr) continue;
       ClusterView* cluster = cluster_.get();
+      Env* clock = options_.env;
       client->GetBookieInfo(
           requested, options_.get_bookie_info_timeout,
-          [cluster, id](absl::StatusOr<proto::GetBookieInfoResponse> r) {
+          [cluster, clock, id](absl::StatusOr<proto::GetBookieInfoResponse> r) {
             if (r.ok() && r->status() == proto::BK_EOK) {
-              cluster->OnBookieInfo(id, *r, absl::Now());
+              cluster->OnBookieInfo(id, *r, clock->Now());
             } else {
-              cluster->OnBookieInfoFailed(id, absl::Now());
+              cluster->OnBookieInfoFailed(id, clock->Now());
             }
           });
     }

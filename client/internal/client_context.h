@@ -68,6 +68,8 @@ class ClientContext {
   void RegisterWriter(const std::shared_ptr<WriteHandle>& writer);
 
   const ClientOptions& options() const { return options_; }
+  // The client's clock: options().env, never null here.
+  absl::Time Now() const;
   uint64_t seed() const { return seed_; }
   metadata::MetadataStore* store() const { return store_.get(); }
   ClusterView* cluster() { return cluster_.get(); }

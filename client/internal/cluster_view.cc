@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "common/env.h"
 #include "common/logging.h"
 #include "placement/topology.h"
 #include "placement/weighted_selection.h"
@@ -19,12 +20,26 @@ placement::BookieInfo ToPlacementInfo(const proto::GetBookieInfoResponse& r) {
   return i;
 }
 
+namespace {
+
+ClientOptions WithClock(ClientOptions o) {
+  if (o.env == nullptr) o.env = Env::Default();
+  return o;
+}
+
+}  // namespace
+
 ClusterView::ClusterView(const ClientOptions& options, uint64_t seed,
                          ClientProbe* probe)
-    : options_(options),
+    : options_(WithClock(options)),
       probe_(probe),
       gen_(seed),
       policy_(options.placement, absl::BitGenRef(gen_)) {}
+
+void ClusterView::AdvanceLocked(absl::Time now) {
+  policy_.AdvanceTime(now);
+  now_ = std::max(now_, now);
+}
 
 void ClusterView::SetBookies(const metadata::BookieSet& bookies) {
   std::vector<placement::BookieNode> writable, readonly;
@@ -138,8 +153,7 @@ absl::StatusOr<Placement> ClusterView::NewEnsemble(
     int ensemble_size, int write_quorum, int ack_quorum,
     const placement::LedgerHints& hints) {
   absl::MutexLock l(&mu_);
-  policy_.AdvanceTime(absl::Now());
-  now_ = std::max(now_, absl::Now());
+  AdvanceLocked(options_.env->Now());
   auto r = policy_.NewEnsemble(ensemble_size, write_quorum, ack_quorum,
                                QuarantinedSetLocked(), hints);
   if (!r.ok() && placement::IsNotEnoughBookies(r.status())) {
@@ -159,8 +173,7 @@ absl::StatusOr<Placement> ClusterView::ReplaceBookie(
     int ack_quorum, const std::vector<std::string>& excluded,
     const placement::LedgerHints& hints) {
   absl::MutexLock l(&mu_);
-  policy_.AdvanceTime(absl::Now());
-  now_ = std::max(now_, absl::Now());
+  AdvanceLocked(options_.env->Now());
   placement::BookieSet ex(excluded.begin(), excluded.end());
   placement::BookieSet with_quarantine = ex;
   for (const auto& q : QuarantinedSetLocked()) with_quarantine.insert(q);
@@ -312,7 +325,9 @@ std::vector<std::string> ClusterView::Quarantined() const {
   absl::MutexLock l(&mu_);
   std::vector<std::string> out;
   for (const auto& [id, h] : health_) {
-    if (h.quarantined_until > std::max(now_, absl::Now())) out.push_back(id);
+    if (h.quarantined_until > std::max(now_, options_.env->Now())) {
+      out.push_back(id);
+    }
   }
   std::sort(out.begin(), out.end());
   return out;

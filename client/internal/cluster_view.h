@@ -56,7 +56,8 @@ struct Placement {
 
 class ClusterView {
  public:
-  // `probe` must outlive the view.
+  // `probe` and `options.env` (the clock; null: Env::Default()) must
+  // outlive the view.
   ClusterView(const ClientOptions& options, uint64_t seed, ClientProbe* probe);
 
   // --- membership ---
@@ -110,6 +111,8 @@ class ClusterView {
     absl::Time info_at = absl::InfinitePast();
   };
 
+  // Moves the view's and the policy's clocks forward to `now`.
+  void AdvanceLocked(absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool IsQuarantinedLocked(const std::string& id) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   placement::BookieSet QuarantinedSetLocked() const
@@ -120,7 +123,7 @@ class ClusterView {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   // Constant after construction.
-  const ClientOptions options_;
+  const ClientOptions options_;  // options_.env is never null
   ClientProbe* const probe_;
 
   mutable absl::Mutex mu_;

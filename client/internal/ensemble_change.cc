@@ -63,7 +63,7 @@ void WriteHandle::RunEnsembleChange() {
             "ledger={} ensemble changed at entry {}: [{}] -> [{}]", ledger_id_,
             lac_ + 1, absl::StrJoin(ensemble_, ","), absl::StrJoin(next, ","));
         ensemble_ = next;
-        const absl::Time now = absl::Now();
+        const absl::Time now = ctx_->Now();
         for (Pending& p : pending_) {
           for (int slot : replaced) {
             const uint64_t bit = uint64_t{1} << slot;
@@ -93,7 +93,7 @@ void WriteHandle::RunEnsembleChange() {
               "ledger={} no replacement bookie ({}); going on without the "
               "failed ones, ack quorum still reachable",
               ledger_id_, std::string(s.message()));
-          next_retry_ = absl::Now() + kDegradedRetry;
+          next_retry_ = ctx_->Now() + kDegradedRetry;
         }
       } else {
         FailLocked(s, &outbox_);

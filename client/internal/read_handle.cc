@@ -34,7 +34,9 @@ class RangeIterator final : public EntryIterator {
     {
       absl::MutexLock l(&state_->mu);
       const int64_t want = next_return_;
-      auto ready = [this, want]() { return state_->results.count(want) > 0; };
+      auto ready = [this, want]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(state_->mu) {
+        return state_->results.count(want) > 0;
+      };
       state_->mu.Await(absl::Condition(&ready));
       auto it = state_->results.find(want);
       r = std::move(it->second);
@@ -212,10 +214,11 @@ absl::StatusOr<int64_t> ReadHandle::ReadLac() {
   int64_t lac;
   {
     absl::MutexLock l(&shared->mu);
-    auto done = [&shared, e, wq, aq]() {
-      return shared->answered == e ||
-             CoversEveryWriteQuorum(shared->known, wq, aq);
-    };
+    auto done = [&shared, e, wq, aq]()
+                    ABSL_EXCLUSIVE_LOCKS_REQUIRED(shared->mu) {
+                      return shared->answered == e ||
+                             CoversEveryWriteQuorum(shared->known, wq, aq);
+                    };
     shared->mu.Await(absl::Condition(&done));
     if (!CoversEveryWriteQuorum(shared->known, wq, aq)) {
       return Annotate(absl::UnavailableError(
@@ -275,9 +278,10 @@ absl::StatusOr<int64_t> ReadHandle::WaitForLac(int64_t previous,
   int64_t lac;
   {
     absl::MutexLock l(&shared->mu);
-    auto done = [&shared, e, previous]() {
-      return shared->answered == e || shared->lac > previous;
-    };
+    auto done = [&shared, e, previous]()
+                    ABSL_EXCLUSIVE_LOCKS_REQUIRED(shared->mu) {
+                      return shared->answered == e || shared->lac > previous;
+                    };
     shared->mu.Await(absl::Condition(&done));
     lac = shared->lac;
   }

@@ -20,7 +20,7 @@ class ReadOp : public std::enable_shared_from_this<ReadOp> {
     const int e = static_cast<int>(o_.ensemble.size());
     order_ = ctx_->cluster()->ReadOrder(
         o_.ensemble, WriteSet(o_.entry_id, e, o_.write_quorum));
-    started_ = absl::Now();
+    started_ = ctx_->Now();
   }
 
   void Start() {
@@ -104,7 +104,7 @@ class ReadOp : public std::enable_shared_from_this<ReadOp> {
       }
     }
     if (!result.ok() && !missing) {
-      ctx_->cluster()->OnBookieError(bookie, o_.entry_id, absl::Now());
+      ctx_->cluster()->OnBookieError(bookie, o_.entry_id, ctx_->Now());
     }
     bool finish = false, next = false;
     absl::StatusOr<ReadResult> outcome = absl::UnknownError("unset");
@@ -146,7 +146,7 @@ class ReadOp : public std::enable_shared_from_this<ReadOp> {
     }
     if (next) SendNext();
     if (finish) {
-      if (outcome.ok()) ctx_->probe()->EntryRead(absl::Now() - started_);
+      if (outcome.ok()) ctx_->probe()->EntryRead(ctx_->Now() - started_);
       done_(std::move(outcome));
     }
   }

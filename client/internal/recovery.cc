@@ -106,7 +106,9 @@ absl::StatusOr<FenceResult> Fence(ClientContext* ctx, int64_t ledger_id,
   // Every bookie answers or times out (read_entry_timeout): wait for all, so
   // that the LAC is the best the ensemble knows.
   absl::MutexLock l(&shared->mu);
-  auto all = [&shared, e]() { return shared->answered == e; };
+  auto all = [&shared, e]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(shared->mu) {
+    return shared->answered == e;
+  };
   shared->mu.Await(absl::Condition(&all));
   if (!shared->denied.ok()) return shared->denied;
   if (!CoversEveryWriteQuorum(shared->known, md.write_quorum_size(),
@@ -160,7 +162,9 @@ absl::Status RecoveryAdd(ClientContext* ctx, int64_t ledger_id,
   // Adds answer or fail when their stream breaks; bound the wait anyway.
   absl::MutexLock l(&shared->mu);
   const int n = static_cast<int>(ws.size());
-  auto all = [&shared, n]() { return shared->answered == n; };
+  auto all = [&shared, n]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(shared->mu) {
+    return shared->answered == n;
+  };
   shared->mu.AwaitWithTimeout(absl::Condition(&all),
                               ctx->options().add_entry_timeout);
   if (shared->ok < md.ack_quorum_size()) {

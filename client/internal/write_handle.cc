@@ -111,7 +111,7 @@ void WriteHandle::Append(absl::string_view payload, AddCallback done) {
       p.body = std::make_shared<const std::string>(
           entry::Package(h, payload, digest_));
       p.bytes = bytes;
-      p.appended = p.sent = absl::Now();
+      p.appended = p.sent = ctx_->Now();
       p.done = std::move(done);
       pending_bytes_ += bytes;
       ctx_->probe()->PendingAdds(1, bytes);
@@ -134,7 +134,7 @@ void WriteHandle::SendLocked(const Pending& p, std::vector<Send>* out) {
 void WriteHandle::Transmit(std::vector<Send> sends) {
   std::weak_ptr<WriteHandle> weak = weak_from_this();
   for (Send& s : sends) {
-    const absl::Time sent = absl::Now();
+    const absl::Time sent = ctx_->Now();
     auto client = ctx_->pool()->Get(s.bookie);
     if (client == nullptr) {
       OnAnswer(s.entry_id, s.slot, s.bookie, sent,
@@ -156,7 +156,7 @@ void WriteHandle::Transmit(std::vector<Send> sends) {
 void WriteHandle::OnAnswer(int64_t entry_id, int slot,
                            const std::string& bookie, absl::Time sent,
                            absl::Status status) {
-  const absl::Time now = absl::Now();
+  const absl::Time now = ctx_->Now();
   const bool fenced = absl::IsFailedPrecondition(status);
   if (status.ok()) {
     ctx_->cluster()->OnAddAnswered(bookie, now - sent);
@@ -190,7 +190,7 @@ void WriteHandle::OnAnswer(int64_t entry_id, int slot,
 
 void WriteHandle::CompleteLocked(std::vector<Completion>* out) {
   if (changing_) return;  // the LAC must not move under an ensemble change
-  const absl::Time now = absl::Now();
+  const absl::Time now = ctx_->Now();
   while (!pending_.empty()) {
     Pending& p = pending_.front();
     if (std::popcount(p.acked) < ack_quorum_) break;

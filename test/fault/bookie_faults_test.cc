@@ -2,7 +2,8 @@
 // ports: a torn or corrupt journal found at start-up (a sample of cut
 // offsets; every offset is covered in process by
 // torn_journal_store_test.cc), a failing fsync on the journal and on the
-// entry log (the daemon's testing aid testingFailSyncNth), and a full disk
+// entry log (testingFailSyncNth of bookie_testing, the bookie on a fault
+// Env: test/support/bookie_testing.h), and a full disk
 // (a size-limited tmpfs mounted under the test's directory).
 //
 // Every test prints its seed and writes its figures (figures.h).
@@ -255,8 +256,10 @@ struct EioOutcome {
 EioOutcome RunEio(const std::string& name,
                   std::map<std::string, std::string> flags) {
   TempDir dir;
-  auto b = StartBookie(
-      BookieOptions(dir, name, FreshZkUri(name), Flags(std::move(flags))));
+  BookieProcessOptions o =
+      BookieOptions(dir, name, FreshZkUri(name), Flags(std::move(flags)));
+  o.binary = TestingBookieBinary();  // testingFailSyncNth
+  auto b = StartBookie(std::move(o));
   auto stub = Connect(b->grpc_target());
   constexpr uint64_t L = 9;
   EioOutcome out;

@@ -18,8 +18,8 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "bookie/engine/bookie_store_impl.h"
 #include "bookie/journal/journal_reader.h"
-#include "bookie/store/bookie_store_impl.h"
 #include "test/fault/figures.h"
 #include "test/unit/bookie/store_test_util.h"
 

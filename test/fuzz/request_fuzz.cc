@@ -16,8 +16,8 @@
 
 #include <map>
 
+#include "bookie/engine/bookie_store_impl.h"
 #include "bookie/service/bookie_service.h"
-#include "bookie/store/bookie_store_impl.h"
 #include "proto/bookie.grpc.pb.h"
 #include "proto/entry_format.h"
 #include "test/fuzz/fuzz_util.h"

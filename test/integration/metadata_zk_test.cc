@@ -3,6 +3,7 @@
 
 #include "catch2/catch.hpp"
 #include "metadata/zk/zk_store.h"
+#include "test/support/poll_until.h"
 #include "test/support/zk_server.h"
 
 struct ZkBackend {
@@ -37,10 +38,9 @@ struct ZkBackend {
       const clientid_t id = session.client_id();
       REQUIRE(bk::test::ExpireZkSession(Server().hosts(), id, absl::Seconds(10))
                   .ok());
-      const absl::Time deadline = absl::Now() + absl::Seconds(2);
-      while (absl::Now() < deadline) {
-        if (session.generation() != before) return;
-        absl::SleepFor(absl::Milliseconds(10));  // poll interval, bounded
+      if (bk::testing::PollUntil([&] { return session.generation() != before; },
+                                 absl::Seconds(2), absl::Milliseconds(10))) {
+        return;
       }
     }
     FAIL("the session did not expire after 20 attempts");

@@ -76,16 +76,6 @@ absl::StatusOr<pid_t> Spawn(const std::string& binary,
 
 }  // namespace
 
-bool PollUntilImpl(const std::function<bool()>& condition,
-                   absl::Duration timeout, absl::Duration interval) {
-  const absl::Time deadline = absl::Now() + timeout;
-  while (true) {
-    if (condition()) return true;
-    if (absl::Now() >= deadline) return false;
-    absl::SleepFor(interval);
-  }
-}
-
 absl::StatusOr<std::unique_ptr<BookieProcess>> BookieProcess::Launch(
     BookieProcessOptions options) {
   if (options.bookie_id.empty() || options.root.empty() ||

@@ -32,7 +32,8 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "test/support/free_port.h"  // PickFreePort
+#include "test/support/free_port.h"   // PickFreePort
+#include "test/support/poll_until.h"  // PollUntil, for the users of this
 
 namespace bk::testing {
 
@@ -121,24 +122,6 @@ absl::StatusOr<pid_t> SpawnProcess(const std::string& binary,
                                    const std::string& log_path);
 // SIGTERM, then SIGKILL after `grace`; reaps.
 void StopProcess(pid_t pid, absl::Duration grace = absl::Seconds(5));
-
-// Polls `condition` every `interval` until it holds or `timeout` passes.
-// Returns whether it held.
-template <typename Condition>
-bool PollUntil(Condition condition, absl::Duration timeout,
-               absl::Duration interval = absl::Milliseconds(20));
-
-// ---------------------------------------------------------------------------
-
-bool PollUntilImpl(const std::function<bool()>& condition,
-                   absl::Duration timeout, absl::Duration interval);
-
-template <typename Condition>
-bool PollUntil(Condition condition, absl::Duration timeout,
-               absl::Duration interval) {
-  return PollUntilImpl(std::function<bool()>(std::move(condition)), timeout,
-                       interval);
-}
 
 }  // namespace bk::testing
 

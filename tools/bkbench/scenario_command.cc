@@ -1,6 +1,6 @@
 // bkbench scenario --file F [--metadata-uri URI | --local-cluster DIR]
 //     [--report DIR] [--json] [--seed S] [--bookie-binary PATH]
-//     [--echo-seconds S] [--quiet]
+//     [--testing-bookie-binary PATH] [--echo-seconds S] [--quiet]
 
 #include <unistd.h>
 
@@ -43,6 +43,9 @@ int ScenarioCommand(const std::vector<std::string>& args) {
        {"json", false, "print the result as JSON", true},
        {"seed", false, "seed of the clients' random sources"},
        {"bookie-binary", false, "path of `bookie` (beside bkbench)"},
+       {"testing-bookie-binary", false,
+        "path of `bookie_testing`, the slow-bookie scenario's slow cluster "
+        "(beside bkbench)"},
        {"echo-seconds", false, "echo ceiling run, 0 to skip (3)"},
        {"quiet", false, "no progress on stderr", true}});
   if (!f.ok()) return Usage(std::string(f.status().message()));
@@ -61,6 +64,9 @@ int ScenarioCommand(const std::vector<std::string>& args) {
   o.cluster_dir = f->Get("local-cluster");
   o.bookie_binary =
       f->Has("bookie-binary") ? f->Get("bookie-binary") : SelfDir() + "/bookie";
+  o.testing_bookie_binary = f->Has("testing-bookie-binary")
+                                ? f->Get("testing-bookie-binary")
+                                : SelfDir() + "/bookie_testing";
   o.progress = !f->GetBool("quiet");
   if (f->Has("echo-seconds")) {
     auto e = f->GetInt("echo-seconds", 0, 600);

@@ -22,6 +22,9 @@ struct RunnerOptions {
   std::string metadata_uri;  // a running cluster; "" to start one
   std::string cluster_dir;   // for a started cluster; "" for a temp dir
   std::string bookie_binary;
+  // The slow bookie's program: `bookie_testing` (test/support/
+  // bookie_testing.h), the bookie on a fault Env with testingSyncDelayMs.
+  std::string testing_bookie_binary;
   uint64_t seed = 0;        // the run's seed (never 0 here)
   bool progress = true;     // a line per second on stderr
   double echo_seconds = 3;  // the echo ceiling's run; 0: skip it

@@ -1,5 +1,6 @@
 // The slow-bookie scenario (issue 9's live check): a cluster with one
-// bookie whose journal syncs are slowed (testingSyncDelayMs), the same write
+// bookie whose journal syncs are slowed (testingSyncDelayMs; the cluster
+// runs `bookie_testing`, the only program with that key), the same write
 // workload once per placement weighting on it, then once on an all-healthy
 // cluster of the same shape. Every run uses a fresh client, so each policy
 // learns the cluster from its own bookie reports during the warm-up, and
@@ -25,7 +26,7 @@ absl::StatusOr<ScenarioResult> RunSlowBookie(const ScenarioSpec& spec,
                    spec.slow_bookie, " syncs +", spec.sync_delay_ms, " ms");
   {
     auto c = StartCluster(
-        spec, dir + "/slow", options.bookie_binary,
+        spec, dir + "/slow", options.testing_bookie_binary,
         {{spec.slow_bookie,
           absl::StrCat("testingSyncDelayMs=", spec.sync_delay_ms)}});
     if (!c.ok()) return c.status();

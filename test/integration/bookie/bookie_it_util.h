@@ -43,6 +43,13 @@ using bk::testing::TempDir;
 
 inline const char* BookieBinary() { return BOOKIE_PATH; }
 
+#ifdef BOOKIE_TESTING_PATH
+// The bookie program with the testing keys (testingSyncDelayMs,
+// testingFailSyncNth, ...: test/support/bookie_testing.h), which the
+// production `bookie` refuses.
+inline const char* TestingBookieBinary() { return BOOKIE_TESTING_PATH; }
+#endif
+
 // One ZooKeeper for the whole test process (each ctest case is a process),
 // with a 100 ms tick so that a 1 s session expires quickly. Started on first
 // use from the calling (main) thread.

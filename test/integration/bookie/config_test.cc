@@ -52,8 +52,13 @@ TEST_CASE("bad configuration exits 1 with one line naming the key",
     ExpectRefusal({mem}, "notAKey");
     unsetenv("BK_notAKey");
   }
-  SECTION("malformed integer") {
+  SECTION("a testing key is unknown to the production bookie") {
+    ExpectRefusal({"--testingSyncDelayMs=1", mem}, "testingSyncDelayMs");
+    ExpectRefusal({"--testingFailSyncNth=1", mem}, "testingFailSyncNth");
+  }
+  SECTION("malformed integer, with the accepted range") {
     ExpectRefusal({"--bookiePort=abc", mem}, "bookiePort");
+    ExpectRefusal({"--bookiePort=abc", mem}, "[0, 65535]");
   }
   SECTION("out of range") {
     ExpectRefusal({"--bookiePort=70000", mem}, "bookiePort");
@@ -93,6 +98,24 @@ TEST_CASE("the help text lists every key with its default",
     INFO(def.key);
     CHECK(r.out.find(def.key) != std::string::npos);
     CHECK(r.out.find(def.help) != std::string::npos);
+  }
+}
+
+TEST_CASE("bookie_testing takes every bookie key and the testing keys",
+          "[integration][bookie]") {
+  auto r = RunProcess(TestingBookieBinary(),
+                      {"--print-config", "--testingFailSyncNth=3",
+                       "--testingSyncDelayMs=20", "--bookieId=t1"},
+                      absl::Seconds(20));
+  REQUIRE(r.ok());
+  INFO(r->err);
+  REQUIRE(r->exit.exit_code == 0);
+  CHECK(r->out.find("\ntestingFailSyncNth=3\n") != std::string::npos);
+  CHECK(r->out.find("\ntestingSyncDelayMs=20\n") != std::string::npos);
+  CHECK(r->out.find("testingFailSyncPath=.jnl\n") != std::string::npos);
+  for (const auto& def : bookie::BookieConfigSchema().options()) {
+    INFO(def.key);
+    CHECK(r->out.find("\n" + def.key + "=") != std::string::npos);
   }
 }
 

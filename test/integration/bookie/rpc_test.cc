@@ -114,10 +114,13 @@ TEST_CASE("fencing, master key and long poll through a real bookie's port",
 TEST_CASE("exhausted add and read permits answer ETOOMANYREQUESTS and recover",
           "[integration][bookie]") {
   TempDir dir;
-  auto b = StartBookie(BookieOptions(dir, "bk-permits", FreshZkUri("permits"),
-                                     {{"maxPendingAddRequestsPerThread", "1"},
-                                      {"maxPendingReadRequestsPerThread", "1"},
-                                      {"testingSyncDelayMs", "300"}}));
+  BookieProcessOptions o =
+      BookieOptions(dir, "bk-permits", FreshZkUri("permits"),
+                    {{"maxPendingAddRequestsPerThread", "1"},
+                     {"maxPendingReadRequestsPerThread", "1"},
+                     {"testingSyncDelayMs", "300"}});
+  o.binary = TestingBookieBinary();
+  auto b = StartBookie(std::move(o));
   auto stub = Connect(b->grpc_target());
   // One batch of three: the first takes the only permit and waits for a
   // slow sync; the other two are refused at once.

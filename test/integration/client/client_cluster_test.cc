@@ -12,6 +12,7 @@
 #include "metadata/metadata_store.h"
 #include "proto/crc32c.h"
 #include "test/support/bookie_cluster.h"
+#include "test/support/poll_until.h"
 #include "test/support/zk_server.h"
 
 namespace bk::client {
@@ -61,16 +62,6 @@ std::string Payload(int64_t e) {
   const uint32_t crc = crc32c::Value(p.data(), p.size());
   p.append(reinterpret_cast<const char*>(&crc), sizeof(crc));
   return p;
-}
-
-bool WaitFor(const std::function<bool()>& cond,
-             absl::Duration bound = absl::Seconds(30)) {
-  const absl::Time end = absl::Now() + bound;
-  while (!cond()) {
-    if (absl::Now() > end) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));  // poll
-  }
-  return true;
 }
 
 TEST_CASE("10,000 entries on E3/WQ3/AQ2 survive a SIGKILLed bookie",
@@ -178,7 +169,7 @@ TEST_CASE("a quarantined bookie is avoided, then re-admitted when healthy",
 
   REQUIRE(cluster->Suspend(bad).ok());
   // Its GetBookieInfo probes time out: errors past the threshold.
-  REQUIRE(WaitFor(quarantined));
+  REQUIRE(bk::testing::PollUntil(quarantined));
   for (int i = 0; i < 20; ++i) {
     auto w = (*client)->CreateLedger({.ensemble_size = 3,
                                       .write_quorum = 3,
@@ -195,7 +186,7 @@ TEST_CASE("a quarantined bookie is avoided, then re-admitted when healthy",
   }
 
   REQUIRE(cluster->Resume(bad).ok());
-  REQUIRE(WaitFor([&] { return !quarantined(); }));
+  REQUIRE(bk::testing::PollUntil([&] { return !quarantined(); }));
   bool chosen = false;
   for (int i = 0; i < 40 && !chosen; ++i) {
     auto w = (*client)->CreateLedger({.ensemble_size = 3,

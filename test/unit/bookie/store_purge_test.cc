@@ -5,7 +5,7 @@
 #include <catch2/catch.hpp>
 #include <future>
 
-#include "bookie/store/bookie_store_impl.h"
+#include "bookie/engine/bookie_store_impl.h"
 #include "proto/status_codes.h"
 #include "test/support/clock_env.h"
 #include "test/unit/bookie/store_test_util.h"
@@ -95,8 +95,9 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "a ledger GC deletes on the filter's word leaves the rules map, refuses "
-    "late adds until purged, and answers its long polls",
+    "a ledger GC deletes on the filter's word is no longer live, refuses "
+    "late adds until purged, answers its long polls, and leaves the ledger "
+    "state table when purged",
     "[bookie][store][purge]") {
   bk::testing::TempDir dir;
   ClockEnv env(Env::Default());
@@ -105,7 +106,8 @@ TEST_CASE(
     REQUIRE(Add(store.get(), 9, e, e - 1, Payload(9, e)).ok());
     REQUIRE(Add(store.get(), 10, e, e - 1, Payload(10, e)).ok());
   }
-  REQUIRE(store->cached_ledgers() == 2);
+  REQUIRE(store->storage()->LedgerExists(9));
+  REQUIRE(store->storage()->LedgerExists(10));
   auto poll = std::make_shared<std::promise<absl::StatusOr<int64_t>>>();
   auto polled = poll->get_future();
   store->WaitForLacUpdate(
@@ -115,7 +117,8 @@ TEST_CASE(
   auto r = store->storage()->RunGc([](uint64_t id) { return id == 9; }, 0.0);
   REQUIRE(r.ok());
   CHECK(r->deleted_ledgers == 1);
-  CHECK(store->cached_ledgers() == 1);
+  CHECK_FALSE(store->storage()->LedgerExists(9));
+  CHECK(store->storage()->FindLedger(9) != nullptr);  // its tombstone
   REQUIRE(polled.wait_for(std::chrono::seconds(30)) ==
           std::future_status::ready);
   CHECK(ToWire(polled.get().status()) == proto::BK_ENOLEDGER);
@@ -127,11 +130,12 @@ TEST_CASE(
         proto::BK_ENOLEDGER);
   CHECK(ToWire(store->ReadEntry(9, 0).status()) == proto::BK_ENOLEDGER);
 
-  // The purge forgets it for good (the late add loaded it again).
+  // The purge forgets it for good (the late adds did not bring it back).
   REQUIRE(store->storage()->Flush().ok());
   env.Advance(2 * kRetention);
   CHECK(Purge(store.get()) == 1);
-  CHECK(store->cached_ledgers() == 1);
+  CHECK(store->storage()->FindLedger(9) == nullptr);
+  CHECK(store->storage()->LedgerExists(10));
   for (int64_t e = 0; e < 3; ++e) {
     auto got = store->ReadEntry(10, e);
     REQUIRE(got.ok());

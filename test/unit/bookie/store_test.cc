@@ -6,7 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
-#include "bookie/store/bookie_store_impl.h"
+#include "bookie/engine/bookie_store_impl.h"
 #include "proto/status_codes.h"
 #include "test/unit/bookie/store_test_util.h"
 

@@ -9,7 +9,7 @@
 #include <memory>
 #include <string>
 
-#include "bookie/store/bookie_store_impl.h"
+#include "bookie/engine/bookie_store_impl.h"
 #include "common/fault_env.h"
 #include "proto/entry_format.h"
 #include "test/support/temp_dir.h"

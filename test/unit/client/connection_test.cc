@@ -116,8 +116,8 @@ TEST_CASE(
   conn.reset();
   gone = true;
   // Both witnesses finish (a late one after counting itself late).
-  REQUIRE(testing::WaitFor([&] { return finished.load() == 2; },
-                           absl::Seconds(10)));
+  REQUIRE(bk::testing::PollUntil([&] { return finished.load() == 2; },
+                                 absl::Seconds(10)));
   CHECK(late.load() == 0);
 }
 

@@ -14,7 +14,7 @@ TEST_CASE("load reports polled from the bookies reach the placement notes",
   ClientOptions o = FastOptions(bookies);
   o.placement.weighting = placement::Weighting::kDisk;
   auto client = MakeClient(o);
-  REQUIRE(WaitFor([&] {
+  REQUIRE(PollUntil([&] {
     return Metric(*client, "bk_client_bookie_info_polls_total") >= 8;
   }));
   auto w = client->CreateLedger({.password = "p"});
@@ -84,6 +84,25 @@ TEST_CASE("a bookie past the error threshold is quarantined and avoided",
             .ok());
 }
 
+TEST_CASE(
+    "a quarantine ends once bookieQuarantineTimeSeconds has passed on the "
+    "client's clock",
+    "[client]") {
+  LocalBookies bookies(4);
+  bk::testing::ClockEnv clock(Env::Default());
+  ClientOptions o = FastOptions(bookies);
+  o.env = &clock;
+  o.bookie_error_threshold_per_interval = 2;
+  o.bookie_quarantine_time = absl::Hours(1);
+  o.quarantine_release_healthy_reports = 0;  // only time releases it
+  auto client = MakeClient(o);
+  DriveIntoQuarantine(client.get(), bookies, 3);
+  clock.Advance(absl::Minutes(59));
+  CHECK(client->QuarantinedBookies() == std::vector<std::string>{"b3"});
+  clock.Advance(absl::Minutes(2));
+  CHECK(client->QuarantinedBookies().empty());
+}
+
 TEST_CASE("a quarantined bookie with healthy reports is released early",
           "[client]") {
   LocalBookies bookies(4);
@@ -93,7 +112,7 @@ TEST_CASE("a quarantined bookie with healthy reports is released early",
   o.quarantine_release_healthy_reports = 2;
   auto client = MakeClient(o);
   DriveIntoQuarantine(client.get(), bookies, 3);
-  REQUIRE(WaitFor([&] { return client->QuarantinedBookies().empty(); }));
+  REQUIRE(PollUntil([&] { return client->QuarantinedBookies().empty(); }));
   // Chosen again: over many draws of 3 of 4, b3 appears.
   bool chosen = false;
   for (int i = 0; i < 40 && !chosen; ++i) {
@@ -116,7 +135,7 @@ TEST_CASE("bookies joining and leaving the registration reach placement",
   auto client = MakeClient(FastOptions(bookies));
   REQUIRE(client->CreateLedger({.ensemble_size = 4, .password = "p"}).ok());
   bookies.Unregister(3);
-  REQUIRE(WaitFor([&] {
+  REQUIRE(PollUntil([&] {
     return absl::IsUnavailable(
         client->CreateLedger({.ensemble_size = 4, .password = "p"}).status());
   }));

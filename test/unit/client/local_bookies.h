@@ -25,9 +25,9 @@
 
 #include "absl/synchronization/notification.h"
 #include "bookie/bookie_store.h"
+#include "bookie/engine/bookie_store_impl.h"
 #include "bookie/service/bookie_service.h"
 #include "bookie/service/grpc_server.h"
-#include "bookie/store/bookie_store_impl.h"
 #include "metadata/metadata_store.h"
 #include "test/support/temp_dir.h"
 

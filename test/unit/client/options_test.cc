@@ -2,6 +2,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "client/client_config.h"
 #include "client/client_options.h"
 
 namespace bk::client {
@@ -43,6 +44,18 @@ TEST_CASE("an unknown client key or a bad value is an error naming it",
   CHECK(absl::IsInvalidArgument(tls.status()));
   CHECK(ClientConfigHelp().find("getBookieInfoIntervalSeconds") !=
         std::string::npos);
+}
+
+TEST_CASE("loading no client key gives ClientOptions' defaults", "[client]") {
+  auto o = ClientOptionsFromKeys({});
+  REQUIRE(o.ok());
+  const auto& table = ClientConfigTable();
+  CHECK(table.Values(*o) == table.Values(ClientOptions()));
+  // Every key but the alias diskWeightBasedPlacementEnabled is a field's.
+  CHECK(table.Values(ClientOptions()).size() + 1 ==
+        table.schema().options().size());
+  CHECK(table.schema().Find("speculativeReadTimeout")->default_value == "500");
+  CHECK(table.schema().Find("addEntryTimeoutSec")->default_value == "10");
 }
 
 }  // namespace

@@ -44,7 +44,7 @@ Crashed WriteAndCrash(LocalBookies& bookies, int confirmed,
     // Wait until the reached bookies hold it.
     for (int slot : reached) {
       const int b = bookies.IndexOf(out.metadata.segments(0).bookies(slot));
-      REQUIRE(WaitFor([&] {
+      REQUIRE(PollUntil([&] {
         return bookies.store(b)->ReadEntry(out.ledger, confirmed).ok();
       }));
     }

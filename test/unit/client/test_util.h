@@ -1,5 +1,5 @@
 // Shared helpers of the client tests: a client on LocalBookies with short
-// timeouts and a printed seed, bounded waits on conditions.
+// timeouts and a printed seed, bounded waits on completions.
 
 #ifndef BK_TEST_UNIT_CLIENT_TEST_UTIL_H_
 #define BK_TEST_UNIT_CLIENT_TEST_UTIL_H_
@@ -16,9 +16,13 @@
 #include "client/client.h"
 #include "metadata/metadata_store.h"
 #include "prometheus/registry.h"
+#include "test/support/clock_env.h"
+#include "test/support/poll_until.h"
 #include "test/unit/client/local_bookies.h"
 
 namespace bk::client::testing {
+
+using bk::testing::PollUntil;
 
 inline uint64_t TestSeed() {
   static const uint64_t seed = [] {
@@ -46,18 +50,6 @@ inline std::unique_ptr<Client> MakeClient(const ClientOptions& o) {
   auto c = Client::Create(o);
   REQUIRE(c.ok());
   return std::move(*c);
-}
-
-// Polls `cond` until true or `bound` passes (no fixed sleeps: the poll
-// yields for a millisecond between tries).
-inline bool WaitFor(const std::function<bool()>& cond,
-                    absl::Duration bound = absl::Seconds(20)) {
-  const absl::Time end = absl::Now() + bound;
-  while (!cond()) {
-    if (absl::Now() > end) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  return true;
 }
 
 inline absl::StatusOr<int64_t> Get(std::future<absl::StatusOr<int64_t>>& f) {

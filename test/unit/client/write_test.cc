@@ -31,7 +31,7 @@ TEST_CASE("entries are striped over the ensemble and complete in entry order",
       order.push_back(id.ok() ? *id : -100);
     });
   }
-  REQUIRE(WaitFor([&] {
+  REQUIRE(PollUntil([&] {
     absl::MutexLock l(&mu);
     return order.size() == kEntries;
   }));

@@ -10,9 +10,9 @@
 namespace bk::bookie {
 namespace {
 
-using testing::ScratchDir;
+using bk::testing::TempDir;
 
-proto::Cookie Expected(const ScratchDir& d, const std::string& bookie = "b1",
+proto::Cookie Expected(const TempDir& d, const std::string& bookie = "b1",
                        const std::string& instance = "cluster-a") {
   return MakeCookie(bookie, instance, {d.Sub("j0")},
                     {d.Sub("l0"), d.Sub("l1")});
@@ -20,7 +20,7 @@ proto::Cookie Expected(const ScratchDir& d, const std::string& bookie = "b1",
 
 TEST_CASE("first start on empty directories writes a cookie to each",
           "[journal]") {
-  ScratchDir d;
+  TempDir d(TempDir::Where::kMemory);
   REQUIRE(VerifyOrCreateCookies(Env::Default(), Expected(d)).ok());
   for (const char* sub : {"j0", "l0", "l1"}) {
     auto c = ReadCookie(Env::Default(), d.Sub(sub));
@@ -31,7 +31,7 @@ TEST_CASE("first start on empty directories writes a cookie to each",
 }
 
 TEST_CASE("a missing cookie in a used bookie refuses start", "[journal]") {
-  ScratchDir d;
+  TempDir d(TempDir::Where::kMemory);
   REQUIRE(VerifyOrCreateCookies(Env::Default(), Expected(d)).ok());
   REQUIRE(Env::Default()->RemoveFile(d.Sub("l1/COOKIE")).ok());
   absl::Status s = VerifyOrCreateCookies(Env::Default(), Expected(d));
@@ -43,7 +43,7 @@ TEST_CASE("a missing cookie in a used bookie refuses start", "[journal]") {
 
 TEST_CASE("a foreign cookie refuses start and names what differs",
           "[journal]") {
-  ScratchDir d;
+  TempDir d(TempDir::Where::kMemory);
   REQUIRE(VerifyOrCreateCookies(Env::Default(), Expected(d, "other")).ok());
   absl::Status s = VerifyOrCreateCookies(Env::Default(), Expected(d));
   CHECK(absl::IsFailedPrecondition(s));
@@ -57,7 +57,7 @@ TEST_CASE("a foreign cookie refuses start and names what differs",
 }
 
 TEST_CASE("a cookie whose directories differ refuses start", "[journal]") {
-  ScratchDir d;
+  TempDir d(TempDir::Where::kMemory);
   REQUIRE(VerifyOrCreateCookies(Env::Default(), Expected(d)).ok());
   proto::Cookie reordered =
       MakeCookie("b1", "cluster-a", {d.Sub("j0")}, {d.Sub("l1"), d.Sub("l0")});
@@ -68,7 +68,7 @@ TEST_CASE("a cookie whose directories differ refuses start", "[journal]") {
 
 TEST_CASE("data without a cookie refuses start and format repairs it",
           "[journal]") {
-  ScratchDir d;
+  TempDir d(TempDir::Where::kMemory);
   REQUIRE(Env::Default()->CreateDirRecursive(d.Sub("j0")).ok());
   testing::WriteRaw(d.Sub("j0/0000000000000001.jnl"), "old");
   CHECK(absl::IsFailedPrecondition(
@@ -79,7 +79,7 @@ TEST_CASE("data without a cookie refuses start and format repairs it",
 }
 
 TEST_CASE("a corrupt cookie file refuses start", "[journal]") {
-  ScratchDir d;
+  TempDir d(TempDir::Where::kMemory);
   REQUIRE(VerifyOrCreateCookies(Env::Default(), Expected(d)).ok());
   testing::WriteRaw(d.Sub("j0/COOKIE"), "bookie_id: \"b1\" garbage {");
   CHECK(absl::IsFailedPrecondition(

@@ -18,7 +18,7 @@
 namespace bk::bookie {
 namespace {
 
-using testing::DiskDir;
+using bk::testing::TempDir;
 
 using testing::AddWaiter;
 using testing::Notify;
@@ -69,7 +69,7 @@ TEST_CASE("an aligned group is the records then one padding record",
 
 TEST_CASE("a direct file takes aligned writes and refuses others for good",
           "[journal]") {
-  DiskDir dir;
+  TempDir dir(TempDir::Where::kDisk);
   auto f = Env::Default()->NewDirectWritableFile(dir.Sub("d"));
   REQUIRE(f.ok());  // /var/tmp is the root ext4 here, which offers O_DIRECT
   AlignedGroup g(kDirectIoAlignment);
@@ -91,7 +91,7 @@ TEST_CASE("a direct file takes aligned writes and refuses others for good",
 
 TEST_CASE("an Env that does not offer direct writes says Unimplemented",
           "[journal]") {
-  DiskDir dir;
+  TempDir dir(TempDir::Where::kDisk);
   FaultInjectionEnv env(Env::Default());  // an EnvWrapper: never forwards it
   auto f = env.NewDirectWritableFile(dir.Sub("d"));
   CHECK(absl::IsUnimplemented(f.status()));
@@ -157,7 +157,7 @@ TEST_CASE(
   FaultInjectionEnv fault_env(Env::Default());
   for (Env* env : {Env::Default(), static_cast<Env*>(&fault_env)}) {
     INFO((env == Env::Default() ? "direct" : "fallback"));
-    DiskDir dir;
+    TempDir dir(TempDir::Where::kDisk);
     JournalStats stats;
     const std::vector<std::string> replayed =
         AddAndReplay(env, dir.Sub("journal"), sizes, &stats);

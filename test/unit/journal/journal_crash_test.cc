@@ -17,10 +17,10 @@
 namespace bk::bookie {
 namespace {
 
+using bk::testing::TempDir;
 using testing::AddWaiter;
 using testing::Notify;
 using testing::Payload;
-using testing::ScratchDir;
 using RT = journal_format::RecordType;
 using Key = std::pair<uint64_t, int64_t>;
 
@@ -46,7 +46,7 @@ struct Outcome {
 // that files are retired and reused (journalReuseFiles) during the
 // workload; a power cut puts back the old bytes of a reused file past what
 // was synced.
-JournalOptions Options(const ScratchDir& dir, bool aligned, bool recycle) {
+JournalOptions Options(const TempDir& dir, bool aligned, bool recycle) {
   JournalOptions o;
   o.dirs = {dir.Sub("journal")};
   o.direct_io = aligned;
@@ -152,7 +152,7 @@ void CheckRecovery(FaultInjectionEnv* env, const JournalOptions& o,
 }
 
 void CrashAndCheck(const Fault& fault, bool aligned, bool recycle) {
-  ScratchDir dir;
+  TempDir dir(TempDir::Where::kMemory);
   FaultInjectionEnv env(Env::Default());
   const JournalOptions o = Options(dir, aligned, recycle);
   Outcome out = RunWorkload(&env, o, fault);
@@ -175,7 +175,7 @@ TEST_CASE(
     Outcome dry;
     int64_t reused = 0;
     {
-      ScratchDir dir;
+      TempDir dir(TempDir::Where::kMemory);
       FaultInjectionEnv env(Env::Default());
       const JournalOptions o = Options(dir, aligned, recycle);
       dry = RunWorkload(&env, o, Fault{});
@@ -213,7 +213,7 @@ TEST_CASE(
   const size_t record = journal_format::kRecordHeaderSize + last.size();
   for (size_t keep = 0; keep < record; ++keep) {
     INFO("kept " << keep << " of " << record << " bytes");
-    ScratchDir dir;
+    TempDir dir(TempDir::Where::kMemory);
     FaultInjectionEnv env(Env::Default());
     JournalOptions o;
     o.dirs = {dir.Sub("journal")};
@@ -253,7 +253,7 @@ TEST_CASE(
 
 TEST_CASE("replay refuses an older journal file with a damaged tail",
           "[journal]") {
-  ScratchDir dir;
+  TempDir dir(TempDir::Where::kMemory);
   JournalOptions o;
   o.dirs = {dir.Sub("journal")};
   o.flush_when_queue_empty = true;

@@ -12,9 +12,9 @@
 namespace bk::bookie {
 namespace {
 
+using bk::testing::TempDir;
 using testing::EntryRecord;
 using testing::FileHeader;
-using testing::ScratchDir;
 using testing::WriteRaw;
 namespace jf = journal_format;
 
@@ -68,7 +68,7 @@ std::string ThreeRecords() {
 
 TEST_CASE("reader returns every record of an intact file in order",
           "[journal]") {
-  ScratchDir dir;
+  TempDir dir(TempDir::Where::kMemory);
   WriteRaw(dir.Sub("f"), ThreeRecords());
   ReadAll r = Read(dir.Sub("f"), 1);
   REQUIRE(r.status.ok());
@@ -79,7 +79,7 @@ TEST_CASE("reader returns every record of an intact file in order",
 
 TEST_CASE("reader ignores a truncated trailing record and reports the cut",
           "[journal]") {
-  ScratchDir dir;
+  TempDir dir(TempDir::Where::kMemory);
   const std::string full = ThreeRecords();
   WriteRaw(dir.Sub("f"), full.substr(0, full.size() - 2));
   ReadAll r = Read(dir.Sub("f"), 1);
@@ -91,7 +91,7 @@ TEST_CASE("reader ignores a truncated trailing record and reports the cut",
 
 TEST_CASE("reader ignores a checksum mismatch in the last record",
           "[journal]") {
-  ScratchDir dir;
+  TempDir dir(TempDir::Where::kMemory);
   std::string data = ThreeRecords();
   data.back() ^= 0x40;  // the last payload byte
   WriteRaw(dir.Sub("f"), data);
@@ -103,7 +103,7 @@ TEST_CASE("reader ignores a checksum mismatch in the last record",
 
 TEST_CASE("reader treats a zero-filled tail as the end of the journal",
           "[journal]") {
-  ScratchDir dir;
+  TempDir dir(TempDir::Where::kMemory);
   WriteRaw(dir.Sub("f"), absl::StrCat(ThreeRecords(), std::string(4096, '\0')));
   ReadAll r = Read(dir.Sub("f"), 1);
   REQUIRE(r.status.ok());
@@ -114,7 +114,7 @@ TEST_CASE("reader treats a zero-filled tail as the end of the journal",
 
 TEST_CASE("reader refuses a checksum mismatch in the middle of a file",
           "[journal]") {
-  ScratchDir dir;
+  TempDir dir(TempDir::Where::kMemory);
   std::string data = ThreeRecords();
   const size_t second_payload =
       jf::kFileHeaderSize + jf::kRecordHeaderSize + 4 + jf::kRecordHeaderSize;
@@ -128,7 +128,7 @@ TEST_CASE("reader refuses a checksum mismatch in the middle of a file",
 }
 
 TEST_CASE("reader refuses a bad length in the middle of a file", "[journal]") {
-  ScratchDir dir;
+  TempDir dir(TempDir::Where::kMemory);
   std::string data = ThreeRecords();
   const size_t length_field = jf::kFileHeaderSize + jf::kRecordLengthOffset;
   data[length_field] = '\x7f';  // about 2 GiB: past any record limit
@@ -140,7 +140,7 @@ TEST_CASE("reader refuses a bad length in the middle of a file", "[journal]") {
 }
 
 TEST_CASE("reader refuses a bad magic when valid records follow", "[journal]") {
-  ScratchDir dir;
+  TempDir dir(TempDir::Where::kMemory);
   std::string data = ThreeRecords();
   data[0] = 'X';
   WriteRaw(dir.Sub("f"), data);
@@ -153,7 +153,7 @@ TEST_CASE(
     "reader treats a torn header with nothing after it as an "
     "interrupted file creation",
     "[journal]") {
-  ScratchDir dir;
+  TempDir dir(TempDir::Where::kMemory);
   WriteRaw(dir.Sub("f"), FileHeader(1).substr(0, 11));
   ReadAll r = Read(dir.Sub("f"), 1);
   REQUIRE(r.status.ok());
@@ -163,7 +163,7 @@ TEST_CASE(
 }
 
 TEST_CASE("reader refuses an unknown format version", "[journal]") {
-  ScratchDir dir;
+  TempDir dir(TempDir::Where::kMemory);
   WriteRaw(dir.Sub("f"), testing::FileHeaderOfVersion(1, jf::kVersion + 1));
   ReadAll r = Read(dir.Sub("f"), 1);
   CHECK(absl::IsFailedPrecondition(r.status));
@@ -171,7 +171,7 @@ TEST_CASE("reader refuses an unknown format version", "[journal]") {
 
 TEST_CASE("reader reads a version 1 file, which has no padding records",
           "[journal]") {
-  ScratchDir dir;
+  TempDir dir(TempDir::Where::kMemory);
   WriteRaw(dir.Sub("f"), absl::StrCat(testing::FileHeaderOfVersion(1, 1),
                                       EntryRecord(5, 0, "zero", 0),
                                       EntryRecord(5, 1, "one", 0)));
@@ -182,7 +182,7 @@ TEST_CASE("reader reads a version 1 file, which has no padding records",
 
 TEST_CASE("reader skips padding records and counts only the others",
           "[journal]") {
-  ScratchDir dir;
+  TempDir dir(TempDir::Where::kMemory);
   std::string file = absl::StrCat(FileHeader(1), EntryRecord(5, 0, "zero"));
   std::string pad(jf::PaddingFor(file.size(), 4096), '\0');
   jf::EncodePadding(pad.size(), testing::SaltOf(1), pad.data());
@@ -225,7 +225,7 @@ TEST_CASE(
   o.buffered_writes_threshold_bytes =
       JournalOptions::kMaxBufferedWritesThreshold + 1;
   CHECK(absl::IsInvalidArgument(o.Validate()));
-  ScratchDir dir;
+  TempDir dir(TempDir::Where::kMemory);
   const uint64_t at = jf::kUnalignedScanBytes + 10 * jf::kGroupAlignment;
   WriteRaw(dir.Sub("f"), AlignedFileWithRecordAt(at));
   ReadAll r = Read(dir.Sub("f"), 1);
@@ -237,7 +237,7 @@ TEST_CASE(
     "in a file of aligned groups past the scan window only group starts are "
     "looked at, so old records there are a torn tail",
     "[journal]") {
-  ScratchDir dir;
+  TempDir dir(TempDir::Where::kMemory);
   // Not on a 4 KiB boundary, so not a group start: in an aligned file it is
   // the inside of an old group, never a record of this file's life.
   const uint64_t at = jf::kUnalignedScanBytes + 10 * jf::kGroupAlignment + 100;
@@ -255,7 +255,7 @@ TEST_CASE(
 
 TEST_CASE("reader refuses a file whose header names another file id",
           "[journal]") {
-  ScratchDir dir;
+  TempDir dir(TempDir::Where::kMemory);
   WriteRaw(dir.Sub("f"), ThreeRecords());
   ReadAll r = Read(dir.Sub("f"), 2);
   CHECK(absl::IsDataLoss(r.status));
@@ -263,7 +263,7 @@ TEST_CASE("reader refuses a file whose header names another file id",
 
 TEST_CASE("reader skips a corrupt record and reports it when told to",
           "[journal]") {
-  ScratchDir dir;
+  TempDir dir(TempDir::Where::kMemory);
   std::string data = ThreeRecords();
   const size_t second_payload =
       jf::kFileHeaderSize + jf::kRecordHeaderSize + 4 + jf::kRecordHeaderSize;
@@ -280,7 +280,7 @@ TEST_CASE("reader skips a corrupt record and reports it when told to",
 
 TEST_CASE("reader starts at a checkpoint offset and past-the-end is empty",
           "[journal]") {
-  ScratchDir dir;
+  TempDir dir(TempDir::Where::kMemory);
   WriteRaw(dir.Sub("f"), ThreeRecords());
   const uint64_t second = jf::kFileHeaderSize + jf::kRecordHeaderSize + 4;
   ReadAll r = Read(dir.Sub("f"), 1, false, second);

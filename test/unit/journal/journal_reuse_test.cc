@@ -17,11 +17,10 @@
 namespace bk::bookie {
 namespace {
 
+using bk::testing::TempDir;
 using testing::AddWaiter;
-using testing::DiskDir;
 using testing::Notify;
 using testing::Payload;
-using testing::ScratchDir;
 using testing::Started;
 using RT = journal_format::RecordType;
 
@@ -72,7 +71,7 @@ TEST_CASE(
     "[journal]") {
   for (bool direct : {true, false}) {
     INFO((direct ? "O_DIRECT on disk" : "page cache"));
-    DiskDir dir;
+    TempDir dir(TempDir::Where::kDisk);
     const JournalOptions o = Recycling(dir.Sub("journal"), direct);
     int64_t checkpointed_below = 0;
     {
@@ -117,7 +116,7 @@ TEST_CASE(
     "after a crash in a reused file replay cuts its old records as a torn "
     "tail and keeps every acknowledged add",
     "[journal]") {
-  DiskDir dir;
+  TempDir dir(TempDir::Where::kDisk);
   const JournalOptions o = Recycling(dir.Sub("journal"), true);
   std::string copy;
   std::string newest_path;
@@ -162,7 +161,7 @@ TEST_CASE(
     "through the page cache every group in a reused file ends on a page "
     "boundary",
     "[journal]") {
-  DiskDir dir;
+  TempDir dir(TempDir::Where::kDisk);
   const JournalOptions o = Recycling(dir.Sub("journal"), false);
   auto j = Started(Env::Default(), o);
   int in_reused = 0;
@@ -192,7 +191,7 @@ TEST_CASE(
 
 TEST_CASE("an Env that cannot reopen files gets retired files removed",
           "[journal]") {
-  ScratchDir dir;
+  TempDir dir(TempDir::Where::kMemory);
   EnvWrapper plain(Env::Default());  // does not forward ReopenWritableFile
   const JournalOptions o = Recycling(dir.Sub("journal"), false);
   auto j = Started(&plain, o);

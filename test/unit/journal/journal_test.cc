@@ -18,16 +18,16 @@
 namespace bk::bookie {
 namespace {
 
+using bk::testing::TempDir;
 using testing::AddWaiter;
 using testing::Notify;
 using testing::Payload;
-using testing::ScratchDir;
 using testing::Started;
 using RT = journal_format::RecordType;
 
 // Groups close only on the thresholds and the wait, which these tests are
 // about (adaptive group commit: sync_pipeline_test.cc).
-JournalOptions OneDir(const ScratchDir& dir) {
+JournalOptions OneDir(const TempDir& dir) {
   JournalOptions o;
   o.dirs = {dir.Sub("journal")};
   o.preallocate_bytes = 1 << 20;
@@ -51,7 +51,7 @@ std::vector<std::string> ReplayAll(Env* env, const JournalOptions& options,
 }
 
 TEST_CASE("an add completes only after its group is synced", "[journal]") {
-  ScratchDir dir;
+  TempDir dir(TempDir::Where::kMemory);
   FaultInjectionEnv env(Env::Default());
   JournalOptions o = OneDir(dir);
   o.flush_when_queue_empty = true;
@@ -74,7 +74,7 @@ TEST_CASE("an add completes only after its group is synced", "[journal]") {
 }
 
 TEST_CASE("several adds share one sync", "[journal]") {
-  ScratchDir dir;
+  TempDir dir(TempDir::Where::kMemory);
   FaultInjectionEnv env(Env::Default());
   JournalOptions o = OneDir(dir);
   o.max_group_wait = absl::Hours(1);  // only the entry count closes a group
@@ -102,7 +102,7 @@ TEST_CASE(
     "a batch add queues its records in order, completes each after the sync "
     "and replays them like single adds",
     "[journal]") {
-  ScratchDir dir;
+  TempDir dir(TempDir::Where::kMemory);
   FaultInjectionEnv env(Env::Default());
   JournalOptions o = OneDir(dir);
   o.max_group_wait = absl::Hours(1);
@@ -139,7 +139,7 @@ TEST_CASE(
 
 TEST_CASE("a batch add refused by a stopped journal keeps its callbacks",
           "[journal]") {
-  ScratchDir dir;
+  TempDir dir(TempDir::Where::kMemory);
   auto j = Started(Env::Default(), OneDir(dir));
   j->Stop();
   bool called = false;
@@ -156,7 +156,7 @@ TEST_CASE("a batch add refused by a stopped journal keeps its callbacks",
 
 TEST_CASE("a group is synced once it reaches the bytes threshold",
           "[journal]") {
-  ScratchDir dir;
+  TempDir dir(TempDir::Where::kMemory);
   FaultInjectionEnv env(Env::Default());
   JournalOptions o = OneDir(dir);
   o.max_group_wait = absl::Hours(1);
@@ -213,7 +213,7 @@ TEST_CASE(
     "the record that reaches a threshold ends its group and the rest start "
     "the next",
     "[journal]") {
-  ScratchDir dir;
+  TempDir dir(TempDir::Where::kMemory);
   FaultInjectionEnv env(Env::Default());
   GroupLog log;
   JournalOptions o = OneDir(dir);
@@ -250,7 +250,7 @@ TEST_CASE(
 
 TEST_CASE("a lone add is synced once it has waited the group wait",
           "[journal]") {
-  ScratchDir dir;
+  TempDir dir(TempDir::Where::kMemory);
   FaultInjectionEnv env(Env::Default());
   JournalOptions o = OneDir(dir);
   o.max_group_wait = absl::Milliseconds(1);
@@ -262,7 +262,7 @@ TEST_CASE("a lone add is synced once it has waited the group wait",
 }
 
 TEST_CASE("a failed sync fails its group and every later add", "[journal]") {
-  ScratchDir dir;
+  TempDir dir(TempDir::Where::kMemory);
   FaultInjectionEnv env(Env::Default());
   JournalOptions o = OneDir(dir);
   o.max_group_wait = absl::Hours(1);
@@ -291,7 +291,7 @@ TEST_CASE("a failed sync fails its group and every later add", "[journal]") {
 }
 
 TEST_CASE("a failed write fails its group and is never retried", "[journal]") {
-  ScratchDir dir;
+  TempDir dir(TempDir::Where::kMemory);
   FaultInjectionEnv env(Env::Default());
   JournalOptions o = OneDir(dir);
   o.flush_when_queue_empty = true;
@@ -307,7 +307,7 @@ TEST_CASE("a failed write fails its group and is never retried", "[journal]") {
 
 TEST_CASE("without journalSyncData adds complete after the write alone",
           "[journal]") {
-  ScratchDir dir;
+  TempDir dir(TempDir::Where::kMemory);
   FaultInjectionEnv env(Env::Default());
   JournalOptions o = OneDir(dir);
   o.sync_data = false;
@@ -325,7 +325,7 @@ TEST_CASE("without journalSyncData adds complete after the write alone",
 
 TEST_CASE("replay returns the records after the checkpoint in order",
           "[journal]") {
-  ScratchDir dir;
+  TempDir dir(TempDir::Where::kMemory);
   JournalOptions o = OneDir(dir);
   o.flush_when_queue_empty = true;
   {
@@ -350,7 +350,7 @@ TEST_CASE(
     "files roll at the size limit and a checkpoint removes old files "
     "keeping the backups",
     "[journal]") {
-  ScratchDir dir;
+  TempDir dir(TempDir::Where::kMemory);
   JournalOptions o = OneDir(dir);
   o.flush_when_queue_empty = true;
   o.max_file_size_bytes = 64 * 1024;
@@ -386,7 +386,7 @@ TEST_CASE(
     "ledgers are spread over several journal directories and all "
     "are replayed",
     "[journal]") {
-  ScratchDir dir;
+  TempDir dir(TempDir::Where::kMemory);
   JournalOptions o;
   o.dirs = {dir.Sub("j0"), dir.Sub("j1"), dir.Sub("j2")};
   o.max_group_wait = absl::Microseconds(200);
@@ -425,7 +425,7 @@ TEST_CASE(
 }
 
 TEST_CASE("adds before start or after stop are refused", "[journal]") {
-  ScratchDir dir;
+  TempDir dir(TempDir::Where::kMemory);
   Journal j(Env::Default(), OneDir(dir));
   CHECK(absl::IsFailedPrecondition(
       j.Add(RT::kEntry, 1, 0, Payload("p"), [](absl::Status) {})));

@@ -1,14 +1,12 @@
-// Helpers shared by the journal tests: scratch directories, hand-built
-// journal files, and bounded waits on add completions.
+// Helpers shared by the journal tests: hand-built journal files and bounded
+// waits on add completions. (Directories: test/support/temp_dir.h.)
 
 #ifndef BK_TEST_UNIT_JOURNAL_JOURNAL_TEST_UTIL_H_
 #define BK_TEST_UNIT_JOURNAL_JOURNAL_TEST_UTIL_H_
 
-#include <stdlib.h>
-#include <unistd.h>
-
 #include <catch2/catch.hpp>
 #include <chrono>
+#include <cstdlib>
 #include <future>
 #include <memory>
 #include <string>
@@ -20,42 +18,9 @@
 #include "bookie/journal/journal_format.h"
 #include "bookie/journal/journal_queue.h"
 #include "common/env.h"
+#include "test/support/temp_dir.h"
 
 namespace bk::bookie::testing {
-
-// A fresh directory, removed on destruction. On tmpfs when there is one, so
-// that tests running hundreds of syncs stay fast.
-class ScratchDir {
- public:
-  ScratchDir() {
-    const char* base = ::access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
-    std::string tmpl = absl::StrCat(base, "/bk_journal_test_XXXXXX");
-    path_ = ::mkdtemp(tmpl.data());
-  }
-  ~ScratchDir() { Env::Default()->RemoveDirRecursive(path_).IgnoreError(); }
-  const std::string& path() const { return path_; }
-  std::string Sub(const std::string& name) const {
-    return absl::StrCat(path_, "/", name);
-  }
-
- private:
-  std::string path_;
-};
-
-// A fresh directory on the root filesystem (ext4 here), which offers
-// O_DIRECT; removed on destruction.
-class DiskDir {
- public:
-  DiskDir() {
-    std::string tmpl = "/var/tmp/bk_direct_test_XXXXXX";
-    path_ = ::mkdtemp(tmpl.data());
-  }
-  ~DiskDir() { Env::Default()->RemoveDirRecursive(path_).IgnoreError(); }
-  std::string Sub(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
-};
 
 // The record salt of file `file_id` as this build writes it.
 inline uint32_t SaltOf(uint64_t file_id) {

@@ -9,10 +9,10 @@
 namespace bk::bookie {
 namespace {
 
+using bk::testing::TempDir;
 using testing::IsEntry;
 using testing::MakeEntry;
 using testing::SmallOptions;
-using testing::TempDir;
 
 int CountLogs(const std::string& dir) {
   auto children = Env::Default()->GetChildren(dir);

@@ -10,10 +10,10 @@
 namespace bk::bookie {
 namespace {
 
+using bk::testing::TempDir;
 using testing::IsEntry;
 using testing::MakeEntry;
 using testing::SmallOptions;
-using testing::TempDir;
 
 // Every entry the index lists is readable and intact.
 void CheckIndexPointsAtData(LedgerStorage& s, uint64_t ledger) {

@@ -17,9 +17,9 @@
 namespace bk::bookie {
 namespace {
 
+using bk::testing::TempDir;
 using testing::IsEntry;
 using testing::MakeEntry;
-using testing::TempDir;
 
 struct Written {
   std::vector<EntryBuffer> data;

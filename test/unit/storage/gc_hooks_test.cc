@@ -15,9 +15,9 @@ namespace bk::bookie {
 namespace {
 
 using bk::testing::ClockEnv;
+using bk::testing::TempDir;
 using testing::MakeEntry;
 using testing::SmallOptions;
-using testing::TempDir;
 
 void AddLedger(LedgerStorage* s, uint64_t ledger, int64_t entries) {
   for (int64_t e = 0; e < entries; ++e) {
@@ -120,6 +120,72 @@ TEST_CASE(
   CHECK(removed.Get() == std::vector<uint64_t>{2});
   CHECK((*s)->GetStats().deleted_ledgers == 1);
   s->reset();  // stops the GC thread before what its hooks use goes
+}
+
+// Counts the background GC's passes: it makes a filter at the start of each.
+struct Passes {
+  absl::Mutex mu;
+  int n ABSL_GUARDED_BY(mu) = 0;
+  DeletedLedgerFilterFactory Factory(LedgerDeletedFn deleted) {
+    return [this, deleted]() -> LedgerDeletedFn {
+      absl::MutexLock l(&mu);
+      ++n;
+      return deleted;
+    };
+  }
+  int Get() {
+    absl::MutexLock l(&mu);
+    return n;
+  }
+  // Waits until pass `k` has begun, so pass k - 1 has finished.
+  bool AwaitBegun(int k) {
+    absl::MutexLock l(&mu);
+    auto begun = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) { return n >= k; };
+    return mu.AwaitWithTimeout(absl::Condition(&begun), absl::Seconds(30));
+  }
+};
+
+TEST_CASE(
+    "the background GC compacts a half-live log once the minor compaction "
+    "interval has passed on the Env's clock",
+    "[storage][gc]") {
+  TempDir dir;
+  ClockEnv env(Env::Default());
+  LedgerStorageOptions o = SmallOptions(dir.path());
+  o.entry_log_size_limit = 8
+                           << 10;  // several logs; the last is never compacted
+  o.gc_wait_time = absl::Milliseconds(1);
+  o.minor_compaction_interval = absl::Hours(1);
+  o.minor_compaction_threshold = 0.9;
+  auto s = LedgerStorage::Open(&env, o);
+  REQUIRE(s.ok());
+  // Every log holds all four ledgers; two of them are deleted.
+  for (int round = 0; round < 3; ++round) {
+    for (uint64_t l = 1; l <= 4; ++l) {
+      for (int64_t e = round * 10; e < (round + 1) * 10; ++e) {
+        REQUIRE((*s)->AddEntry(l, e, MakeEntry(l, e, 300)).ok());
+      }
+    }
+    REQUIRE((*s)->Flush().ok());
+  }
+  Passes passes;
+  (*s)->SetDeletedLedgerFilter(
+      passes.Factory([](uint64_t id) { return id <= 2; }));
+  REQUIRE(passes.AwaitBegun(3));  // two passes done, within the hour
+  CHECK((*s)->GetStats().deleted_ledgers == 2);
+  CHECK((*s)->GetStats().compacted_logs == 0);  // half live: not yet
+
+  env.Advance(absl::Hours(1));
+  REQUIRE(passes.AwaitBegun(passes.Get() + 2));  // a whole pass after it
+  CHECK((*s)->GetStats().compacted_logs >= 1);
+  for (uint64_t l = 3; l <= 4; ++l) {
+    for (int64_t e = 0; e < 30; ++e) {
+      auto got = (*s)->GetEntry(l, e);
+      REQUIRE(got.ok());
+      CHECK(testing::IsEntry(*got, l, e, 300));
+    }
+  }
+  s->reset();  // stops the GC thread before `passes` goes
 }
 
 }  // namespace

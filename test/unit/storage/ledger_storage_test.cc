@@ -8,15 +8,33 @@
 namespace bk::bookie {
 namespace {
 
+using bk::testing::TempDir;
 using testing::IsEntry;
 using testing::MakeEntry;
 using testing::SmallOptions;
-using testing::TempDir;
 
 std::unique_ptr<LedgerStorage> OpenOrDie(const LedgerStorageOptions& o) {
   auto s = LedgerStorage::Open(Env::Default(), o);
   REQUIRE(s.ok());
   return std::move(*s);
+}
+
+// Changes a ledger's state the way its owner does: under the slot's lock,
+// recorded for the next flush.
+template <typename Fn>
+void Change(LedgerStorage* storage, uint64_t ledger_id, Fn fn) {
+  auto slot = storage->FindOrCreateLedger(ledger_id);
+  REQUIRE(slot.ok());
+  absl::MutexLock l(&(*slot)->mu);
+  fn(&(*slot)->state);
+  storage->LedgerStateChanged(**slot);
+}
+
+LedgerState StateOf(LedgerStorage* storage, uint64_t ledger_id) {
+  std::shared_ptr<LedgerSlot> slot = storage->FindLedger(ledger_id);
+  REQUIRE(slot != nullptr);
+  absl::MutexLock l(&slot->mu);
+  return slot->state;
 }
 
 TEST_CASE(
@@ -86,28 +104,38 @@ TEST_CASE("a read that misses reads ahead so the next entries hit the cache",
 }
 
 TEST_CASE(
-    "ledger state (fenced, master key, explicit LAC) persists across "
-    "reopen",
+    "ledger state changes (fenced, master key, explicit LAC) reach the "
+    "index with the next flush and persist across reopen; unflushed ones "
+    "do not",
     "[storage]") {
   TempDir dir;
   {
     auto storage = OpenOrDie(SmallOptions(dir.path()));
-    REQUIRE(storage->SetMasterKey(4, "secret").ok());
-    CHECK(storage->SetMasterKey(4, "secret").ok());
-    CHECK(absl::IsPermissionDenied(storage->SetMasterKey(4, "other")));
-    CHECK(*storage->SetFenced(4) == true);
-    CHECK(*storage->SetFenced(4) == false);
-    REQUIRE(storage->SetExplicitLac(4, "lac-bytes").ok());
+    const StorageStats before = storage->GetStats();
+    Change(storage.get(), 4, [](LedgerState* st) {
+      st->has_master_key = true;
+      st->master_key = "secret";
+      st->fenced = true;
+      st->has_explicit_lac = true;
+      st->explicit_lac = "lac-bytes";
+    });
     REQUIRE(storage->AddEntry(4, 0, MakeEntry(4, 0)).ok());
+    // Recorded only: the index is written by the flush.
+    CHECK(storage->GetStats().index_writes == before.index_writes);
     REQUIRE(storage->Flush().ok());
+    CHECK(storage->GetStats().index_synced_writes ==
+          before.index_synced_writes + 1);
+    // Never flushed: gone at reopen (the journal holds such changes).
+    Change(storage.get(), 5, [](LedgerState* st) { st->fenced = true; });
+    Change(storage.get(), 4, [](LedgerState* st) { st->fenced = false; });
   }
   auto storage = OpenOrDie(SmallOptions(dir.path()));
   CHECK(storage->LedgerExists(4));
-  CHECK(*storage->IsFenced(4));
-  CHECK(*storage->GetMasterKey(4) == "secret");
-  CHECK(storage->CheckMasterKey(4, "secret").ok());
-  CHECK(absl::IsPermissionDenied(storage->CheckMasterKey(4, "secreT")));
-  CHECK(*storage->GetExplicitLac(4) == "lac-bytes");
+  const LedgerState st = StateOf(storage.get(), 4);
+  CHECK(st.fenced);
+  CHECK(st.has_master_key);
+  CHECK(st.master_key == "secret");
+  CHECK(st.explicit_lac == "lac-bytes");
   CHECK(IsEntry(*storage->GetEntry(4, 0), 4, 0));
   CHECK_FALSE(storage->LedgerExists(5));
 }

@@ -5,6 +5,8 @@
 #include <catch2/catch.hpp>
 #include <thread>
 
+#include "common/fault_env.h"
+#include "common/sync_gate.h"
 #include "test/support/clock_env.h"
 #include "test/unit/storage/storage_test_util.h"
 
@@ -12,11 +14,10 @@ namespace bk::bookie {
 namespace {
 
 using bk::testing::ClockEnv;
-using testing::HoldSyncEnv;
+using bk::testing::TempDir;
 using testing::IsEntry;
 using testing::MakeEntry;
 using testing::SmallOptions;
-using testing::TempDir;
 
 constexpr absl::Duration kRetention = absl::Hours(1);
 
@@ -168,7 +169,7 @@ TEST_CASE(
   env.Advance(kRetention / 2);
   CHECK(Purge(s.get()) == 0);
   CHECK(absl::IsNotFound(s->AddEntry(7, 10, MakeEntry(7, 10))));
-  CHECK(absl::IsNotFound(s->SetMasterKey(7, "k")));
+  CHECK(absl::IsNotFound(s->FindOrCreateLedger(7).status()));
   CHECK(absl::IsNotFound(s->GetEntry(7, 0).status()));
   CHECK(absl::IsNotFound(s->GetEntry(7, LedgerStorage::kLastEntry).status()));
   CHECK_FALSE(s->LedgerExists(7));
@@ -199,22 +200,24 @@ TEST_CASE(
     "indexed, before or after the purge",
     "[storage][purge]") {
   TempDir dir;
-  HoldSyncEnv hold(Env::Default());
-  ClockEnv env(&hold);
+  SyncGate gate;
+  FaultInjectionEnv gated(Env::Default());
+  gated.SetSyncGate(&gate, ".log");  // entry logs
+  ClockEnv env(&gated);
   auto options = PurgeOptions(dir.path());
   {
     auto s = OpenOrDie(&env, options);
     AddLedger(s.get(), 1, 10);  // goes into the flush below
     AddLedger(s.get(), 2, 10);
-    hold.Hold();
+    gate.Hold();
     std::thread flusher([&] { CHECK(s->Flush().ok()); });
-    hold.WaitHeld();  // the flush has swapped and hangs in its log sync
+    CHECK(gate.AwaitSyncs(1));  // the flush swapped, hangs in its log sync
     // Into the active half while the flush runs.
     for (int64_t e = 10; e < 20; ++e) {
       REQUIRE(s->AddEntry(1, e, MakeEntry(1, e)).ok());
     }
     std::thread deleter([&] { CHECK(s->DeleteLedger(1).ok()); });
-    hold.Release();
+    gate.Open();
     flusher.join();
     deleter.join();
     const uint64_t flushed_before = s->GetStats().flushed_entries;

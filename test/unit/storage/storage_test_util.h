@@ -1,41 +1,26 @@
-// Helpers shared by the storage tests: temporary directories, packaged
-// entries with recognisable content, and an Env whose entry-log syncs can be
-// held (a sync point for the throttle test).
+// Helpers shared by the storage tests: packaged entries with recognisable
+// content, and an Env that records sync spans. (Directories:
+// test/support/temp_dir.h; holding syncs: SyncGate on a FaultInjectionEnv,
+// common/sync_gate.h.)
 
 #ifndef BK_TEST_UNIT_STORAGE_STORAGE_TEST_UTIL_H_
 #define BK_TEST_UNIT_STORAGE_STORAGE_TEST_UTIL_H_
 
-#include <stdlib.h>
-
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/synchronization/mutex.h"
-#include "absl/synchronization/notification.h"
 #include "bookie/storage/entry_buffer.h"
 #include "bookie/storage/ledger_storage.h"
 #include "common/env.h"
 #include "proto/entry_format.h"
+#include "test/support/temp_dir.h"
 
 namespace bk::bookie::testing {
-
-// A fresh directory, removed with everything in it at destruction.
-class TempDir {
- public:
-  TempDir() {
-    char tmpl[] = "/tmp/bk_storage_test_XXXXXX";
-    path_ = ::mkdtemp(tmpl);
-  }
-  ~TempDir() { Env::Default()->RemoveDirRecursive(path_).IgnoreError(); }
-  const std::string& path() const { return path_; }
-  std::string Sub(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
-};
 
 // A packaged entry whose payload is derived from (ledger, entry, size).
 inline EntryBuffer MakeEntry(uint64_t ledger, int64_t entry,
@@ -67,70 +52,6 @@ inline LedgerStorageOptions SmallOptions(const std::string& dir) {
   o.max_throttle_time = absl::Milliseconds(50);
   return o;
 }
-
-// An Env that, once Hold() is called, makes every sync of an entry log
-// (".log") wait until Release(). WaitHeld() returns once a sync is waiting.
-class HoldSyncEnv : public EnvWrapper {
- public:
-  explicit HoldSyncEnv(Env* target) : EnvWrapper(target) {}
-
-  void Hold() {
-    absl::MutexLock l(&mu_);
-    holding_ = true;
-  }
-  void Release() {
-    absl::MutexLock l(&mu_);
-    holding_ = false;
-  }
-  void WaitHeld() {
-    absl::MutexLock l(&mu_);
-    mu_.Await(absl::Condition(&waiting_));
-  }
-
-  absl::StatusOr<std::unique_ptr<WritableFile>> NewWritableFile(
-      const std::string& path) override {
-    auto f = target()->NewWritableFile(path);
-    if (!f.ok() || !absl::EndsWith(path, ".log")) return f;
-    return std::unique_ptr<WritableFile>(new File(this, std::move(*f)));
-  }
-
- private:
-  class File : public WritableFile {
-   public:
-    File(HoldSyncEnv* env, std::unique_ptr<WritableFile> base)
-        : env_(env), base_(std::move(base)) {}
-    absl::Status Append(absl::string_view d) override {
-      return base_->Append(d);
-    }
-    absl::Status AppendV(const struct iovec* iov, int n) override {
-      return base_->AppendV(iov, n);
-    }
-    absl::Status Sync(bool metadata) override {
-      {
-        absl::MutexLock l(&env_->mu_);
-        env_->waiting_ = env_->holding_;
-        auto released = [this]() { return !env_->holding_; };
-        env_->mu_.Await(absl::Condition(&released));
-        env_->waiting_ = false;
-      }
-      return base_->Sync(metadata);
-    }
-    absl::Status Preallocate(uint64_t b) override {
-      return base_->Preallocate(b);
-    }
-    absl::Status Close() override { return base_->Close(); }
-    uint64_t Size() const override { return base_->Size(); }
-    const std::string& path() const override { return base_->path(); }
-
-   private:
-    HoldSyncEnv* const env_;
-    std::unique_ptr<WritableFile> base_;
-  };
-
-  absl::Mutex mu_;
-  bool holding_ ABSL_GUARDED_BY(mu_) = false;
-  bool waiting_ ABSL_GUARDED_BY(mu_) = false;
-};
 
 // An Env that records, for every sync of an entry log (".log"), how many
 // bytes were appended to that file since its previous sync.

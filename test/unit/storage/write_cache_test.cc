@@ -5,15 +5,16 @@
 #include <catch2/catch.hpp>
 #include <thread>
 
+#include "common/fault_env.h"
+#include "common/sync_gate.h"
 #include "test/unit/storage/storage_test_util.h"
 
 namespace bk::bookie {
 namespace {
 
-using testing::HoldSyncEnv;
+using bk::testing::TempDir;
 using testing::IsEntry;
 using testing::MakeEntry;
-using testing::TempDir;
 
 TEST_CASE(
     "write cache refuses an add when the active half is full and "
@@ -86,16 +87,21 @@ TEST_CASE(
     "both write cache halves are busy",
     "[storage]") {
   TempDir dir;
-  HoldSyncEnv env(Env::Default());
+  SyncGate gate;
+  FaultInjectionEnv env(Env::Default());
+  env.SetSyncGate(&gate, ".log");  // entry logs
   auto options = testing::SmallOptions(dir.path());
   options.write_cache_bytes = 8 << 10;  // halves of 4 KiB
   options.background_flush = true;
   options.flush_interval = absl::Hours(1);
-  options.max_throttle_time = absl::Milliseconds(100);
+  // Long enough for the flush thread to swap the full half 0 out while the
+  // first throttled add waits, even on a loaded machine or under TSan.
+  options.max_throttle_time = absl::Seconds(1);
   auto storage = LedgerStorage::Open(&env, options);
   REQUIRE(storage.ok());
+  OpenGateOnExit open_on_exit(&gate);  // before the storage stops
 
-  env.Hold();  // the first flush will hang in its entry-log sync
+  gate.Hold();  // the first flush will hang in its entry-log sync
   int64_t next = 0;
   absl::Status failed;
   absl::Time failed_after;
@@ -110,7 +116,7 @@ TEST_CASE(
     }
     ++next;
   }
-  env.WaitHeld();
+  REQUIRE(gate.AwaitSyncs(1));
   CHECK(absl::IsResourceExhausted(failed));
   CHECK(failed_after - absl::UnixEpoch() >= options.max_throttle_time);
   CHECK(next >= 4);
@@ -122,7 +128,7 @@ TEST_CASE(
     CHECK(IsEntry(*got, 1, e, 1000));
   }
 
-  env.Release();
+  gate.Open();
   REQUIRE((*storage)->Flush().ok());  // waits for the hung flush, then runs
   REQUIRE((*storage)->AddEntry(1, next, MakeEntry(1, next, 1000)).ok());
   REQUIRE((*storage)->Flush().ok());

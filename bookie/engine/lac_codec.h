@@ -1,8 +1,8 @@
 // The explicit LAC as the bookie stores and journals it: 8 bytes, big-endian
 // two's complement.
 
-#ifndef BK_BOOKIE_STORE_LAC_CODEC_H_
-#define BK_BOOKIE_STORE_LAC_CODEC_H_
+#ifndef BK_BOOKIE_ENGINE_LAC_CODEC_H_
+#define BK_BOOKIE_ENGINE_LAC_CODEC_H_
 
 #include <string>
 
@@ -28,4 +28,4 @@ inline absl::StatusOr<int64_t> DecodeLac(absl::string_view s) {
 
 }  // namespace bk::bookie
 
-#endif  // BK_BOOKIE_STORE_LAC_CODEC_H_
+#endif  // BK_BOOKIE_ENGINE_LAC_CODEC_H_

@@ -1,0 +1,46 @@
+// RunBookie: the `bookie` program (bookie/main.cc), made a function so that
+// a test build can run the very same program with keys of its own and
+// another Env (test/support/bookie_testing: the fault-injecting bookie).
+//
+//   bookie [--conf=FILE] [--key=value ...]    run
+//   bookie format [--conf=FILE] --yes          wipe dirs, write new cookies
+//   bookie --help | --print-config
+//   bookie --print-config-template            every key, commented, with its
+//                                              default, unit and meaning
+//                                              (deploy/config/bookie.conf)
+//
+// Exit codes: 0 after a clean shutdown; 1 on a refused start or bad config
+// (one line on stderr says why); 2 when a second signal or the shutdown
+// timeout cut the drain short.
+
+#ifndef BK_BOOKIE_DAEMON_BOOKIE_MAIN_H_
+#define BK_BOOKIE_DAEMON_BOOKIE_MAIN_H_
+
+#include <functional>
+
+#include "absl/status/statusor.h"
+#include "common/config.h"
+#include "common/env.h"
+
+namespace bk::bookie {
+
+struct BookieMainHooks {
+  // The program's name in messages ("bookie: ...").
+  const char* program = "bookie";
+  // Keys beyond the bookie's own: accepted from every source, listed by
+  // --help, --print-config and the template, and handed to make_env. Must
+  // outlive the call. Null: none.
+  const ConfigSchema* extra_keys = nullptr;
+  // The Env the daemon runs on, from the loaded configuration; it must
+  // outlive the daemon. Unset, or a null Env: Env::Default(). An error
+  // refuses the start with it. (`format` always uses Env::Default().)
+  std::function<absl::StatusOr<Env*>(const Config&)> make_env;
+};
+
+// Runs the program; returns its exit code (or never returns: the daemon
+// ends the process itself once drained).
+int RunBookie(int argc, char** argv, const BookieMainHooks& hooks = {});
+
+}  // namespace bk::bookie
+
+#endif  // BK_BOOKIE_DAEMON_BOOKIE_MAIN_H_

@@ -1,0 +1,67 @@
+// The disk checker of a running bookie (daemon_wiring.h).
+
+#include "absl/strings/str_cat.h"
+#include "bookie/daemon/daemon_wiring.h"
+
+namespace bk::bookie {
+namespace {
+
+// Read-only above the threshold (or when forced), writable again below the
+// low-water mark; the store says why in /ready.
+void ApplyDiskState(const DaemonOptions& options, DaemonParts& p) {
+  const DiskCheckResult r = p.LastDisk();
+  if (options.force_read_only) {
+    p.store->SetReadOnly(true, "forceReadOnlyBookie is set");
+    return;
+  }
+  if (r.state == DiskState::kReadOnly) {
+    p.store->SetReadOnly(true,
+                         absl::StrCat("disk usage ", r.max_usage, " above ",
+                                      options.disk.usage_threshold));
+  } else {
+    p.store->SetReadOnly(false, "");
+  }
+  if (r.changed()) {
+    p.log->warn("disk state {} -> {} (max usage {:.3f})",
+                DiskStateName(r.previous), DiskStateName(r.state), r.max_usage);
+  }
+}
+
+void RecordCheck(DaemonParts& p) {
+  DiskCheckResult r = p.disk->Check();
+  absl::MutexLock l(&p.mu);
+  p.last_disk = r;
+}
+
+}  // namespace
+
+void StartDiskChecker(const DaemonOptions& options, DaemonParts& p) {
+  std::vector<std::string> dirs = options.store.storage.ledger_dirs;
+  for (const auto& j : options.store.journal.dirs) dirs.push_back(j);
+  p.disk = std::make_unique<DiskChecker>(p.env, dirs, options.disk);
+  RecordCheck(p);
+  ApplyDiskState(options, p);
+}
+
+void CheckDisks(const DaemonOptions& options, DaemonParts& p) {
+  RecordCheck(p);
+  ApplyDiskState(options, p);
+  // Keep the registration's read-only flag current (journal failures
+  // included: an unwritable bookie must not be chosen for new ledgers).
+  const bool read_only = !p.store->Stats().writable;
+  bool changed;
+  {
+    absl::MutexLock l(&p.mu);
+    changed = read_only != p.registered_read_only;
+  }
+  if (changed && p.registered) {
+    absl::Status s = Register(options, p);
+    if (!s.ok()) {
+      p.log->error("re-registration failed: {}", s.ToString());
+    } else {
+      p.log->info("registered as {}", read_only ? "read-only" : "writable");
+    }
+  }
+}
+
+}  // namespace bk::bookie

@@ -1,0 +1,102 @@
+// The gRPC and HTTP servers of a running bookie (daemon_wiring.h).
+
+#include <prometheus/text_serializer.h>
+
+#include <map>
+
+#include "absl/strings/str_cat.h"
+#include "bookie/daemon/bookie_info.h"
+#include "bookie/daemon/daemon_wiring.h"
+
+namespace bk::bookie {
+namespace {
+
+// GetBookieInfo's answer: the load monitor's window, the store, the last
+// disk check and the service's own add latency.
+InfoProvider MakeInfoProvider(DaemonParts& p) {
+  return [&p](uint64_t requested) {
+    BookieInfoInputs in;
+    in.load = p.monitor->Snapshot();
+    in.store = p.store->Stats();
+    in.disk = p.LastDisk();
+    in.add_latency_p99_ms = p.service->add_latency_p99_ms();
+    return MakeBookieInfo(requested, in);
+  };
+}
+
+HttpResponse Metrics(DaemonParts& p) {
+  p.service_probe->AddsInFlight(p.service->adds_in_flight());
+  p.service_probe->ReadsInFlight(p.service->reads_in_flight());
+  auto families = p.registry->Collect();
+  auto more = p.collector->Collect();
+  families.insert(families.end(), more.begin(), more.end());
+  return HttpResponse{200, "text/plain; version=0.0.4; charset=utf-8",
+                      prometheus::TextSerializer().Serialize(families)};
+}
+
+HttpResponse Ready(DaemonParts& p) {
+  if (!p.ready || !p.registered) {
+    return HttpResponse{
+        503, "text/plain; charset=utf-8",
+        p.ready ? "not ready: not registered\n" : "not ready: starting\n"};
+  }
+  StoreStats st = p.store->Stats();
+  return HttpResponse{
+      200, "text/plain; charset=utf-8",
+      st.writable
+          ? "ready: writable\n"
+          : absl::StrCat("ready: read-only: ", st.unwritable_reason, "\n")};
+}
+
+}  // namespace
+
+absl::Status StartService(const DaemonOptions& options, DaemonParts& p) {
+  ServiceOptions service_options = options.service;
+  service_options.latency_window_seconds = static_cast<int>(std::max<int64_t>(
+      1, absl::ToInt64Seconds(options.monitor.stat_interval *
+                              options.monitor.slide_window_size)));
+  p.service = std::make_unique<BookieServiceImpl>(
+      p.store.get(), service_options, MakeInfoProvider(p),
+      p.service_probe.get());
+  auto creds = MakeServerCredentials(p.env, options.tls);
+  if (!creds.ok()) return creds.status();
+  GrpcServerOptions go;
+  go.address = absl::StrCat(options.listen_address, ":", options.grpc_port);
+  go.credentials = *creds;
+  go.max_message_bytes = options.service.max_message_bytes;
+  auto grpc = GrpcServer::Start(p.service.get(), go);
+  if (!grpc.ok()) return grpc.status();
+  p.grpc = std::move(*grpc);
+  return absl::OkStatus();
+}
+
+absl::Status StartHttp(const DaemonOptions& options, DaemonParts& p) {
+  DaemonParts* q = &p;
+  p.collector = std::make_shared<StatsCollector>(
+      options.bookie_id,
+      StatsSources{[q] { return q->store->journal_stats(); },
+                   [q] { return q->store->storage_stats(); },
+                   [q] { return q->store->Stats(); },
+                   [q] { return q->monitor->Snapshot(); },
+                   [q] { return q->LastDisk(); },
+                   [q] { return q->registered.load(); },
+                   [q] {
+                     return q->gc_filter ? q->gc_filter->stats()
+                                         : MetadataLedgerFilter::Stats{};
+                   }});
+  if (!options.http_enabled) return absl::OkStatus();
+  std::map<std::string, HttpHandler> routes;
+  routes["/metrics"] = [q](const HttpRequest&) { return Metrics(*q); };
+  routes["/health"] = [](const HttpRequest&) {
+    return HttpResponse{200, "text/plain; charset=utf-8", "alive\n"};
+  };
+  routes["/ready"] = [q](const HttpRequest&) { return Ready(*q); };
+  auto http = HttpServer::Start(
+      absl::StrCat(options.listen_address, ":", options.http_port),
+      std::move(routes));
+  if (!http.ok()) return http.status();
+  p.http = std::move(*http);
+  return absl::OkStatus();
+}
+
+}  // namespace bk::bookie

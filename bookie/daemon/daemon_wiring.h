@@ -1,0 +1,145 @@
+// The wiring units of BookieDaemon::Start (bookie_daemon.h), one per part
+// of a running bookie, in the order Start runs them:
+//
+//   metadata     OpenMetadata, WaitForOldRegistration, CheckCookies
+//   storage      OpenStorage (journal replay), InstallGcFilter
+//   monitor      StartMonitor (the BP-65 load figures)
+//   disk         StartDiskChecker; CheckDisks while running
+//   service      StartService (the Bookie gRPC service and its server)
+//   http         StartHttp (/metrics, /health, /ready)
+//   registration Register, WatchSession
+//
+// Each unit builds its part into DaemonParts from DaemonOptions and the
+// parts before it, and returns the first error; BookieDaemon's shutdown
+// takes the parts down in reverse. Units run on the daemon's owning thread;
+// the callbacks they install (info provider, HTTP handlers, session
+// listener) run on server threads and read DaemonParts through the
+// synchronisation stated on each member.
+
+#ifndef BK_BOOKIE_DAEMON_DAEMON_WIRING_H_
+#define BK_BOOKIE_DAEMON_DAEMON_WIRING_H_
+
+#include <prometheus/registry.h>
+
+#include <atomic>
+#include <memory>
+#include <string>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
+#include "bookie/daemon/bookie_metrics.h"
+#include "bookie/daemon/daemon_options.h"
+#include "bookie/daemon/metadata_ledger_filter.h"
+#include "bookie/http/http_server.h"
+#include "bookie/service/grpc_server.h"
+#include "common/env.h"
+#include "common/logging.h"
+#include "metadata/metadata_store.h"
+#include "monitor/base_metric_monitor.h"
+
+namespace bk::bookie {
+
+class StoreCounters;
+
+// What one running bookie owns. Members are set once by their unit, on the
+// owning thread, before anything that reads them from another thread is
+// started, and reset only by shutdown after those are stopped.
+struct DaemonParts {
+  DaemonParts();
+  ~DaemonParts();
+
+  log::Logger log;
+  Env* env = nullptr;  // not owned; outlives the daemon
+  int64_t start_time_ms = 0;
+
+  // metadata
+  std::unique_ptr<metadata::MetadataStore> metadata;
+  std::string instance_id;
+  // storage. gc_filter is null in standalone mode (a private mem:// store);
+  // the store's GC thread uses it, so it outlives the store.
+  std::shared_ptr<prometheus::Registry> registry;
+  std::unique_ptr<JournalProbe> journal_probe;
+  std::unique_ptr<ServiceProbe> service_probe;
+  std::unique_ptr<MetadataLedgerFilter> gc_filter;
+  std::unique_ptr<BookieStoreImpl> store;
+  // monitor
+  std::unique_ptr<StoreCounters> counters;
+  std::unique_ptr<monitor::BaseMetricMonitor> monitor;
+  // disk
+  std::unique_ptr<DiskChecker> disk;
+  // service
+  std::unique_ptr<BookieServiceImpl> service;
+  std::unique_ptr<GrpcServer> grpc;
+  // http
+  std::shared_ptr<StatsCollector> collector;
+  std::unique_ptr<HttpServer> http;
+  // registration
+  std::unique_ptr<metadata::Subscription> session_listener;
+
+  // Own synchronisation.
+  std::atomic<bool> registered{false};
+  std::atomic<bool> ready{false};
+
+  absl::Mutex mu;
+  DiskCheckResult last_disk ABSL_GUARDED_BY(mu);
+  bool registered_read_only ABSL_GUARDED_BY(mu) = false;
+
+  DiskCheckResult LastDisk() ABSL_LOCKS_EXCLUDED(mu);
+  int grpc_port() const { return grpc ? grpc->port() : 0; }
+  int http_port() const { return http ? http->port() : 0; }
+};
+
+// --- metadata (daemon_metadata.cc)
+
+// Opens the metadata store and reads the cluster's instance id.
+absl::Status OpenMetadata(const DaemonOptions& options, DaemonParts& p);
+// A registration under our id before we registered is a live bookie with
+// the same id or a dead one's whose session has not expired: waits up to
+// two session timeouts for it to go, then refuses. Touches no directory.
+absl::Status WaitForOldRegistration(const DaemonOptions& options,
+                                    DaemonParts& p);
+// Every directory and the metadata store agree on the cookie, or start is
+// refused with what differs and how to repair; a new bookie's cookies are
+// written.
+absl::Status CheckCookies(const DaemonOptions& options, DaemonParts& p);
+
+// --- storage (daemon_storage.cc)
+
+// The metrics registry and probes, then the store: journal replay, flush
+// and GC threads.
+absl::Status OpenStorage(const DaemonOptions& options, DaemonParts& p);
+// GC deletes the ledgers whose metadata is gone (none with a private mem://
+// store, where every ledger would look deleted).
+void InstallGcFilter(const DaemonOptions& options, DaemonParts& p);
+// The load monitor, fed the store's own counters.
+absl::Status StartMonitor(const DaemonOptions& options, DaemonParts& p);
+
+// --- disk (daemon_disk.cc)
+
+// The disk checker over every journal and ledger directory, its first
+// check applied before anything serves.
+void StartDiskChecker(const DaemonOptions& options, DaemonParts& p);
+// One check while running: read-only above diskUsageThreshold, writable
+// again below diskUsageLwmThreshold, the registration kept in step.
+void CheckDisks(const DaemonOptions& options, DaemonParts& p);
+
+// --- service and http (daemon_servers.cc)
+
+// The Bookie service and its gRPC server (TLS from the options).
+absl::Status StartService(const DaemonOptions& options, DaemonParts& p);
+// /metrics, /health and /ready, when httpServerEnabled.
+absl::Status StartHttp(const DaemonOptions& options, DaemonParts& p);
+
+// --- registration (daemon_metadata.cc)
+
+// Registers (ephemeral) under the bookie id, writable or read-only as the
+// store is; a live bookie with the id refuses start.
+absl::Status Register(const DaemonOptions& options, DaemonParts& p);
+// Tracks the metadata session: registration lost on expiry, back when the
+// store re-creates it.
+void WatchSession(DaemonParts& p);
+
+}  // namespace bk::bookie
+
+#endif  // BK_BOOKIE_DAEMON_DAEMON_WIRING_H_
