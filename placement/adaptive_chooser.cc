@@ -70,17 +70,18 @@ void AdaptiveChooser::OnPlaced(absl::Span<const BookieId> bookies,
   }
 }
 
-double AdaptiveChooser::Quantile(double slot_mib) const {
-  if (rates_.size() < 8) return 0.5;
+double AdaptiveChooser::Quantile(double slot_mib, double u) const {
+  if (rates_.size() < 8) return u;
   double below = 0;
+  double equal = 0;
   for (double r : rates_) {
     if (r < slot_mib) {
       below += 1;
     } else if (r == slot_mib) {
-      below += 0.5;
+      equal += 1;
     }
   }
-  return below / static_cast<double>(rates_.size());
+  return (below + u * equal) / static_cast<double>(rates_.size());
 }
 
 double AdaptiveChooser::Util(const BookieId& id, const Topology& topology,
@@ -177,8 +178,11 @@ size_t AdaptiveChooser::Choose(absl::Span<const BookieId* const> eligible,
     }
     if (!within.empty()) ranked.swap(within);
   }
-  const size_t reserve = static_cast<size_t>(options_.reserve_for_big);
-  if (has_rate && ranked.size() > reserve) {
+  // At most one in 16 candidates: a small cluster keeps its few bookies
+  // for every slot.
+  const size_t reserve = std::min(
+      static_cast<size_t>(options_.reserve_for_big), ranked.size() / 16);
+  if (has_rate && reserve > 0) {
     ranked.erase(ranked.begin(), ranked.begin() + reserve);
   }
   const size_t n = ranked.size();
@@ -186,7 +190,8 @@ size_t AdaptiveChooser::Choose(absl::Span<const BookieId* const> eligible,
 
   if (has_rate) {
     const double top = static_cast<double>(n - 1);
-    const double target = (1 - Quantile(slot_mib)) * top;
+    const double q = Quantile(slot_mib, absl::Uniform<double>(gen, 0, 1));
+    const double target = (1 - q) * top;
     const double w = std::max(1.0, options_.rank_spread * static_cast<double>(n));
     // Reflected, not clipped: a clipped window would draw the two ends
     // twice as often as the middle ranks (a herd on the least and the most

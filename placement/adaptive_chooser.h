@@ -19,9 +19,10 @@
 //     report must not both put a big slot on the same bookie.
 //  3. Other slots, with a rate: bookies estimated above
 //     small_slot_max_multiple (1.5) x the mean are left out (if any remain),
-//     and so are the reserve_for_big (8) least loaded (kept for big slots).
-//     Then rank matching: with q the slot rate's quantile among the last
-//     rate_memory (512) slot rates this client placed, the choice is the
+//     and so are the reserve_for_big (8, at most 1 in 16 candidates) least
+//     loaded (kept for big slots). Then rank matching: with q the slot
+//     rate's quantile among the last rate_memory (512) slot rates this
+//     client placed (ties spread uniformly), the choice is the
 //     bookie ranked (1 - q) from the least loaded, +- rank_spread (5 %) of
 //     the candidates, reflected at both ends: heavy slots fill the least
 //     loaded, light ones the fuller, and over uniform quantiles every rank
@@ -80,9 +81,11 @@ class AdaptiveChooser {
   void OnPlaced(absl::Span<const BookieId> bookies, double slot_mib,
                 absl::Time at);
 
-  // Fraction of remembered slot rates below `slot_mib` (ties count half);
-  // 0.5 while fewer than 8 are remembered.
-  double Quantile(double slot_mib) const;
+  // Fraction of remembered slot rates below `slot_mib`, plus `u` (in
+  // [0, 1)) times the fraction equal to it: ties spread uniformly, so equal
+  // slots are not all sent to one rank. `u` itself while fewer than 8 rates
+  // are remembered.
+  double Quantile(double slot_mib, double u) const;
 
  private:
   struct Observation {

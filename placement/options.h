@@ -48,7 +48,8 @@ struct AdaptiveOptions {
   double big_slot_util_percent = 50;
   // ... drawn uniformly among the big_slot_choices least loaded of those.
   int big_slot_choices = 8;
-  // Other slots leave the reserve_for_big least loaded bookies to big ones.
+  // Other slots leave the reserve_for_big least loaded bookies to big ones
+  // (at most one in 16 of the candidates).
   int reserve_for_big = 8;
   // Other slots choose among bookies estimated at most this multiple of the
   // mean load (when any is). <= 0: no limit.

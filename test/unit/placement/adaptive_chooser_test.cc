@@ -130,10 +130,11 @@ TEST_CASE("small slots leave the least loaded to big ones and go to fuller "
           "[placement][adaptive]") {
   const uint64_t seed = 19;
   INFO("seed " << seed);
-  Bench b(40);
-  // Loads 0..38 MiB/s and b39 far above at 100: mean 21, 1.5 x mean 31.5.
-  for (int i = 0; i < 39; ++i) b.Report(i, i, 20);
-  b.Report(39, 100, 20);
+  Bench b(160);
+  // b_i writes i / 4 MiB/s, b159 far above at 100: mean 20.25, so 1.5 x the
+  // mean admits b0..b121; the 8 least loaded are kept for big slots.
+  for (int i = 0; i < 159; ++i) b.Report(i, i / 4.0, 20);
+  b.Report(159, 100, 20);
   // Recent slot rates 1..20 MiB/s: 1 is the smallest, 10 the median.
   for (int r = 1; r <= 20; ++r) b.chooser.OnPlaced({}, r, kNow);
   auto mean_rank = [&](double slot) {
@@ -141,17 +142,32 @@ TEST_CASE("small slots leave the least loaded to big ones and go to fuller "
     double sum = 0;
     for (const auto& [id, n] : counts) {
       const int i = std::stoi(id.substr(1));
-      CHECK(i >= 8);   // reserve_for_big: the 8 least loaded
-      CHECK(i <= 31);  // 1.5 x mean
+      CHECK(i >= 8);
+      CHECK(i <= 121);
       sum += static_cast<double>(i) * n;
     }
     return sum / 4000;
   };
-  const double tiny = mean_rank(1);     // ranked near the fullest allowed
-  const double middle = mean_rank(10);  // near the middle of b8..b31
+  const double tiny = mean_rank(1);     // near the fullest allowed
+  const double middle = mean_rank(10);  // near the middle of b8..b121
   INFO("mean rank: tiny " << tiny << ", middle " << middle);
-  CHECK(tiny > 28);
-  CHECK(middle == Approx(19.5).margin(2.5));
+  CHECK(tiny > 105);
+  CHECK(middle == Approx(64.5).margin(8));
+}
+
+TEST_CASE("slots of one rate are spread over identical bookies, not sent "
+          "to one rank",
+          "[placement][adaptive]") {
+  const uint64_t seed = 21;
+  INFO("seed " << seed);
+  Bench b(12);
+  for (int i = 0; i < 12; ++i) b.Report(i, 5, 20);
+  for (int r = 0; r < 50; ++r) b.chooser.OnPlaced({}, 0.5, kNow);
+  const Counts counts = b.Draw(6000, 0.5, seed);
+  for (int i = 0; i < 12; ++i) {
+    INFO(Id(i));
+    CHECK(counts.at(Id(i)) == Approx(500).epsilon(0.25));
+  }
 }
 
 TEST_CASE("stale reports say nothing: a saturated report older than "
