@@ -34,8 +34,11 @@ absl::StatusOr<std::unique_ptr<LedgerWriter>> Client::CreateLedger(
         "need 1 <= ack quorum <= write quorum <= ensemble size <= 64, got E=",
         o.ensemble_size, " WQ=", o.write_quorum, " AQ=", o.ack_quorum));
   }
+  placement::LedgerHints hints;
+  hints.custom_metadata = o.custom_metadata;
+  hints.expected_write_bytes_per_second = o.expected_write_bytes_per_second;
   auto placement = ctx_->cluster()->NewEnsemble(o.ensemble_size, o.write_quorum,
-                                                o.ack_quorum);
+                                                o.ack_quorum, hints);
   if (!placement.ok()) return placement.status();
   auto id = ctx_->store()->NewLedgerId();
   if (!id.ok()) return id.status();
@@ -66,7 +69,7 @@ absl::StatusOr<std::unique_ptr<LedgerWriter>> Client::CreateLedger(
   auto handle = std::make_shared<internal::WriteHandle>(
       ctx_.get(), *id,
       metadata::Versioned<proto::LedgerMetadata>{std::move(md), *version},
-      MasterKey(o.password));
+      MasterKey(o.password), o.expected_write_bytes_per_second);
   handle->Start();
   ctx_->RegisterWriter(handle);
   return std::make_unique<LedgerWriter>(std::move(handle));

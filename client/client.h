@@ -58,6 +58,12 @@ struct CreateLedgerOptions {
   // the metadata keeps only a hash (never the password).
   std::string password;
   std::map<std::string, std::string> custom_metadata;
+  // The rate the writer expects to add at, in bytes per second before
+  // replication (a broker knows its topic's rate when it rolls a ledger).
+  // Passed to the placement policy with the custom metadata, which the
+  // adaptive weighting uses to put a busy ledger where there is room for it.
+  // < 0: unknown (every policy then places as without hints).
+  double expected_write_bytes_per_second = -1;
 };
 
 class Client {

@@ -48,20 +48,34 @@ class EnsemblePlacementPolicy {
   // Moves the policy's clock forward (earlier times are ignored).
   virtual void AdvanceTime(absl::Time now) = 0;
 
-  // Chooses `ensemble_size` distinct writable bookies not in `excluded`.
+  // Chooses `ensemble_size` distinct writable bookies not in `excluded` for
+  // a ledger described by `hints` (types.h; may be empty).
   // kInvalidArgument unless 1 <= ack_quorum <= write_quorum <= ensemble_size;
   // NotEnoughBookies (types.h) when the cluster cannot supply them.
   virtual absl::StatusOr<PlacementResult> NewEnsemble(
       int ensemble_size, int write_quorum, int ack_quorum,
-      const BookieSet& excluded) = 0;
+      const BookieSet& excluded, const LedgerHints& hints) = 0;
+  absl::StatusOr<PlacementResult> NewEnsemble(int ensemble_size,
+                                              int write_quorum, int ack_quorum,
+                                              const BookieSet& excluded) {
+    return NewEnsemble(ensemble_size, write_quorum, ack_quorum, excluded,
+                       LedgerHints{});
+  }
 
   // Chooses a writable bookie to take `ensemble[index]`'s place: not in the
   // ensemble, not in `excluded`. Adherence is judged on the new ensemble with
-  // `write_quorum`. kInvalidArgument for a bad index or quorum;
-  // NotEnoughBookies when no bookie qualifies.
+  // `write_quorum`. `hints` describe the ledger (on a replacement its rate is
+  // best the one measured so far). kInvalidArgument for a bad index or
+  // quorum; NotEnoughBookies when no bookie qualifies.
   virtual absl::StatusOr<ReplacementResult> ReplaceBookie(
       const std::vector<BookieId>& ensemble, int index, int write_quorum,
-      int ack_quorum, const BookieSet& excluded) = 0;
+      int ack_quorum, const BookieSet& excluded, const LedgerHints& hints) = 0;
+  absl::StatusOr<ReplacementResult> ReplaceBookie(
+      const std::vector<BookieId>& ensemble, int index, int write_quorum,
+      int ack_quorum, const BookieSet& excluded) {
+    return ReplaceBookie(ensemble, index, write_quorum, ack_quorum, excluded,
+                         LedgerHints{});
+  }
 
   // Orders `write_set` (indices into `ensemble`) for a read; see
   // read_reorder.h.

@@ -63,32 +63,42 @@ absl::Status ValidatePlacementOptions(const PlacementOptions& o) {
     return OutOfRange("max_placement_attempts", "in [1, 1000]");
   }
   const AdaptiveOptions& a = o.adaptive;
-  if (a.report_half_life <= absl::ZeroDuration() ||
-      a.observation_half_life <= absl::ZeroDuration()) {
-    return OutOfRange("adaptive half-lives", "> 0");
+  if (a.report_window < absl::ZeroDuration()) {
+    return OutOfRange("adaptive.report_window", ">= 0");
   }
-  if (!std::isfinite(a.saturation_mib_per_second) ||
-      a.saturation_mib_per_second <= 0) {
-    return OutOfRange("adaptive.saturation_mib_per_second", "> 0");
+  if (a.max_report_age <= absl::ZeroDuration() ||
+      a.observation_max_age <= absl::ZeroDuration()) {
+    return OutOfRange("adaptive report and observation ages", "> 0");
   }
-  if (!std::isfinite(a.full_multiple_of_mean)) {
-    return OutOfRange("adaptive.full_multiple_of_mean", "finite");
+  if (!In(a.avoid_util_percent, 0, 100)) {
+    return OutOfRange("adaptive.avoid_util_percent", "in [0, 100]");
   }
-  if (!In(a.busy_util_percent, 0, 99)) {
-    return OutOfRange("adaptive.busy_util_percent", "in [0, 99]");
+  if (!In(a.big_slot_util_percent, 0, 100)) {
+    return OutOfRange("adaptive.big_slot_util_percent", "in [0, 100]");
   }
-  if (!In(a.min_weight, 0, 1) || a.min_weight == 0) {
-    return OutOfRange("adaptive.min_weight", "in (0, 1]");
+  if (!std::isfinite(a.big_slot_multiple) || a.big_slot_multiple <= 0) {
+    return OutOfRange("adaptive.big_slot_multiple", "> 0");
   }
-  if (!std::isfinite(a.cap_multiple) ||
-      (a.cap_multiple > 0 && a.cap_multiple < 1)) {
-    return OutOfRange("adaptive.cap_multiple", ">= 1, or <= 0 for no cap");
+  if (a.big_slot_choices < 1 || a.big_slot_choices > 100000) {
+    return OutOfRange("adaptive.big_slot_choices", "in [1, 100000]");
   }
-  if (a.choices < 1 || a.choices > 8) {
-    return OutOfRange("adaptive.choices", "in [1, 8]");
+  if (a.reserve_for_big < 0 || a.reserve_for_big > 100000) {
+    return OutOfRange("adaptive.reserve_for_big", "in [0, 100000]");
   }
-  if (!In(a.choice_margin, 0, 1) || a.choice_margin == 1) {
-    return OutOfRange("adaptive.choice_margin", "in [0, 1)");
+  if (!std::isfinite(a.small_slot_max_multiple)) {
+    return OutOfRange("adaptive.small_slot_max_multiple", "finite");
+  }
+  if (!In(a.rank_spread, 0, 1)) {
+    return OutOfRange("adaptive.rank_spread", "in [0, 1]");
+  }
+  if (!In(a.rankless_tilt, 0, 1) || a.rankless_tilt == 1) {
+    return OutOfRange("adaptive.rankless_tilt", "in [0, 1)");
+  }
+  if (a.rate_memory < 8 || a.rate_memory > 1000000) {
+    return OutOfRange("adaptive.rate_memory", "in [8, 1000000]");
+  }
+  if (!std::isfinite(a.slow_latency_multiple)) {
+    return OutOfRange("adaptive.slow_latency_multiple", "finite");
   }
   return absl::OkStatus();
 }

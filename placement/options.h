@@ -18,7 +18,7 @@ enum class Weighting {
   kNone,      // uniform
   kDisk,      // by free disk space (BookKeeper's diskWeightBasedPlacement)
   kLoad,      // by reported load (BP-65, apache/bookkeeper PR #4246)
-  kAdaptive,  // ours: decayed reports, capped, power of d choices
+  kAdaptive,  // ours: rate-aware, load estimate corrected by own placements
 };
 
 // "none", "disk", "load", "adaptive".
@@ -26,43 +26,48 @@ absl::string_view WeightingName(Weighting weighting);
 // Inverse of WeightingName; kInvalidArgument for any other string.
 absl::StatusOr<Weighting> ParseWeighting(absl::string_view name);
 
-// Constants of the adaptive rule; adaptive_weights.h states the rule.
+// Constants of the adaptive rule; adaptive_chooser.h states the rule and
+// tools/sim/README.md shows how each was measured.
 struct AdaptiveOptions {
-  // A report's influence halves every `report_half_life` of age: a report an
-  // hour old weighs 2^-120 and the choice is uniform.
-  absl::Duration report_half_life = absl::Seconds(30);
-  // The client's own observations (adds in flight, add latency) decay faster:
-  // they describe this client's recent traffic only.
-  absl::Duration observation_half_life = absl::Seconds(5);
-  // Write throughput (MiB/s) at which a bookie counts as saturated whatever
-  // the rest of the cluster does.
-  double saturation_mib_per_second = 200;
-  // Relative load: a bookie writing this multiple of the mean reported
-  // throughput (over the writable bookies) counts as full, one at the mean as
-  // half full. This is what evens out the per-bookie throughput. <= 0: off.
-  // Default off: measured over five bp65 seeds it did not lower the peak
-  // spread and lost the latency tail (tools/sim/README.md); 2 is the value
-  // measured.
-  double full_multiple_of_mean = 0;
-  // Journal IO utilisation (percent) from which a bookie counts as busy: load
-  // rises from 0 here to 1 at 100% (a backlog, or a slowed device). Below
-  // it, utilisation says nothing: an HDD journal is >= 50% busy in fsync at
-  // any steady traffic and still answers in milliseconds. Default 0 (load =
-  // util / 100, the rule that keeps the latency tail; see above); 80 is the
-  // value measured with full_multiple_of_mean 2.
-  double busy_util_percent = 0;
-  // Smallest weight of a bookie relative to an idle one (a saturated bookie
-  // with a fresh report), so that no bookie is starved entirely.
-  double min_weight = 0.01;
-  // No bookie's weight exceeds cap_multiple x the median weight.
-  double cap_multiple = 2;
-  // Candidates drawn by weight per choice; the one this client sees as least
-  // busy wins (power of d choices). 1 disables the comparison.
-  int choices = 2;
-  // A later draw beats the first only if its cost is lower by more than
-  // this fraction, so that nearly equal costs (a decayed client view) keep
-  // the weighted draw rather than a strict, herd-prone comparison.
-  double choice_margin = 0.2;
+  // The span of writes a bookie's report describes (the bookie monitor's
+  // samples x period). A placement this client made counts in its estimate
+  // of the bookie in full until a later report, and fades out over this
+  // window as reports cover it (load_estimate.h).
+  absl::Duration report_window = absl::Seconds(3);
+  // Reports older than this say nothing: the bookie's reported load is then
+  // the median of the known ones.
+  absl::Duration max_report_age = absl::Minutes(5);
+  // Bookies whose journal device reports at least this utilisation (a
+  // backlog: saturated or slowed) are left out while any other is eligible.
+  double avoid_util_percent = 90;
+  // A slot (the MiB/s one replica of the ledger receives, from the rate
+  // hint) above big_slot_multiple x the mean estimated bookie load is big.
+  double big_slot_multiple = 1;
+  // A big slot goes only to a bookie whose journal device reports at most
+  // this utilisation (headroom for it), if there is one ...
+  double big_slot_util_percent = 50;
+  // ... drawn uniformly among the big_slot_choices least loaded of those.
+  int big_slot_choices = 8;
+  // Other slots leave the reserve_for_big least loaded bookies to big ones
+  // (at most one in 16 of the candidates).
+  int reserve_for_big = 8;
+  // Other slots choose among bookies estimated at most this multiple of the
+  // mean load (when any is). <= 0: no limit.
+  double small_slot_max_multiple = 1.5;
+  // With a rate: the slot at quantile q of recent slot rates goes to the
+  // bookie ranked (1 - q) from the least loaded, +- rank_spread x the
+  // candidates, reflected at both ends.
+  double rank_spread = 0.05;
+  // How many recent slot rates the quantile is taken over.
+  int rate_memory = 512;
+  // Without a rate: weights fall linearly with the load rank, from
+  // 1 + rankless_tilt for the least loaded to 1 - rankless_tilt.
+  double rankless_tilt = 0.5;
+  // The client's own view: a bookie whose add latency, observed within
+  // observation_max_age, exceeds slow_latency_multiple x the median of its
+  // fresh observations is left out like a busy one. <= 0: off.
+  double slow_latency_multiple = 8;
+  absl::Duration observation_max_age = absl::Seconds(10);
 };
 
 struct PlacementOptions {
@@ -101,9 +106,11 @@ struct PlacementOptions {
 
 // kInvalidArgument naming the first field out of range: min racks >= 1,
 // load_threshold in [0, 100], low_load_bookie_ratio in [0, 1], read reorder
-// threshold >= 0, placement attempts in [1, 1000], half-lives and saturation
-// > 0, min_weight in (0, 1], cap_multiple >= 1 (or <= 0: no cap), choices in
-// [1, 8], choice_margin in [0, 1), and every number finite.
+// threshold >= 0, placement attempts in [1, 1000], the adaptive constants as
+// options.cc checks them (utilisations in [0, 100], report window >= 0, ages
+// > 0, big_slot_multiple > 0, choices >= 1, reserve >= 0, rank_spread in
+// [0, 1], rankless_tilt in [0, 1), rate_memory in [8, 1e6]), and every
+// number finite.
 absl::Status ValidatePlacementOptions(const PlacementOptions& options);
 
 }  // namespace bk::placement

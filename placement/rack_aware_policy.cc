@@ -26,13 +26,15 @@ absl::Status CheckQuorums(int ensemble_size, int write_quorum, int ack_quorum) {
 
 RackAwarePolicy::RackAwarePolicy(const PlacementOptions& options,
                                  absl::BitGenRef gen)
-    : options_(options), gen_(gen), adaptive_(options.adaptive) {}
+    : options_(options),
+      gen_(gen),
+      chooser_(options.adaptive) {}
 
 void RackAwarePolicy::OnClusterChanged(
     const std::vector<BookieNode>& writable,
     const std::vector<BookieNode>& readonly) {
   topology_.SetMembers(writable, readonly);
-  adaptive_.Retain(topology_);
+  chooser_.Retain(topology_, now_);
 }
 
 void RackAwarePolicy::OnBookieInfo(const BookieId& id, const BookieInfo& info,
@@ -45,8 +47,15 @@ void RackAwarePolicy::OnClientObservation(const BookieId& id,
                                           int64_t inflight_adds,
                                           absl::Duration add_latency,
                                           absl::Time at) {
-  adaptive_.Observe(id, inflight_adds, add_latency, at);
+  static_cast<void>(inflight_adds);  // the latency says what it costs
+  chooser_.Observe(id, add_latency, at);
   AdvanceTime(at);
+}
+
+void RackAwarePolicy::PrepareView() {
+  if (options_.weighting != Weighting::kAdaptive) return;
+  chooser_.Retain(topology_, now_);
+  view_ = chooser_.Prepare(topology_, now_);
 }
 
 void RackAwarePolicy::Quarantine(const BookieId& id, absl::Time until) {
@@ -98,16 +107,26 @@ RackAwarePolicy::WeightTable RackAwarePolicy::PrepareWeights() const {
     std::vector<double> weights =
         DiskWeights(free_bytes, options_.bookie_max_weight_multiple);
     for (size_t i = 0; i < all.size(); ++i) table[all[i]] = weights[i];
-  } else if (options_.weighting == Weighting::kAdaptive) {
-    std::vector<double> weights = adaptive_.Weights(all, all, topology_, now_);
-    for (size_t i = 0; i < all.size(); ++i) table[all[i]] = weights[i];
   }
   return table;
 }
 
+double RackAwarePolicy::SlotMiB(const LedgerHints& hints, int ensemble_size,
+                                int write_quorum) {
+  if (!hints.has_rate()) return -1;
+  return hints.expected_write_bytes_per_second * write_quorum /
+         ensemble_size / kBytesPerMiB;
+}
+
+void RackAwarePolicy::RecordPlaced(const std::vector<BookieId>& bookies,
+                                   double slot_mib) {
+  if (options_.weighting != Weighting::kAdaptive) return;
+  chooser_.OnPlaced(bookies, slot_mib, now_);
+}
+
 size_t RackAwarePolicy::Draw(const std::vector<const BookieId*>& eligible,
                              const std::vector<const BookieId*>& candidates,
-                             const WeightTable& table) {
+                             const WeightTable& table, double slot_mib) {
   switch (options_.weighting) {
     case Weighting::kNone:
       break;
@@ -140,12 +159,8 @@ size_t RackAwarePolicy::Draw(const std::vector<const BookieId*>& eligible,
       }
       return PickWeighted(weights, gen_);
     }
-    case Weighting::kAdaptive: {
-      std::vector<double> weights;
-      weights.reserve(eligible.size());
-      for (const BookieId* id : eligible) weights.push_back(table.at(*id));
-      return adaptive_.Choose(eligible, weights, now_, gen_);
-    }
+    case Weighting::kAdaptive:
+      return chooser_.Choose(eligible, slot_mib, view_, topology_, now_, gen_);
   }
   return absl::Uniform<size_t>(gen_, 0, eligible.size());
 }
@@ -167,22 +182,26 @@ Adherence RackAwarePolicy::Judge(const std::vector<BookieId>& ensemble,
 
 absl::StatusOr<PlacementResult> RackAwarePolicy::NewEnsemble(
     int ensemble_size, int write_quorum, int ack_quorum,
-    const BookieSet& excluded) {
+    const BookieSet& excluded, const LedgerHints& hints) {
   if (absl::Status s = CheckQuorums(ensemble_size, write_quorum, ack_quorum);
       !s.ok()) {
     return s;
   }
+  const double slot_mib = SlotMiB(hints, ensemble_size, write_quorum);
+  PrepareView();
   absl::StatusOr<PlacementResult> result =
-      TryNewEnsemble(ensemble_size, write_quorum, excluded, false);
+      TryNewEnsemble(ensemble_size, write_quorum, excluded, false, slot_mib);
   if (IsNotEnoughBookies(result.status()) && !quarantined_until_.empty()) {
-    result = TryNewEnsemble(ensemble_size, write_quorum, excluded, true);
+    result =
+        TryNewEnsemble(ensemble_size, write_quorum, excluded, true, slot_mib);
   }
+  if (result.ok()) RecordPlaced(result->ensemble, slot_mib);
   return result;
 }
 
 absl::StatusOr<PlacementResult> RackAwarePolicy::TryNewEnsemble(
     int ensemble_size, int write_quorum, const BookieSet& excluded,
-    bool use_quarantined) {
+    bool use_quarantined, double slot_mib) {
   const bool enforce = options_.enforce_min_num_racks_per_write_quorum;
   const std::vector<const BookieId*> pool = Pool(excluded, use_quarantined);
   if (static_cast<int>(pool.size()) < ensemble_size) {
@@ -239,7 +258,8 @@ absl::StatusOr<PlacementResult> RackAwarePolicy::TryNewEnsemble(
         }
       }
       if (eligible.empty()) break;  // dead end: start again
-      const size_t pick = eligible_pos[Draw(eligible, candidates, table)];
+      const size_t pick =
+          eligible_pos[Draw(eligible, candidates, table, slot_mib)];
       used[pick] = true;
       coverage.Place(slot, racks[pick]);
       ensemble.push_back(*pool[pick]);
@@ -256,7 +276,7 @@ absl::StatusOr<PlacementResult> RackAwarePolicy::TryNewEnsemble(
 
 absl::StatusOr<ReplacementResult> RackAwarePolicy::ReplaceBookie(
     const std::vector<BookieId>& ensemble, int index, int write_quorum,
-    int ack_quorum, const BookieSet& excluded) {
+    int ack_quorum, const BookieSet& excluded, const LedgerHints& hints) {
   const int size = static_cast<int>(ensemble.size());
   if (absl::Status s = CheckQuorums(size, write_quorum, ack_quorum); !s.ok()) {
     return s;
@@ -265,17 +285,20 @@ absl::StatusOr<ReplacementResult> RackAwarePolicy::ReplaceBookie(
     return absl::InvalidArgumentError(
         absl::StrCat("index ", index, " is outside an ensemble of ", size));
   }
+  const double slot_mib = SlotMiB(hints, size, write_quorum);
+  PrepareView();
   absl::StatusOr<ReplacementResult> result =
-      TryReplace(ensemble, index, write_quorum, excluded, false);
+      TryReplace(ensemble, index, write_quorum, excluded, false, slot_mib);
   if (IsNotEnoughBookies(result.status()) && !quarantined_until_.empty()) {
-    result = TryReplace(ensemble, index, write_quorum, excluded, true);
+    result = TryReplace(ensemble, index, write_quorum, excluded, true, slot_mib);
   }
+  if (result.ok()) RecordPlaced({result->bookie}, slot_mib);
   return result;
 }
 
 absl::StatusOr<ReplacementResult> RackAwarePolicy::TryReplace(
     const std::vector<BookieId>& ensemble, int index, int write_quorum,
-    const BookieSet& excluded, bool use_quarantined) {
+    const BookieSet& excluded, bool use_quarantined, double slot_mib) {
   BookieSet all_excluded = excluded;
   all_excluded.insert(ensemble.begin(), ensemble.end());
   const std::vector<const BookieId*> pool = Pool(all_excluded, use_quarantined);
@@ -293,7 +316,9 @@ absl::StatusOr<ReplacementResult> RackAwarePolicy::TryReplace(
     for (const BookieId* id : pool) {
       if (accept(topology_.Rack(*id))) eligible.push_back(id);
     }
-    return eligible.empty() ? nullptr : eligible[Draw(eligible, pool, table)];
+    return eligible.empty()
+               ? nullptr
+               : eligible[Draw(eligible, pool, table, slot_mib)];
   };
   const BookieId* chosen = choose_where(
       [&](const std::string& rack) { return rack == replaced_rack; });

@@ -30,7 +30,8 @@
 //            bookies not excluded and checks the rack rule afterwards; the
 //            bookies the rack rule allows keep their weights (all zero:
 //            uniform among them);
-//   adaptive AdaptiveWeigher (cap against the writable bookies' median).
+//   adaptive AdaptiveChooser over the eligible bookies, with the slot rate
+//            from the ledger's hints (adaptive_chooser.h).
 //
 // Not thread-safe (see ensemble_placement_policy.h). `gen` must outlive the
 // policy.
@@ -44,7 +45,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/random/bit_gen_ref.h"
-#include "placement/adaptive_weights.h"
+#include "placement/adaptive_chooser.h"
 #include "placement/ensemble_placement_policy.h"
 #include "placement/options.h"
 #include "placement/topology.h"
@@ -65,12 +66,15 @@ class RackAwarePolicy final : public EnsemblePlacementPolicy {
   void Quarantine(const BookieId& id, absl::Time until) override;
   void AdvanceTime(absl::Time now) override;
 
+  using EnsemblePlacementPolicy::NewEnsemble;
+  using EnsemblePlacementPolicy::ReplaceBookie;
   absl::StatusOr<PlacementResult> NewEnsemble(
       int ensemble_size, int write_quorum, int ack_quorum,
-      const BookieSet& excluded) override;
+      const BookieSet& excluded, const LedgerHints& hints) override;
   absl::StatusOr<ReplacementResult> ReplaceBookie(
       const std::vector<BookieId>& ensemble, int index, int write_quorum,
-      int ack_quorum, const BookieSet& excluded) override;
+      int ack_quorum, const BookieSet& excluded,
+      const LedgerHints& hints) override;
   std::vector<int> ReorderReadSequence(
       const std::vector<BookieId>& ensemble, const std::vector<int>& write_set,
       const BookieHealthMap& health) const override;
@@ -89,7 +93,12 @@ class RackAwarePolicy final : public EnsemblePlacementPolicy {
   // placed) is the population BP-65 filters and falls back over.
   size_t Draw(const std::vector<const BookieId*>& eligible,
               const std::vector<const BookieId*>& candidates,
-              const WeightTable& table);
+              const WeightTable& table, double slot_mib);
+  // The MiB/s each member of a ledger with `hints` receives; -1 unknown.
+  static double SlotMiB(const LedgerHints& hints, int ensemble_size,
+                        int write_quorum);
+  void RecordPlaced(const std::vector<BookieId>& bookies, double slot_mib);
+  void PrepareView();
   // The pool: writable, not excluded, not in the default rack when
   // enforcing, and not quarantined unless `use_quarantined`.
   std::vector<const BookieId*> Pool(const BookieSet& excluded,
@@ -100,10 +109,11 @@ class RackAwarePolicy final : public EnsemblePlacementPolicy {
   absl::StatusOr<PlacementResult> TryNewEnsemble(int ensemble_size,
                                                  int write_quorum,
                                                  const BookieSet& excluded,
-                                                 bool use_quarantined);
+                                                 bool use_quarantined,
+                                                 double slot_mib);
   absl::StatusOr<ReplacementResult> TryReplace(
       const std::vector<BookieId>& ensemble, int index, int write_quorum,
-      const BookieSet& excluded, bool use_quarantined);
+      const BookieSet& excluded, bool use_quarantined, double slot_mib);
   // The rack adherence of `ensemble`, MEETS_SOFT instead of MEETS_STRICT
   // when the policy had to choose a quarantined bookie.
   Adherence Judge(const std::vector<BookieId>& ensemble, int write_quorum,
@@ -115,7 +125,8 @@ class RackAwarePolicy final : public EnsemblePlacementPolicy {
 
   // Not thread-safe: touched only by the caller's serialised calls.
   Topology topology_;
-  AdaptiveWeigher adaptive_;
+  AdaptiveChooser chooser_;
+  AdaptiveChooser::View view_;  // prepared per call (adaptive)
   absl::flat_hash_map<BookieId, absl::Time> quarantined_until_;
   absl::Time now_ = absl::InfinitePast();
 };

@@ -8,6 +8,7 @@
 #define BK_PLACEMENT_TYPES_H_
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,22 @@ struct BookieInfo {
   double ledger_io_util = -1;     // percent busy of the ledger device, 0..100
   double cpu_used_rate = -1;      // percent of CPU in use, 0..100
   double write_bytes_per_second = -1;  // bytes written per second
+};
+
+// What the client knows of the ledger it asks bookies for. Every field is
+// optional; a policy ignores what it has no use for, and without hints every
+// policy places exactly as it would with none.
+struct LedgerHints {
+  // The ledger's custom metadata (BookKeeper's customMetadata, string to
+  // bytes), as the client writes it into the ledger's metadata. Region and
+  // isolation rules read their inputs from here.
+  std::map<std::string, std::string> custom_metadata;
+  // The rate the writer expects to add at, in bytes per second before
+  // replication: a broker knows its topic's rate when it rolls a ledger. On a
+  // replacement, the ledger's measured rate. < 0: unknown.
+  double expected_write_bytes_per_second = -1;
+
+  bool has_rate() const { return expected_write_bytes_per_second >= 0; }
 };
 
 // How well an ensemble honours the rack rule (see rack_coverage.h).

@@ -149,16 +149,17 @@ proto::PlacementNote ClusterView::NoteLocked(const std::string& id) const {
   return note;
 }
 
-absl::StatusOr<Placement> ClusterView::NewEnsemble(int ensemble_size,
-                                                   int write_quorum,
-                                                   int ack_quorum) {
+absl::StatusOr<Placement> ClusterView::NewEnsemble(
+    int ensemble_size, int write_quorum, int ack_quorum,
+    const placement::LedgerHints& hints) {
   absl::MutexLock l(&mu_);
   AdvanceLocked(options_.env->Now());
   auto r = policy_.NewEnsemble(ensemble_size, write_quorum, ack_quorum,
-                               QuarantinedSetLocked());
+                               QuarantinedSetLocked(), hints);
   if (!r.ok() && placement::IsNotEnoughBookies(r.status())) {
     // Quarantine is best effort: use quarantined bookies rather than fail.
-    r = policy_.NewEnsemble(ensemble_size, write_quorum, ack_quorum, {});
+    r = policy_.NewEnsemble(ensemble_size, write_quorum, ack_quorum, {},
+                            hints);
   }
   if (!r.ok()) return r.status();
   Placement p;
@@ -169,16 +170,18 @@ absl::StatusOr<Placement> ClusterView::NewEnsemble(int ensemble_size,
 
 absl::StatusOr<Placement> ClusterView::ReplaceBookie(
     const std::vector<std::string>& ensemble, int index, int write_quorum,
-    int ack_quorum, const std::vector<std::string>& excluded) {
+    int ack_quorum, const std::vector<std::string>& excluded,
+    const placement::LedgerHints& hints) {
   absl::MutexLock l(&mu_);
   AdvanceLocked(options_.env->Now());
   placement::BookieSet ex(excluded.begin(), excluded.end());
   placement::BookieSet with_quarantine = ex;
   for (const auto& q : QuarantinedSetLocked()) with_quarantine.insert(q);
   auto r = policy_.ReplaceBookie(ensemble, index, write_quorum, ack_quorum,
-                                 with_quarantine);
+                                 with_quarantine, hints);
   if (!r.ok() && placement::IsNotEnoughBookies(r.status())) {
-    r = policy_.ReplaceBookie(ensemble, index, write_quorum, ack_quorum, ex);
+    r = policy_.ReplaceBookie(ensemble, index, write_quorum, ack_quorum, ex,
+                              hints);
   }
   if (!r.ok()) return r.status();
   Placement p;

@@ -68,12 +68,14 @@ class ClusterView {
   bool HasMembers() const;
 
   // --- placement ---
-  absl::StatusOr<Placement> NewEnsemble(int ensemble_size, int write_quorum,
-                                        int ack_quorum);
+  absl::StatusOr<Placement> NewEnsemble(
+      int ensemble_size, int write_quorum, int ack_quorum,
+      const placement::LedgerHints& hints = placement::LedgerHints{});
   // Replaces ensemble[index]; the bookies of `excluded` are not chosen.
   absl::StatusOr<Placement> ReplaceBookie(
       const std::vector<std::string>& ensemble, int index, int write_quorum,
-      int ack_quorum, const std::vector<std::string>& excluded);
+      int ack_quorum, const std::vector<std::string>& excluded,
+      const placement::LedgerHints& hints = placement::LedgerHints{});
   // Read order of `write_set` (slots of `ensemble`).
   std::vector<int> ReadOrder(const std::vector<std::string>& ensemble,
                              const std::vector<int>& write_set) const;

@@ -104,6 +104,23 @@ void WriteHandle::RunEnsembleChange() {
   }
 }
 
+placement::LedgerHints WriteHandle::HintsLocked(absl::Time now) const {
+  placement::LedgerHints hints;
+  for (const auto& [key, value] : metadata_.custom_metadata()) {
+    hints.custom_metadata[key] = value;
+  }
+  hints.expected_write_bytes_per_second = expected_write_bytes_per_second_;
+  // After a few seconds of writing, the ledger's own rate says more than the
+  // creator's guess (and there is one even when the creator gave none).
+  constexpr absl::Duration kMeasureAfter = absl::Seconds(5);
+  const absl::Duration age = now - created_;
+  if (age >= kMeasureAfter) {
+    hints.expected_write_bytes_per_second =
+        static_cast<double>(assigned_length_) / absl::ToDoubleSeconds(age);
+  }
+  return hints;
+}
+
 absl::Status WriteHandle::ChangeEnsemble(
     const std::map<int, std::string>& failed,
     std::vector<std::string>* new_ensemble) {
@@ -112,8 +129,10 @@ absl::Status WriteHandle::ChangeEnsemble(
   std::vector<std::string> ensemble;
   int64_t first;
   std::vector<std::string> excluded;
+  placement::LedgerHints hints;
   {
     absl::MutexLock l(&mu_);
+    hints = HintsLocked(absl::Now());
     md = metadata_;
     version = version_;
     ensemble = ensemble_;
@@ -127,7 +146,7 @@ absl::Status WriteHandle::ChangeEnsemble(
   std::map<std::string, proto::PlacementNote> notes;
   for (const auto& [slot, bookie] : failed) {
     auto r = ctx_->cluster()->ReplaceBookie(next, slot, write_quorum_,
-                                            ack_quorum_, excluded);
+                                            ack_quorum_, excluded, hints);
     if (!r.ok()) return r.status();
     next = r->ensemble;
     for (auto& [id, note] : r->notes) notes[id] = note;

@@ -22,7 +22,8 @@ constexpr int kTimeoutScan = 256;
 
 WriteHandle::WriteHandle(ClientContext* ctx, int64_t ledger_id,
                          metadata::Versioned<proto::LedgerMetadata> metadata,
-                         std::string master_key)
+                         std::string master_key,
+                         double expected_write_bytes_per_second)
     : ctx_(ctx),
       ledger_id_(ledger_id),
       master_key_(std::move(master_key)),
@@ -30,6 +31,8 @@ WriteHandle::WriteHandle(ClientContext* ctx, int64_t ledger_id,
       ensemble_size_(metadata.value.ensemble_size()),
       write_quorum_(metadata.value.write_quorum_size()),
       ack_quorum_(metadata.value.ack_quorum_size()),
+      expected_write_bytes_per_second_(expected_write_bytes_per_second),
+      created_(absl::Now()),
       metadata_(std::move(metadata.value)),
       version_(metadata.version) {
   ensemble_ = Bookies(metadata_.segments(metadata_.segments_size() - 1));

@@ -40,6 +40,7 @@
 #include "client/internal/client_context.h"
 #include "client/ledger_writer.h"
 #include "metadata/metadata_store.h"
+#include "placement/types.h"
 #include "proto/entry_format.h"
 #include "proto/metadata.pb.h"
 
@@ -47,10 +48,13 @@ namespace bk::client::internal {
 
 class WriteHandle : public std::enable_shared_from_this<WriteHandle> {
  public:
-  // `ctx` must outlive the handle.
+  // `ctx` must outlive the handle. `expected_write_bytes_per_second` is the
+  // creator's rate hint (< 0: none), passed on to replacements until the
+  // ledger has written long enough for its own rate to be measured.
   WriteHandle(ClientContext* ctx, int64_t ledger_id,
               metadata::Versioned<proto::LedgerMetadata> metadata,
-              std::string master_key);
+              std::string master_key,
+              double expected_write_bytes_per_second = -1);
   ~WriteHandle();
 
   // Starts the metadata watch. Call once, right after construction.
@@ -122,6 +126,8 @@ class WriteHandle : public std::enable_shared_from_this<WriteHandle> {
   const int ensemble_size_;
   const int write_quorum_;
   const int ack_quorum_;
+  const double expected_write_bytes_per_second_;
+  const absl::Time created_;
 
   mutable absl::Mutex mu_;
   State state_ ABSL_GUARDED_BY(mu_) = State::kOpen;
@@ -146,6 +152,11 @@ class WriteHandle : public std::enable_shared_from_this<WriteHandle> {
   bool changing_ ABSL_GUARDED_BY(mu_) = false;
   absl::Time next_retry_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
   int64_t completions_in_queue_ ABSL_GUARDED_BY(mu_) = 0;
+
+  // The hints a replacement passes to the placement policy: the ledger's
+  // custom metadata and its rate, measured once it has written for a while.
+  placement::LedgerHints HintsLocked(absl::Time now) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   std::unique_ptr<metadata::Subscription> watch_;  // set once in Start
 };

@@ -22,11 +22,18 @@ absl::StatusOr<std::unique_ptr<WriteLoad>> WriteLoad::Create(
     return absl::InvalidArgumentError("entry size must be >= 8 bytes");
   }
   std::vector<std::unique_ptr<client::LedgerWriter>> writers;
+  // Each ledger's share of a paced rate is its expected write rate, the hint
+  // a broker would give; an unpaced run gives none.
+  const double hint =
+      options.rate > 0 ? options.rate * static_cast<double>(options.entry_size) /
+                             options.ledgers
+                       : -1;
   for (int i = 0; i < options.ledgers; ++i) {
     auto lw = client->CreateLedger({.ensemble_size = options.ensemble,
                                     .write_quorum = options.write_quorum,
                                     .ack_quorum = options.ack_quorum,
-                                    .password = options.password});
+                                    .password = options.password,
+                                    .expected_write_bytes_per_second = hint});
     if (!lw.ok()) return lw.status();
     writers.push_back(std::move(*lw));
   }

@@ -56,7 +56,9 @@ const std::vector<FlagSpec> kQuorumFlags = {
     {"w", false, "write quorum (2)"},
     {"a", false, "ack quorum (2)"},
     {"n", false, "entries (100)"},
-    {"entry-size", false, "payload bytes per entry (1024)"}};
+    {"entry-size", false, "payload bytes per entry (1024)"},
+    {"expected-rate", false,
+     "the ledger's expected write rate in bytes/s, a placement hint"}};
 
 struct WriteShape {
   client::CreateLedgerOptions ledger;
@@ -84,6 +86,11 @@ absl::StatusOr<WriteShape> ShapeOf(const ParsedFlags& f) {
     auto v = f.GetInt("n", 0, int64_t{1} << 40);
     if (!v.ok()) return v.status();
     s.entries = *v;
+  }
+  if (f.Has("expected-rate")) {
+    auto v = f.GetInt("expected-rate", 0, int64_t{1} << 40);
+    if (!v.ok()) return v.status();
+    s.ledger.expected_write_bytes_per_second = static_cast<double>(*v);
   }
   if (!(s.ledger.ack_quorum <= s.ledger.write_quorum &&
         s.ledger.write_quorum <= s.ledger.ensemble_size)) {

@@ -41,6 +41,7 @@ struct Run {
   int64_t draws = 0;
   uint64_t seed = 0;
   placement::BookieSet excluded;
+  placement::LedgerHints hints;  // --expected-rate, --custom
 };
 
 // Counts draws per bookie, adherence and failures, and keeps the first
@@ -121,6 +122,22 @@ absl::Status ParseCommon(const ParsedFlags& flags, Run* run) {
   absl::StatusOr<std::vector<std::string>> excluded = flags.GetList("exclude");
   if (!excluded.ok()) return excluded.status();
   run->excluded.insert(excluded->begin(), excluded->end());
+  if (flags.Has("expected-rate")) {
+    absl::StatusOr<int64_t> rate =
+        flags.GetInt("expected-rate", 0, int64_t{1} << 40);
+    if (!rate.ok()) return rate.status();
+    run->hints.expected_write_bytes_per_second = static_cast<double>(*rate);
+  }
+  absl::StatusOr<std::vector<std::string>> custom = flags.GetList("custom");
+  if (!custom.ok()) return custom.status();
+  for (const std::string& item : *custom) {
+    const size_t eq = item.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--custom: \"", item, "\" is not KEY=VALUE"));
+    }
+    run->hints.custom_metadata[item.substr(0, eq)] = item.substr(eq + 1);
+  }
   return absl::OkStatus();
 }
 
@@ -154,6 +171,10 @@ const std::vector<FlagSpec>& NewEnsembleFlags() {
       {"write-quorum", true, "write quorum size"},
       {"ack-quorum", true, "ack quorum size"},
       {"exclude", false, "bookie ids never to choose, comma-separated"},
+      {"expected-rate", false,
+       "the ledger's expected write rate, bytes/s (a placement hint)"},
+      {"custom", false,
+       "the ledger's custom metadata, KEY=VALUE pairs, comma-separated"},
       {"draws", true, "number of ensembles to draw"},
       {"seed", true, "random seed"},
   };
@@ -168,6 +189,10 @@ const std::vector<FlagSpec>& ReplaceFlags() {
       {"write-quorum", true, "write quorum size"},
       {"ack-quorum", true, "ack quorum size"},
       {"exclude", false, "bookie ids never to choose, comma-separated"},
+      {"expected-rate", false,
+       "the ledger's expected write rate, bytes/s (a placement hint)"},
+      {"custom", false,
+       "the ledger's custom metadata, KEY=VALUE pairs, comma-separated"},
       {"draws", true, "number of replacements to draw"},
       {"seed", true, "random seed"},
   };
@@ -201,8 +226,9 @@ int NewEnsemble(const std::vector<std::string>& args, std::ostream& out,
   ApplyCluster(run.cluster, policy, kNow);
   Tally tally(run.cluster);
   for (int64_t i = 0; i < run.draws; ++i) {
-    absl::StatusOr<placement::PlacementResult> result = policy.NewEnsemble(
-        run.ensemble_size, run.write_quorum, run.ack_quorum, run.excluded);
+    absl::StatusOr<placement::PlacementResult> result =
+        policy.NewEnsemble(run.ensemble_size, run.write_quorum,
+                           run.ack_quorum, run.excluded, run.hints);
     if (placement::IsNotEnoughBookies(result.status())) {
       tally.AddNotEnough();
       continue;
@@ -262,8 +288,9 @@ int Replace(const std::vector<std::string>& args, std::ostream& out,
   ApplyCluster(run.cluster, policy, kNow);
   Tally tally(run.cluster);
   for (int64_t i = 0; i < run.draws; ++i) {
-    absl::StatusOr<placement::ReplacementResult> result = policy.ReplaceBookie(
-        *ensemble, index, run.write_quorum, run.ack_quorum, run.excluded);
+    absl::StatusOr<placement::ReplacementResult> result =
+        policy.ReplaceBookie(*ensemble, index, run.write_quorum,
+                             run.ack_quorum, run.excluded, run.hints);
     if (placement::IsNotEnoughBookies(result.status())) {
       tally.AddNotEnough();
       continue;

@@ -1,6 +1,8 @@
 // bkctl placement simulate | sweep: the placement-quality simulator
 // (tools/sim/) on a scenario file.
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <ostream>
 #include <string>
@@ -16,6 +18,7 @@
 #include "tools/sim/scenario_yaml.h"
 #include "tools/sim/simulator.h"
 #include "tools/sim/sweep.h"
+#include "tools/sim/targets.h"
 
 namespace bk::bkctl {
 namespace {
@@ -35,6 +38,30 @@ const std::vector<FlagSpec>& SimulateFlags() {
       {"policies", false,
        "comma-separated policies to run instead of the scenario's "
        "(none,disk,load,adaptive)"},
+      {"no-gray-failures", false,
+       "leave out the scenario's gray failures (a control run)", true},
+      {"no-hints", false,
+       "do not pass ledgers' rates to the policy (clients.rate_hints off)",
+       true},
+      {"report-interval", false,
+       "seconds between report polls, instead of the scenario's"},
+      {"clients", false,
+       "client count instead of the scenario's (total topics held)"},
+      {"perfect-reports", false,
+       "reference run: exact, instant reports at every placement", true},
+  };
+  return *kFlags;
+}
+
+const std::vector<FlagSpec>& TargetsFlags() {
+  static const auto* const kFlags = new std::vector<FlagSpec>{
+      {"scenario", true, "scenario file (bench/scenarios/bp65.yaml)"},
+      {"partitioned", false,
+       "second scenario for the partitioned target "
+       "(bench/scenarios/bp65-partitioned.yaml)"},
+      {"seeds", false, "first-last seeds (default 1-10)"},
+      {"threads", false, "runs simulated at once (default 2)"},
+      {"json", false, "print JSON (default: Markdown tables)", true},
   };
   return *kFlags;
 }
@@ -55,30 +82,33 @@ const std::vector<FlagSpec>& SweepFlags() {
 
 std::string Table(const sim::SimulationResult& r) {
   std::string out = absl::StrFormat(
-      "%-9s %10s %10s %10s %9s %9s %9s %6s %7s\n", "policy", "stddev", "range",
-      "top10", "p50_s", "p99_s", "p999_s", "herd", "wall_s");
+      "%-9s %10s %6s %10s %10s %9s %9s %9s %6s %7s %7s\n", "policy", "stddev",
+      "gap%", "range", "top10", "p50_s", "p99_s", "p999_s", "herd", "changes",
+      "wall_s");
   for (const sim::PolicyRun& run : r.runs) {
     const sim::PolicySummary& s = run.summary;
     const absl::string_view name = placement::WeightingName(run.weighting);
-    absl::StrAppendFormat(&out,
-                          "%-9s %10.2f %10.2f %10.2f %9.4f %9.4f %9.4f %6.2f "
-                          "%7.1f\n",
-                          std::string(name.data(), name.size()),
-                          s.throughput_stddev, s.throughput_range,
-                          s.top10_throughput, s.p50_write_latency,
-                          s.p99_write_latency, s.p999_write_latency,
-                          s.herd_index, run.wall_seconds);
+    const double gap = sim::GapClosed(r, run);
+    absl::StrAppendFormat(
+        &out, "%-9s %10.2f %6s %10.2f %10.2f %9.4f %9.4f %9.4f %6.2f %7d %7.1f\n",
+        std::string(name.data(), name.size()), s.throughput_stddev,
+        std::isnan(gap) ? std::string("-") : absl::StrFormat("%.0f", 100 * gap),
+        s.throughput_range, s.top10_throughput, s.p50_write_latency,
+        s.p99_write_latency, s.p999_write_latency, s.herd_index,
+        run.ensemble_changes, run.wall_seconds);
   }
   for (const sim::PolicyRun& run : r.runs) {
     const sim::PolicySummary& s = run.summary;
     const absl::string_view name = placement::WeightingName(run.weighting);
     absl::StrAppendFormat(&out,
                           "%-9s mean stddev %.2f; ideal balancer: peak %.2f, "
-                          "mean %.2f; lower bound: peak %.2f\n",
+                          "mean %.2f; lower bound: peak %.2f (this run)\n",
                           std::string(name.data(), name.size()),
                           s.mean_throughput_stddev, s.ideal_throughput_stddev,
                           s.mean_ideal_stddev, s.bound_throughput_stddev);
   }
+  absl::StrAppendFormat(&out, "lower bound over the runs: %.2f\n",
+                        sim::LowerBoundStddev(r));
   absl::StrAppendFormat(&out,
                         "(MB/s = MiB/s; peaks over %g s intervals; "
                         "total wall time %.1f s)\n",
@@ -107,6 +137,33 @@ absl::Status OverridePolicies(const ParsedFlags& flags, sim::Scenario* s) {
   return absl::OkStatus();
 }
 
+// Applies --no-gray-failures, --no-hints, --report-interval, --clients and
+// --perfect-reports; the result is validated again.
+absl::Status OverrideScenario(const ParsedFlags& flags, sim::Scenario* s) {
+  if (flags.GetBool("no-gray-failures")) s->gray_failures.clear();
+  if (flags.GetBool("no-hints")) s->clients.rate_hints = false;
+  if (flags.GetBool("perfect-reports")) s->clients.perfect_reports = true;
+  if (flags.Has("report-interval")) {
+    double v = 0;
+    if (!absl::SimpleAtod(flags.Get("report-interval"), &v)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--report-interval: \"", flags.Get("report-interval"),
+          "\" is not a number"));
+    }
+    s->clients.report_interval_s = v;
+  }
+  if (flags.Has("clients")) {
+    absl::StatusOr<int64_t> n = flags.GetInt("clients", 1, 100000);
+    if (!n.ok()) return n.status();
+    const int64_t topics =
+        static_cast<int64_t>(s->clients.count) * s->clients.topics_per_client;
+    s->clients.count = static_cast<int>(*n);
+    s->clients.topics_per_client = static_cast<int>(std::max<int64_t>(
+        1, std::llround(static_cast<double>(topics) / *n)));
+  }
+  return sim::ValidateScenario(*s);
+}
+
 int Simulate(const std::vector<std::string>& args, std::ostream& out,
              std::ostream& err) {
   absl::StatusOr<ParsedFlags> flags = ParseFlags(args, SimulateFlags());
@@ -117,6 +174,9 @@ int Simulate(const std::vector<std::string>& args, std::ostream& out,
       sim::ReadScenarioFile(flags->Get("scenario"));
   if (!scenario.ok()) return Fail(err, kExitFailure, scenario.status());
   if (absl::Status st = OverridePolicies(*flags, &*scenario); !st.ok()) {
+    return Fail(err, kExitUsage, st);
+  }
+  if (absl::Status st = OverrideScenario(*flags, &*scenario); !st.ok()) {
     return Fail(err, kExitUsage, st);
   }
   const std::string gnuplot =
@@ -205,6 +265,61 @@ int SweepCommand(const std::vector<std::string>& args, std::ostream& out,
   return kExitOk;
 }
 
+// "3-7" or "5": the seeds from first to last.
+absl::StatusOr<std::vector<uint64_t>> SeedRange(const std::string& text) {
+  const size_t dash = text.find('-');
+  uint64_t lo = 0;
+  uint64_t hi = 0;
+  const bool ok =
+      dash == std::string::npos
+          ? absl::SimpleAtoi(text, &lo) && (hi = lo, true)
+          : absl::SimpleAtoi(text.substr(0, dash), &lo) &&
+                absl::SimpleAtoi(text.substr(dash + 1), &hi);
+  if (!ok || hi < lo || hi - lo >= 1000) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--seeds: \"", text, "\" is not first-last (at most 1000 seeds)"));
+  }
+  std::vector<uint64_t> seeds;
+  for (uint64_t s = lo; s <= hi; ++s) seeds.push_back(s);
+  return seeds;
+}
+
+int TargetsCommand(const std::vector<std::string>& args, std::ostream& out,
+                   std::ostream& err) {
+  absl::StatusOr<ParsedFlags> flags = ParseFlags(args, TargetsFlags());
+  if (!flags.ok()) return Fail(err, kExitUsage, flags.status());
+  sim::TargetsOptions options;
+  absl::StatusOr<std::vector<uint64_t>> seeds =
+      SeedRange(flags->Has("seeds") ? flags->Get("seeds") : "1-10");
+  if (!seeds.ok()) return Fail(err, kExitUsage, seeds.status());
+  options.seeds = *seeds;
+  if (flags->Has("threads")) {
+    absl::StatusOr<int64_t> t = flags->GetInt("threads", 1, 64);
+    if (!t.ok()) return Fail(err, kExitUsage, t.status());
+    options.threads = static_cast<int>(*t);
+  }
+  absl::StatusOr<sim::Scenario> base =
+      sim::ReadScenarioFile(flags->Get("scenario"));
+  if (!base.ok()) return Fail(err, kExitFailure, base.status());
+  options.base = *std::move(base);
+  if (flags->Has("partitioned")) {
+    absl::StatusOr<sim::Scenario> p =
+        sim::ReadScenarioFile(flags->Get("partitioned"));
+    if (!p.ok()) return Fail(err, kExitFailure, p.status());
+    options.partitioned = *std::move(p);
+  }
+  absl::StatusOr<sim::TargetsResult> result = sim::MeasureTargets(options);
+  if (!result.ok()) return Fail(err, kExitUsage, result.status());
+  if (flags->GetBool("json")) {
+    out << sim::TargetsToJson(options, *result).dump(2) << "\n";
+  } else {
+    out << sim::TargetsToMarkdown(options, *result);
+  }
+  err << absl::StrFormat("measured in %.0f s wall time\n",
+                         result->wall_seconds);
+  return kExitOk;
+}
+
 }  // namespace
 
 std::vector<Command> SimulateCommands() {
@@ -215,6 +330,9 @@ std::vector<Command> SimulateCommands() {
       {"placement", "sweep",
        "simulate over report ages and client counts: where policies break",
        FlagsUsage(SweepFlags()), &SweepCommand},
+      {"placement", "targets",
+       "measure the placement targets (tools/sim/README.md) over seeds",
+       FlagsUsage(TargetsFlags()), &TargetsCommand},
   };
 }
 

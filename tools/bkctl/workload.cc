@@ -45,10 +45,14 @@ Workload::~Workload() {
 }
 
 absl::StatusOr<Workload::Slot> Workload::NewSlot() {
+  // Each ledger writes an equal share of the paced rate: its rate hint.
+  const double hint =
+      options_.rate * options_.entry_size / std::max(options_.ledgers, 1);
   auto w = client_->CreateLedger({.ensemble_size = options_.ensemble_size,
                                   .write_quorum = options_.write_quorum,
                                   .ack_quorum = options_.ack_quorum,
-                                  .password = kPassword});
+                                  .password = kPassword,
+                                  .expected_write_bytes_per_second = hint});
   if (!w.ok()) return w.status();
   return Slot{std::shared_ptr<client::LedgerWriter>(std::move(*w)), absl::Now(),
               std::make_shared<std::atomic<bool>>(false)};

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -55,6 +56,12 @@ std::string HerdData(const PolicySummary& s, double warmup_s) {
                           h.herd, h.slots);
   }
   return text;
+}
+
+// "42 %", or "-" without a random run to compare with.
+std::string Percent(double share) {
+  if (std::isnan(share)) return "-";
+  return absl::StrFormat("%.0f %%", 100 * share);
 }
 
 // One chart: column `col` of `<prefix>_<policy>.dat` for every policy.
@@ -118,22 +125,28 @@ std::string Markdown(const SimulationResult& r) {
   md += "Peak values over the run (per metrics interval of " +
         absl::StrFormat("%.0f", s.metrics_interval_s) +
         " s), as BP-65 reported them; whole-run percentiles beside.\n\n"
-        "| policy | stddev MB/s | range MB/s | top10 MB/s | p50 s | p99 s | "
-        "p999 s | herd (peak / mean) | run p99 s | ledgers | failed | "
-        "throttled MiB | wall s |\n"
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+        "| policy | stddev MB/s | gap closed | range MB/s | top10 MB/s | "
+        "p50 s | p99 s | p999 s | herd (peak / mean) | run p99 s | ledgers | "
+        "failed | ensemble changes | throttled MiB | wall s |\n"
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const PolicyRun& run : r.runs) {
     const PolicySummary& p = run.summary;
     absl::StrAppendFormat(
         &md,
-        "| %s | %.1f | %.1f | %.1f | %.4f | %.4f | %.4f | %.2f / %.2f | "
-        "%.4f | %d | %d | %.0f | %.1f |\n",
-        Name(run.weighting), p.throughput_stddev, p.throughput_range,
-        p.top10_throughput, p.p50_write_latency, p.p99_write_latency,
-        p.p999_write_latency, p.herd_index, p.mean_herd, p.run_p99,
-        run.ledgers_created, run.placement_failures, p.throttled_mib,
-        run.wall_seconds);
+        "| %s | %.1f | %s | %.1f | %.1f | %.4f | %.4f | %.4f | %.2f / %.2f | "
+        "%.4f | %d | %d | %d | %.0f | %.1f |\n",
+        Name(run.weighting), p.throughput_stddev, Percent(GapClosed(r, run)),
+        p.throughput_range, p.top10_throughput, p.p50_write_latency,
+        p.p99_write_latency, p.p999_write_latency, p.herd_index, p.mean_herd,
+        p.run_p99, run.ledgers_created, run.placement_failures,
+        run.ensemble_changes, p.throttled_mib, run.wall_seconds);
   }
+  absl::StrAppendFormat(
+      &md,
+      "\nLower bound on the peak stddev (no placement can do better; "
+      "tools/sim/README.md): %.1f MB/s. Gap closed = (stddev_none - "
+      "stddev) / (stddev_none - bound).\n",
+      LowerBoundStddev(r));
   md +=
       "\n## Per-bookie throughput spread\n\n"
       "![stddev](throughput_stddev.png)\n\n![range](throughput_range.png)\n\n"

@@ -22,6 +22,12 @@ std::string Name(placement::Weighting w) {
   return std::string(n.data(), n.size());
 }
 
+// A share rounded to 6 significant digits, or null when there is none.
+ordered_json GapJson(double gap) {
+  if (std::isnan(gap)) return nullptr;
+  return Round6(gap);
+}
+
 }  // namespace
 
 ordered_json ScenarioToJson(const Scenario& s) {
@@ -33,6 +39,7 @@ ordered_json ScenarioToJson(const Scenario& s) {
   j["herd_window_s"] = s.herd_window_s;
   j["warmup_s"] = s.warmup_s;
   j["max_queue_s"] = s.max_queue_s;
+  j["add_timeout_s"] = s.add_timeout_s;
   j["journal_max_group_wait_ms"] = s.journal_max_group_wait_ms;
   j["bookies"] = s.BookieCount();
   j["racks"] = s.racks;
@@ -65,11 +72,15 @@ ordered_json ScenarioToJson(const Scenario& s) {
                   {"topics_per_client", c.topics_per_client},
                   {"report_interval_s", c.report_interval_s},
                   {"report_jitter", c.report_jitter},
-                  {"observation_interval_s", c.observation_interval_s}};
+                  {"observation_interval_s", c.observation_interval_s},
+                  {"quarantine_s", c.quarantine_s},
+                  {"rate_hints", c.rate_hints},
+                  {"perfect_reports", c.perfect_reports}};
   const TrafficConfig& t = s.traffic;
   j["traffic"] = {{"mean_mib_per_second", t.mean_mib_per_second},
                   {"pareto_shape", t.pareto_shape},
                   {"max_mib_per_second", t.max_mib_per_second},
+                  {"partition_mib_per_second", t.partition_mib_per_second},
                   {"burst_sigma", t.burst_sigma},
                   {"entry_bytes", t.entry_bytes}};
   const LedgerConfig& l = s.ledgers;
@@ -93,16 +104,20 @@ ordered_json ScenarioToJson(const Scenario& s) {
       {"loadThreshold", p.load_threshold},
       {"lowLoadBookieRatio", p.low_load_bookie_ratio},
       {"adaptive",
-       {{"report_half_life_s", absl::ToDoubleSeconds(a.report_half_life)},
-        {"observation_half_life_s",
-         absl::ToDoubleSeconds(a.observation_half_life)},
-        {"saturation_mib_per_second", a.saturation_mib_per_second},
-        {"full_multiple_of_mean", a.full_multiple_of_mean},
-        {"busy_util_percent", a.busy_util_percent},
-        {"min_weight", a.min_weight},
-        {"cap_multiple", a.cap_multiple},
-        {"choices", a.choices},
-        {"choice_margin", a.choice_margin}}}};
+       {{"report_window_s", absl::ToDoubleSeconds(a.report_window)},
+        {"max_report_age_s", absl::ToDoubleSeconds(a.max_report_age)},
+        {"avoid_util_percent", a.avoid_util_percent},
+        {"big_slot_multiple", a.big_slot_multiple},
+        {"big_slot_util_percent", a.big_slot_util_percent},
+        {"big_slot_choices", a.big_slot_choices},
+        {"reserve_for_big", a.reserve_for_big},
+        {"small_slot_max_multiple", a.small_slot_max_multiple},
+        {"rank_spread", a.rank_spread},
+        {"rate_memory", a.rate_memory},
+        {"rankless_tilt", a.rankless_tilt},
+        {"slow_latency_multiple", a.slow_latency_multiple},
+        {"observation_max_age_s",
+         absl::ToDoubleSeconds(a.observation_max_age)}}}};
   return j;
 }
 
@@ -118,16 +133,22 @@ ordered_json ResultToJson(const SimulationResult& r) {
         {"p50_write_latency", Round6(s.p50_write_latency)},
         {"p99_write_latency", Round6(s.p99_write_latency)},
         {"p999_write_latency", Round6(s.p999_write_latency)},
-        {"herd_index", Round6(s.herd_index)}};
+        {"herd_index", Round6(s.herd_index)},
+        {"lower_bound_throughput_stddev", Round6(s.bound_throughput_stddev)},
+        {"gap_closed", GapJson(GapClosed(r, run))},
+        {"ensemble_changes", run.ensemble_changes},
+        {"replace_failures", run.replace_failures}};
   }
   out["policies"] = std::move(policies);
-  // Traffic is the same for every policy, so is the ideal balance (metrics.h).
+  // Traffic is the same for every policy, so is the ideal balance
+  // (metrics.h) but for the ensemble changes a policy causes: the lower
+  // bound is the smallest over the runs (LowerBoundStddev).
   if (!r.runs.empty()) {
     const PolicySummary& s = r.runs.front().summary;
     out["ideal_balance"] = {
         {"throughput_stddev", Round6(s.ideal_throughput_stddev)},
         {"mean_throughput_stddev", Round6(s.mean_ideal_stddev)},
-        {"lower_bound_throughput_stddev", Round6(s.bound_throughput_stddev)}};
+        {"lower_bound_throughput_stddev", Round6(LowerBoundStddev(r))}};
   }
   out["scenario"] = ScenarioToJson(r.scenario);
   out["seed"] = r.seed;

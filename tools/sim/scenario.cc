@@ -113,6 +113,9 @@ absl::Status ValidateClientsAndTraffic(const Scenario& s) {
     return Bad("clients.observation_interval_s", "in [0.001, 3600]",
                c.observation_interval_s);
   }
+  if (!InRange(c.quarantine_s, 0, 86400)) {
+    return Bad("clients.quarantine_s", "in [0, 86400]", c.quarantine_s);
+  }
   const TrafficConfig& t = s.traffic;
   if (!Positive(t.mean_mib_per_second)) {
     return Bad("traffic.mean_mib_per_second", "> 0", t.mean_mib_per_second);
@@ -120,6 +123,10 @@ absl::Status ValidateClientsAndTraffic(const Scenario& s) {
   if (!InRange(t.pareto_shape, 1.01, 100)) {
     return Bad("traffic.pareto_shape", "in (1, 100] (a finite mean)",
                t.pareto_shape);
+  }
+  if (!InRange(t.partition_mib_per_second, 0, t.max_mib_per_second)) {
+    return Bad("traffic.partition_mib_per_second", "in [0, max_mib_per_second]",
+               t.partition_mib_per_second);
   }
   if (!std::isfinite(t.max_mib_per_second) ||
       t.max_mib_per_second < t.mean_mib_per_second) {
@@ -180,6 +187,9 @@ absl::Status ValidateScenario(const Scenario& s) {
   }
   if (!InRange(s.max_queue_s, tick_s, 3600)) {
     return Bad("max_queue_s", "in [tick, 3600]", s.max_queue_s);
+  }
+  if (!InRange(s.add_timeout_s, 0, 3600)) {
+    return Bad("add_timeout_s", "in [0, 3600]", s.add_timeout_s);
   }
   if (!InRange(s.journal_max_group_wait_ms, 0, 1000)) {
     return Bad("journal_max_group_wait_ms", "in [0, 1000]",

@@ -52,6 +52,17 @@ struct ClientConfig {
   double report_interval_s = 30;      // getBookieInfoIntervalSeconds, > 0
   double report_jitter = 0.1;         // poll period x U(1-j, 1+j), [0, 1)
   double observation_interval_s = 1;  // own view refresh, > 0
+  // bookieQuarantineTimeSeconds: a bookie the client replaced after a failed
+  // add stays out of its new ensembles this long (Pulsar's 1800 s). 0: off.
+  double quarantine_s = 1800;  // [0, 86400]
+  // Pass each new ledger's drawn rate to the policy as its expected write
+  // rate (LedgerHints), as a broker that knows its topic's rate would.
+  bool rate_hints = true;
+  // Reference runs only: at each placement the client's policy first gets an
+  // exact report of every bookie's current offered write rate (no staleness,
+  // no report window). What an online policy could reach with perfect
+  // information; not a model of any real client.
+  bool perfect_reports = false;
 };
 
 // Heavy-tailed write rates: each topic's base rate is Pareto (scale chosen so
@@ -63,6 +74,11 @@ struct TrafficConfig {
   double max_mib_per_second = 100;  // >= mean
   double burst_sigma = 0.5;         // [0, 3]
   double entry_bytes = 16384;       // > 0
+  // > 0: a topic whose rate exceeds this is split into ceil(rate / this)
+  // partitions of equal rate, each with its own ledgers (as a Pulsar
+  // operator partitions a hot topic), and no ledger's rate, bursts
+  // included, exceeds it. 0: topics are not split. [0, max_mib_per_second]
+  double partition_mib_per_second = 0;
 };
 
 struct LedgerConfig {
@@ -86,6 +102,12 @@ struct Scenario {
   double herd_window_s = 10;       // herd_index window (README)
   double warmup_s = 0;             // metrics ignore [0, warmup_s)
   double max_queue_s = 30;         // journal backlog cap, seconds of work
+  // An add not acknowledged within this time, or refused (the bookie's
+  // backlog is at max_queue_s and it throttles), makes the writer replace
+  // that bookie in the ledger's ensemble (ReplaceBookie), as BookKeeper's
+  // client does on an add error or timeout (Pulsar: addEntryTimeout 30 s).
+  // 0: ledgers never change ensemble. [0, 3600]
+  double add_timeout_s = 30;
   double journal_max_group_wait_ms = 2;  // journalMaxGroupWaitMSec, [0, 1000]
   int racks = 1;                         // bookies round-robin over racks
   int readonly_bookies = 0;              // the last N bookies are read-only

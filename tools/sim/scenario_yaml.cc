@@ -3,6 +3,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
@@ -177,31 +178,35 @@ absl::Status ReadPlacement(const YAML::Node& node, Scenario* s) {
   if (!adaptive) return absl::OkStatus();
   placement::AdaptiveOptions& a = p.adaptive;
   MapReader ar(adaptive, "placement.adaptive");
-  double report_half_life_s = absl::ToDoubleSeconds(a.report_half_life);
-  double observation_half_life_s =
-      absl::ToDoubleSeconds(a.observation_half_life);
-  ar.Get("report_half_life_s", &report_half_life_s);
-  ar.Get("observation_half_life_s", &observation_half_life_s);
-  ar.Get("saturation_mib_per_second", &a.saturation_mib_per_second);
-  ar.Get("full_multiple_of_mean", &a.full_multiple_of_mean);
-  ar.Get("busy_util_percent", &a.busy_util_percent);
-  ar.Get("min_weight", &a.min_weight);
-  ar.Get("cap_multiple", &a.cap_multiple);
-  ar.Get("choices", &a.choices);
-  ar.Get("choice_margin", &a.choice_margin);
+  double report_window_s = absl::ToDoubleSeconds(a.report_window);
+  double max_report_age_s = absl::ToDoubleSeconds(a.max_report_age);
+  double observation_max_age_s = absl::ToDoubleSeconds(a.observation_max_age);
+  ar.Get("report_window_s", &report_window_s);
+  ar.Get("max_report_age_s", &max_report_age_s);
+  ar.Get("avoid_util_percent", &a.avoid_util_percent);
+  ar.Get("big_slot_multiple", &a.big_slot_multiple);
+  ar.Get("big_slot_util_percent", &a.big_slot_util_percent);
+  ar.Get("big_slot_choices", &a.big_slot_choices);
+  ar.Get("reserve_for_big", &a.reserve_for_big);
+  ar.Get("small_slot_max_multiple", &a.small_slot_max_multiple);
+  ar.Get("rank_spread", &a.rank_spread);
+  ar.Get("rate_memory", &a.rate_memory);
+  ar.Get("rankless_tilt", &a.rankless_tilt);
+  ar.Get("slow_latency_multiple", &a.slow_latency_multiple);
+  ar.Get("observation_max_age_s", &observation_max_age_s);
   if (absl::Status st = ar.Finish(); !st.ok()) return st;
-  if (!(report_half_life_s > 0 && report_half_life_s < 1e9)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("placement.adaptive.report_half_life_s must be > 0, got ",
-                     report_half_life_s));
+  for (auto [name, v] : {std::pair{"report_window_s", report_window_s},
+                         std::pair{"max_report_age_s", max_report_age_s},
+                         std::pair{"observation_max_age_s",
+                                   observation_max_age_s}}) {
+    if (!(v >= 0 && v < 1e9)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "placement.adaptive.", name, " must be in [0, 1e9), got ", v));
+    }
   }
-  if (!(observation_half_life_s > 0 && observation_half_life_s < 1e9)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "placement.adaptive.observation_half_life_s must be > 0, got ",
-        observation_half_life_s));
-  }
-  a.report_half_life = absl::Seconds(report_half_life_s);
-  a.observation_half_life = absl::Seconds(observation_half_life_s);
+  a.report_window = absl::Seconds(report_window_s);
+  a.max_report_age = absl::Seconds(max_report_age_s);
+  a.observation_max_age = absl::Seconds(observation_max_age_s);
   return absl::OkStatus();
 }
 
@@ -214,6 +219,9 @@ absl::Status ReadSections(MapReader& top, Scenario* s) {
     r.Get("report_interval_s", &c.report_interval_s);
     r.Get("report_jitter", &c.report_jitter);
     r.Get("observation_interval_s", &c.observation_interval_s);
+    r.Get("quarantine_s", &c.quarantine_s);
+    r.Get("rate_hints", &c.rate_hints);
+    r.Get("perfect_reports", &c.perfect_reports);
     if (absl::Status st = r.Finish(); !st.ok()) return st;
   }
   if (YAML::Node n = top.Child("traffic"); n) {
@@ -222,6 +230,7 @@ absl::Status ReadSections(MapReader& top, Scenario* s) {
     r.Get("mean_mib_per_second", &t.mean_mib_per_second);
     r.Get("pareto_shape", &t.pareto_shape);
     r.Get("max_mib_per_second", &t.max_mib_per_second);
+    r.Get("partition_mib_per_second", &t.partition_mib_per_second);
     r.Get("burst_sigma", &t.burst_sigma);
     r.Get("entry_bytes", &t.entry_bytes);
     if (absl::Status st = r.Finish(); !st.ok()) return st;
@@ -269,6 +278,7 @@ absl::StatusOr<Scenario> Parse(absl::string_view text) {
   top.Get("herd_window_s", &s.herd_window_s);
   top.Get("warmup_s", &s.warmup_s);
   top.Get("max_queue_s", &s.max_queue_s);
+  top.Get("add_timeout_s", &s.add_timeout_s);
   top.Get("journal_max_group_wait_ms", &s.journal_max_group_wait_ms);
   top.Get("racks", &s.racks);
   top.Get("readonly_bookies", &s.readonly_bookies);

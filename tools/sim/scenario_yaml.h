@@ -8,15 +8,16 @@
 //   name: bp65
 //   duration_s: 3600          tick_ms: 250          metrics_interval_s: 60
 //   herd_window_s: 10         warmup_s: 300         max_queue_s: 30
-//   racks: 15                 readonly_bookies: 5
+//   add_timeout_s: 30         racks: 15             readonly_bookies: 5
 //   devices:       [{name: hdd, capacity_mib_per_second: 110, sync_ms: 6}]
 //   bookie_groups: [{count: 45, device: hdd, bookies_per_device: 3,
 //                    disk_capacity_gib: 4096, disk_used_fraction: 0.5}]
 //   gray_failures: [{bookie: 7, start_s: 900, duration_s: 300, slowdown: 10}]
 //   clients:  {count, topics_per_client, report_interval_s, report_jitter,
-//              observation_interval_s}
+//              observation_interval_s, quarantine_s, rate_hints,
+//              perfect_reports}
 //   traffic:  {mean_mib_per_second, pareto_shape, max_mib_per_second,
-//              burst_sigma, entry_bytes}
+//              burst_sigma, entry_bytes, partition_mib_per_second}
 //   ledgers:  {ensemble_size, write_quorum, ack_quorum, lifetime_s,
 //              lifetime_jitter}
 //   monitor:  {sample_interval_s, window_samples}
@@ -24,9 +25,12 @@
 //   placement: {minNumRacksPerWriteQuorum, enforceMinNumRacksPerWriteQuorum,
 //               bookieMaxWeightMultipleForWeightBasedPlacement, loadThreshold,
 //               lowLoadBookieRatio,
-//               adaptive: {report_half_life_s, observation_half_life_s,
-//                          saturation_mib_per_second, min_weight,
-//                          cap_multiple, choices, choice_margin}}
+//               adaptive: {report_window_s, max_report_age_s,
+//                          avoid_util_percent, big_slot_multiple,
+//                          big_slot_util_percent, big_slot_choices,
+//                          reserve_for_big, small_slot_max_multiple,
+//                          rank_spread, rate_memory, rankless_tilt,
+//                          slow_latency_multiple, observation_max_age_s}}
 
 #ifndef BK_TOOLS_SIM_SCENARIO_YAML_H_
 #define BK_TOOLS_SIM_SCENARIO_YAML_H_

@@ -22,7 +22,8 @@ enum class Stream : uint64_t {
   kCluster = 1,
   kTopic = 2,
   kPolicy = 3,
-  kClient = 4
+  kClient = 4,
+  kPartition = 5,  // (client, topic x 2^20 + partition), partition >= 1
 };
 
 inline uint64_t DeriveSeed(uint64_t seed, Stream stream, uint64_t a = 0,

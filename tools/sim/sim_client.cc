@@ -1,5 +1,9 @@
 #include "tools/sim/sim_client.h"
 
+#include <cmath>
+#include <utility>
+
+#include "placement/weighted_selection.h"
 #include "tools/sim/seeds.h"
 #include "tools/sim/traffic.h"
 
@@ -15,11 +19,26 @@ SimClient::SimClient(int index, const Scenario& scenario,
   options.weighting = weighting;
   policy_ = std::make_unique<placement::RackAwarePolicy>(options, policy_gen_);
   policy_->OnClusterChanged(cluster.writable, cluster.readonly);
-  topics_.resize(scenario.clients.topics_per_client);
-  for (size_t k = 0; k < topics_.size(); ++k) {
-    Topic& t = topics_[k];
+  const double partition_bytes =
+      scenario.traffic.partition_mib_per_second * placement::kBytesPerMiB;
+  const size_t count = static_cast<size_t>(scenario.clients.topics_per_client);
+  topics_.reserve(count);
+  for (size_t k = 0; k < count; ++k) {
+    Topic t;
     t.rng.seed(DeriveSeed(seed, Stream::kTopic, index, k));
-    t.base_bytes_per_second = DrawTopicRate(scenario.traffic, t.rng);
+    const double rate = DrawTopicRate(scenario.traffic, t.rng);
+    const int parts = partition_bytes > 0 && rate > partition_bytes
+                          ? static_cast<int>(std::ceil(rate / partition_bytes))
+                          : 1;
+    t.base_bytes_per_second = rate / parts;
+    topics_.push_back(std::move(t));
+    for (int p = 1; p < parts; ++p) {
+      Topic part;
+      part.rng.seed(DeriveSeed(seed, Stream::kPartition, index,
+                               (uint64_t{k} << 20) + static_cast<uint64_t>(p)));
+      part.base_bytes_per_second = rate / parts;
+      topics_.push_back(std::move(part));
+    }
   }
 }
 

@@ -25,6 +25,12 @@ namespace bk::sim {
 struct Ledger {
   std::vector<int> ensemble;    // bookie indices; empty: none open
   double bytes_per_second = 0;  // the ledger's add rate (before replication)
+  // Bytes each member received since the current metrics interval began or
+  // since it joined the ensemble, whichever is later (parallel to
+  // `ensemble`): the slots of the interval's lower bound (ideal_balance.h).
+  std::vector<double> member_bytes;
+  // No replacement is tried before this time after one failed.
+  double next_replace_s = 0;
 };
 
 struct Topic {

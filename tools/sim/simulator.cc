@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <memory>
+#include <limits>
 #include <queue>
 
 #include "absl/random/distributions.h"
@@ -56,6 +57,7 @@ class Run {
         offered_(cluster_.bookies.size(), 0.0),
         latency_(cluster_.bookies.size(), 0.0),
         written_(cluster_.bookies.size(), 0.0),
+        failing_(cluster_.bookies.size(), false),
         next_interval_end_(s.metrics_interval_s) {
     result_.weighting = weighting;
     for (int c = 0; c < s.clients.count; ++c) {
@@ -78,7 +80,8 @@ class Run {
       Schedule(
           absl::Uniform<double>(client.rng(), 0, cc.observation_interval_s),
           Kind::kObserve, c);
-      for (int k = 0; k < cc.topics_per_client; ++k) {
+      const int topics = static_cast<int>(client.topics().size());
+      for (int k = 0; k < topics; ++k) {
         Topic& t = client.topics()[k];
         const double life = DrawLifetime(s_.ledgers, t.rng);
         const double remaining = life * absl::Uniform<double>(t.rng, 0, 1);
@@ -173,39 +176,115 @@ class Run {
     const LedgerConfig& lc = s_.ledgers;
     for (auto& client : clients_) {
       for (Topic& t : client->topics()) {
-        const Ledger& l = t.ledger;
+        Ledger& l = t.ledger;
         if (l.ensemble.empty()) continue;
-        const double adds = l.bytes_per_second * tick_s_ / entry_bytes;
-        if (measured) offered_bytes_measured_ += l.bytes_per_second * tick_s_;
-        AddLedgerLatency(l, lc, adds);
+        const double bytes = l.bytes_per_second * tick_s_;
+        if (measured) offered_bytes_measured_ += bytes;
+        const double member = bytes * lc.write_quorum /
+                              static_cast<double>(l.ensemble.size());
+        for (double& b : l.member_bytes) b += member;
+        AddLedgerLatency(l, lc, bytes / entry_bytes);
       }
     }
+    ChangeEnsembles(end_s);
     if (end_s + 1e-9 >= next_interval_end_) {
-      const std::vector<double> rates = OpenMemberRates();
+      for (auto& client : clients_) {
+        for (Topic& t : client->topics()) FlushSlots(t.ledger);
+      }
       metrics_.CloseInterval(
           next_interval_end_,
-          IdealBalanceStddev(rates, WritableCount(), s_.ledgers.ensemble_size),
-          BalanceLowerBoundStddev(rates, WritableCount(),
-                                  s_.ledgers.ensemble_size));
+          IdealBalanceStddev(slots_, WritableCount(), 1),
+          BalanceLowerBoundStddev(slots_, WritableCount(), 1));
+      slots_.clear();
       next_interval_end_ += s_.metrics_interval_s;
     }
   }
 
-  // MiB/s each member of each open ledger receives (ideal_balance.h).
-  std::vector<double> OpenMemberRates() const {
-    const LedgerConfig& lc = s_.ledgers;
-    std::vector<double> rates;
-    for (const auto& client : clients_) {
-      for (const Topic& t : client->topics()) {
-        if (t.ledger.ensemble.empty()) continue;
-        rates.push_back(t.ledger.bytes_per_second * lc.write_quorum /
-                        lc.ensemble_size / placement::kBytesPerMiB);
-      }
+  // Moves the bytes each member of `l` received so far in this interval into
+  // the interval's slots (MiB/s over the interval), one slot per member: the
+  // time-weighted offered load that the lower bound spreads (ideal_balance.h).
+  void FlushSlots(Ledger& l) {
+    for (double& b : l.member_bytes) FlushSlot(b);
+  }
+  void FlushSlot(double& bytes) {
+    if (bytes > 0) {
+      slots_.push_back(bytes / s_.metrics_interval_s / placement::kBytesPerMiB);
     }
-    return rates;
+    bytes = 0;
   }
   int WritableCount() const {
     return static_cast<int>(cluster_.writable.size());
+  }
+
+  // A bookie fails its writers when its device refused bytes this tick (the
+  // backlog reached max_queue_s: adds are throttled) or when an add to it
+  // waits add_timeout_s or more. Every open ledger with a failing member
+  // replaces it through its client's policy, and the client quarantines it.
+  void ChangeEnsembles(double at_s) {
+    if (s_.add_timeout_s <= 0) return;
+    bool any = false;
+    for (size_t b = 0; b < cluster_.bookies.size(); ++b) {
+      const JournalDevice& d = cluster_.devices[cluster_.bookies[b].device];
+      failing_[b] = d.throttled_bytes() > 0 || latency_[b] >= s_.add_timeout_s;
+      any = any || failing_[b];
+    }
+    if (!any) return;
+    for (auto& client : clients_) {
+      for (Topic& t : client->topics()) {
+        Ledger& l = t.ledger;
+        if (l.ensemble.empty() || at_s < l.next_replace_s) continue;
+        for (size_t i = 0; i < l.ensemble.size(); ++i) {
+          if (failing_[l.ensemble[i]]) Replace(*client, l, i, at_s);
+        }
+      }
+    }
+  }
+
+  void Replace(SimClient& client, Ledger& l, size_t index, double at_s) {
+    placement::RackAwarePolicy& policy = client.policy();
+    const absl::Time now = ToTime(at_s);
+    policy.AdvanceTime(now);
+    std::vector<placement::BookieId> ids;
+    placement::BookieSet excluded;
+    for (int b : l.ensemble) {
+      ids.push_back(cluster_.bookies[b].node.id);
+      if (failing_[b]) excluded.insert(ids.back());
+    }
+    if (s_.clients.quarantine_s > 0) {
+      policy.Quarantine(ids[index], now + absl::Seconds(s_.clients.quarantine_s));
+    }
+    absl::StatusOr<placement::ReplacementResult> r = policy.ReplaceBookie(
+        ids, static_cast<int>(index), s_.ledgers.write_quorum,
+        s_.ledgers.ack_quorum, excluded, Hints(l.bytes_per_second));
+    if (!r.ok()) {
+      ++result_.replace_failures;
+      l.next_replace_s = at_s + 1;  // the writer retries a second later
+      return;
+    }
+    ++result_.ensemble_changes;
+    Account(client, l, -1);
+    FlushSlot(l.member_bytes[index]);
+    l.ensemble[index] = Index(r->bookie);
+    Account(client, l, +1);
+  }
+
+  // The reference run's reports (clients.perfect_reports): every bookie's
+  // offered write rate this very moment, as if reports were free and
+  // instant. No client can have this; it measures what staleness costs.
+  void ReportExactly(placement::RackAwarePolicy& policy, double at_s) {
+    for (size_t b = 0; b < cluster_.bookies.size(); ++b) {
+      placement::BookieInfo info = cluster_.monitors[b].Report();
+      info.write_bytes_per_second = offered_[b];
+      policy.OnBookieInfo(cluster_.bookies[b].node.id, info, ToTime(at_s));
+    }
+  }
+
+  placement::LedgerHints Hints(double bytes_per_second) const {
+    placement::LedgerHints hints;
+    if (s_.clients.rate_hints) {
+      hints.expected_write_bytes_per_second = bytes_per_second;
+    }
+    return hints;
   }
 
   void AddLedgerLatency(const Ledger& l, const LedgerConfig& lc, double adds) {
@@ -262,6 +341,7 @@ class Run {
 
   void Close(SimClient& client, Topic& t) {
     Account(client, t.ledger, -1);
+    FlushSlots(t.ledger);
     t.ledger = Ledger{};
   }
 
@@ -275,9 +355,10 @@ class Run {
     Schedule(at_s + life, Kind::kRoll, c, k);
     placement::RackAwarePolicy& policy = client.policy();
     policy.AdvanceTime(ToTime(at_s));
+    if (s_.clients.perfect_reports) ReportExactly(policy, at_s);
     const LedgerConfig& lc = s_.ledgers;
     absl::StatusOr<placement::PlacementResult> placed = policy.NewEnsemble(
-        lc.ensemble_size, lc.write_quorum, lc.ack_quorum, {});
+        lc.ensemble_size, lc.write_quorum, lc.ack_quorum, {}, Hints(rate));
     if (!placed.ok()) {
       ++result_.placement_failures;
       return;
@@ -288,6 +369,7 @@ class Run {
     for (const placement::BookieId& id : placed->ensemble) {
       l.ensemble.push_back(Index(id));
     }
+    l.member_bytes.assign(l.ensemble.size(), 0.0);
     metrics_.AddPlacement(at_s, l.ensemble);
     t.ledger = std::move(l);
     Account(client, t.ledger, +1);
@@ -314,6 +396,8 @@ class Run {
   std::vector<double> offered_;  // bytes/s per bookie, all clients
   std::vector<double> latency_;  // seconds per bookie, last tick
   std::vector<double> written_;  // bytes per bookie, last tick
+  std::vector<bool> failing_;    // per bookie, last tick (ChangeEnsembles)
+  std::vector<double> slots_;    // this interval's flushed slots, MiB/s
   std::vector<std::vector<double>> device_offered_;  // scratch, per device
   std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events_;
   uint64_t next_seq_ = 0;
@@ -339,6 +423,7 @@ PolicyRun SimulatePolicy(const Scenario& scenario,
   return result;
 }
 
+
 SimulationResult Simulate(const Scenario& scenario, uint64_t seed) {
   const auto start = std::chrono::steady_clock::now();
   SimulationResult result;
@@ -349,6 +434,26 @@ SimulationResult Simulate(const Scenario& scenario, uint64_t seed) {
   }
   result.wall_seconds = Since(start);
   return result;
+}
+
+double LowerBoundStddev(const SimulationResult& r) {
+  double bound = std::numeric_limits<double>::infinity();
+  for (const PolicyRun& run : r.runs) {
+    bound = std::min(bound, run.summary.bound_throughput_stddev);
+  }
+  return r.runs.empty() ? 0 : bound;
+}
+
+double GapClosed(const SimulationResult& r, const PolicyRun& run) {
+  for (const PolicyRun& none : r.runs) {
+    if (none.weighting != placement::Weighting::kNone) continue;
+    const double gap =
+        none.summary.throughput_stddev - LowerBoundStddev(r);
+    if (!(gap > 0)) break;
+    return (none.summary.throughput_stddev - run.summary.throughput_stddev) /
+           gap;
+  }
+  return std::numeric_limits<double>::quiet_NaN();
 }
 
 }  // namespace bk::sim

@@ -22,6 +22,18 @@
 //    time 0 every topic opens a ledger whose remaining life is
 //    U(0, 1) x its lifetime, so rolls are spread from the start;
 //  - gray failure start / end.
+// Ensemble change (every tick, add_timeout_s > 0): a bookie whose device
+// refused bytes this tick (backlog at max_queue_s: adds throttled) or whose
+// add latency reached add_timeout_s fails its writers; each open ledger
+// with it in its ensemble asks its client's policy for a replacement
+// (ReplaceBookie, with the ledger's rate as the hint), the client
+// quarantines the failed bookie for clients.quarantine_s, and the old
+// bookie stops receiving the ledger's adds. A refused replacement is
+// retried a second later.
+// The lower bound is taken per metrics interval over the time-weighted
+// bytes each ledger member received in it (ideal_balance.h): a ledger that
+// changed ensemble or closed inside the interval counts as the parts it
+// was, so the bound bounds the measured per-interval stddev exactly.
 // Traffic and cluster come from streams of the seed that do not depend on
 // the weighting (seeds.h), so every weighting sees the same load.
 
@@ -42,6 +54,8 @@ struct PolicyRun {
   PolicySummary summary;
   int64_t ledgers_created = 0;
   int64_t placement_failures = 0;     // NotEnoughBookies and other errors
+  int64_t ensemble_changes = 0;       // bookies replaced in open ledgers
+  int64_t replace_failures = 0;       // replacements the policy refused
   double offered_mib_per_second = 0;  // mean, per replica, after warm-up
   double wall_seconds = 0;            // not part of the deterministic output
 };
@@ -57,6 +71,15 @@ struct SimulationResult {
 PolicyRun SimulatePolicy(const Scenario& scenario,
                          placement::Weighting weighting, uint64_t seed);
 SimulationResult Simulate(const Scenario& scenario, uint64_t seed);
+
+// The smallest lower bound (peak stddev) over `r`'s runs: the bound depends
+// a little on each run's ensemble changes, and the smallest is the
+// conservative one for every run.
+double LowerBoundStddev(const SimulationResult& r);
+// Share of the gap between random placement and the lower bound that `run`
+// closes: (stddev_none - stddev_run) / (stddev_none - LowerBoundStddev(r)),
+// from the peak stddevs. NaN when `r` has no "none" run or no gap.
+double GapClosed(const SimulationResult& r, const PolicyRun& run);
 
 }  // namespace bk::sim
 

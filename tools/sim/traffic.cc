@@ -21,7 +21,11 @@ double DrawLedgerRate(const TrafficConfig& t, double topic_rate,
                       std::mt19937_64& rng) {
   if (t.burst_sigma <= 0) return topic_rate;
   const double s = t.burst_sigma;
-  return topic_rate * std::exp(absl::Gaussian<double>(rng, -s * s / 2, s));
+  const double rate =
+      topic_rate * std::exp(absl::Gaussian<double>(rng, -s * s / 2, s));
+  const double cap = t.partition_mib_per_second > 0 ? t.partition_mib_per_second
+                                                   : t.max_mib_per_second;
+  return std::min(rate, cap * placement::kBytesPerMiB);
 }
 
 double DrawLifetime(const LedgerConfig& l, std::mt19937_64& rng) {

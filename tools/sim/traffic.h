@@ -17,7 +17,9 @@ namespace bk::sim {
 
 // Bytes/s of a new topic.
 double DrawTopicRate(const TrafficConfig& traffic, std::mt19937_64& rng);
-// Bytes/s of a topic's next ledger.
+// Bytes/s of a topic's next ledger: its rate with a burst, capped at
+// partition_mib_per_second when topics are partitioned, else at
+// max_mib_per_second.
 double DrawLedgerRate(const TrafficConfig& traffic, double topic_rate,
                       std::mt19937_64& rng);
 // Seconds a new ledger stays open.

@@ -16,6 +16,7 @@
 
 #include <atomic>
 #include <catch2/catch.hpp>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -177,18 +178,13 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "adaptive placement does not take a bookie this client never wrote to "
-    "for a free one",
+    "adaptive placement never takes a bookie reporting a saturated journal "
+    "while others are free, whether or not this client wrote to them",
     "[client]") {
   // Three racks, one bookie each. "hot" reports a saturated journal; the
-  // client has written to the other two and seen 3 ms adds there. The
-  // adaptive rule gives "hot" a small weight (min_weight); a bookie without
-  // observations must not then win the second choice as well.
+  // client has written to "a" and seen 3 ms adds there, never to "b".
   ClientOptions options;
   options.placement.weighting = placement::Weighting::kAdaptive;
-  // A larger floor than the default, so that the share is large enough for
-  // the count below to tell the two behaviours apart.
-  options.placement.adaptive.min_weight = 0.05;
   const uint64_t seed = 20261130;
   INFO("seed " << seed);
   ClusterView cluster(options, seed, /*probe=*/nullptr);
@@ -211,19 +207,22 @@ TEST_CASE(
     cluster.OnBookieInfo(id, info, now);
   }
   cluster.OnAddAnswered("a", absl::Milliseconds(3));
-  cluster.OnAddAnswered("b", absl::Milliseconds(3));
-  cluster.Tick(now, {{"a", 2}, {"b", 2}});
-  int hot = 0;
-  const int draws = 4000;
+  cluster.Tick(now, {{"a", 2}});
+  std::map<std::string, int> chosen;
+  const int draws = 400;
   for (int i = 0; i < draws; ++i) {
-    auto p = cluster.NewEnsemble(1, 1, 1);
+    placement::LedgerHints hints;
+    if (i % 2 == 1) hints.expected_write_bytes_per_second = 1 << 20;
+    auto p = cluster.NewEnsemble(1, 1, 1, hints);
     REQUIRE(p.ok());
-    if (p->ensemble[0] == "hot") ++hot;
+    ++chosen[p->ensemble[0]];
   }
-  // Its weight share is 0.05 / 2.05 = 2.4 % (about 98 of 4,000); taken for
-  // free it would also win every second draw that lands on it (~4.8 %).
-  INFO("hot chosen " << hot << " of " << draws);
-  CHECK(hot < draws * 36 / 1000);
+  INFO("hot " << chosen["hot"] << ", a " << chosen["a"] << ", b "
+              << chosen["b"]);
+  CHECK(chosen["hot"] == 0);
+  // The bookie never written to is not shunned for being unknown.
+  CHECK(chosen["b"] > draws / 4);
+  CHECK(chosen["a"] > draws / 4);
 }
 
 }  // namespace

@@ -25,7 +25,7 @@ TEST_CASE("default placement options are valid and bad ones are named",
   CHECK(ValidatePlacementOptions(bad).message() ==
         "placement option lowLoadBookieRatio must be in [0, 1]");
   bad = PlacementOptions{};
-  bad.adaptive.choices = 0;
+  bad.adaptive.rank_spread = 2;
   CHECK(ValidatePlacementOptions(bad).code() ==
         absl::StatusCode::kInvalidArgument);
   CHECK(*ParseWeighting("adaptive") == Weighting::kAdaptive);

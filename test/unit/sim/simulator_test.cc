@@ -39,14 +39,79 @@ TEST_CASE("the JSON has the shape issue 9 gives", "[sim]") {
   for (const char* policy : {"none", "load", "adaptive"}) {
     INFO(policy);
     const auto& p = j["policies"][policy];
-    CHECK(p.size() == 7);
+    CHECK(p.size() == 11);
     for (const char* key :
          {"throughput_stddev", "throughput_range", "top10_throughput",
           "p50_write_latency", "p99_write_latency", "p999_write_latency",
-          "herd_index"}) {
+          "herd_index", "lower_bound_throughput_stddev", "gap_closed",
+          "ensemble_changes", "replace_failures"}) {
       CHECK(p.contains(key));
     }
   }
+}
+
+TEST_CASE("gap closed is measured against random placement and the "
+          "smallest bound, and is null without a random run",
+          "[sim]") {
+  const uint64_t seed = 31;
+  INFO("seed " << seed);
+  Scenario s = Load("small");
+  s.policies = {placement::Weighting::kNone, placement::Weighting::kAdaptive};
+  const SimulationResult r = Simulate(s, seed);
+  const double bound = LowerBoundStddev(r);
+  CHECK(bound <= r.runs[0].summary.bound_throughput_stddev);
+  CHECK(bound <= r.runs[1].summary.bound_throughput_stddev);
+  CHECK(GapClosed(r, r.runs[0]) == 0);
+  const double none = r.runs[0].summary.throughput_stddev;
+  CHECK(GapClosed(r, r.runs[1]) ==
+        Approx((none - r.runs[1].summary.throughput_stddev) / (none - bound)));
+  const nlohmann::ordered_json j = ResultToJson(r);
+  CHECK(j["policies"]["none"]["gap_closed"] == 0);
+
+  s.policies = {placement::Weighting::kAdaptive};
+  const SimulationResult alone = Simulate(s, seed);
+  CHECK(std::isnan(GapClosed(alone, alone.runs[0])));
+  CHECK(ResultToJson(alone)["policies"]["adaptive"]["gap_closed"].is_null());
+}
+
+TEST_CASE("a bookie whose device refuses adds is replaced in its ledgers' "
+          "ensembles, and is not without an add timeout",
+          "[sim]") {
+  const uint64_t seed = 41;
+  INFO("seed " << seed);
+  Scenario s = Load("small");
+  // Bookie 3 slowed so far that its backlog hits max_queue_s.
+  s.gray_failures = {{3, 200, 200, 1000}};
+  s.max_queue_s = 5;
+  const PolicyRun changed =
+      SimulatePolicy(s, placement::Weighting::kNone, seed);
+  CHECK(changed.ensemble_changes > 0);
+  s.add_timeout_s = 0;
+  const PolicyRun stuck = SimulatePolicy(s, placement::Weighting::kNone, seed);
+  CHECK(stuck.ensemble_changes == 0);
+  // Replaced, the slowed bookie no longer throttles what it cannot write.
+  CHECK(changed.summary.throttled_mib < stuck.summary.throttled_mib);
+}
+
+TEST_CASE("partitioned topics keep the traffic and no ledger exceeds the "
+          "partition rate",
+          "[sim]") {
+  const uint64_t seed = 43;
+  INFO("seed " << seed);
+  Scenario s = Load("small");
+  s.gray_failures.clear();
+  const PolicyRun whole = SimulatePolicy(s, placement::Weighting::kNone, seed);
+  s.traffic.partition_mib_per_second = 5;
+  const PolicyRun split = SimulatePolicy(s, placement::Weighting::kNone, seed);
+  // Bursts above 5 MiB/s are cut, so a little traffic goes; the topics'
+  // base rates are all kept.
+  CHECK(split.offered_mib_per_second <= whole.offered_mib_per_second);
+  CHECK(split.offered_mib_per_second > 0.8 * whole.offered_mib_per_second);
+  CHECK(split.ledgers_created > whole.ledgers_created);
+  // With E = WQ = 2 a member takes the ledger's whole rate: the bound's
+  // largest slot, hence the bound itself, is at most that of 5 MiB/s slots.
+  CHECK(split.summary.bound_throughput_stddev <
+        whole.summary.bound_throughput_stddev);
 }
 
 TEST_CASE("with one bookie all load lands on it", "[sim]") {

@@ -1,0 +1,215 @@
+#include "placement/adaptive_chooser.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <utility>
+
+#include "absl/random/distributions.h"
+#include "placement/weighted_selection.h"
+
+namespace bk::placement {
+namespace {
+
+double MedianOf(std::vector<double> values) {
+  if (values.empty()) return 0;
+  const size_t mid = values.size() / 2;
+  std::nth_element(values.begin(), values.begin() + mid, values.end());
+  return values[mid];
+}
+
+// (estimated load, index into eligible), least loaded first.
+using Ranked = std::vector<std::pair<double, size_t>>;
+
+}  // namespace
+
+AdaptiveChooser::AdaptiveChooser(const AdaptiveOptions& options)
+    : options_(options),
+      estimate_(options.report_window, options.max_report_age) {}
+
+void AdaptiveChooser::Observe(const BookieId& id, absl::Duration add_latency,
+                              absl::Time at) {
+  Observation obs{std::max(add_latency, absl::ZeroDuration()), at};
+  auto [it, inserted] = observations_.try_emplace(id, obs);
+  if (!inserted && it->second.at <= at) it->second = obs;
+}
+
+void AdaptiveChooser::Retain(const Topology& topology, absl::Time now) {
+  absl::erase_if(observations_, [&topology](const auto& entry) {
+    return topology.State(entry.first) == BookieState::kUnknown;
+  });
+  estimate_.Retain(topology, now);
+}
+
+AdaptiveChooser::View AdaptiveChooser::Prepare(const Topology& topology,
+                                               absl::Time now) const {
+  std::vector<const BookieId*> ids;
+  ids.reserve(topology.writable().size());
+  for (const BookieId& id : topology.writable()) ids.push_back(&id);
+  const std::vector<double> load = estimate_.Estimate(ids, topology, now);
+  View view;
+  double sum = 0;
+  for (size_t i = 0; i < ids.size(); ++i) {
+    view.load[*ids[i]] = load[i];
+    sum += load[i];
+  }
+  view.mean = ids.empty() ? 0 : sum / static_cast<double>(ids.size());
+  return view;
+}
+
+void AdaptiveChooser::OnPlaced(absl::Span<const BookieId> bookies,
+                               double slot_mib, absl::Time at) {
+  for (const BookieId& id : bookies) estimate_.OnPlaced(id, slot_mib, at);
+  if (!(slot_mib >= 0)) return;
+  const size_t cap = static_cast<size_t>(options_.rate_memory);
+  if (rates_.size() < cap) {
+    rates_.push_back(slot_mib);
+  } else {
+    rates_[next_rate_] = slot_mib;
+    next_rate_ = (next_rate_ + 1) % cap;
+  }
+}
+
+double AdaptiveChooser::Quantile(double slot_mib, double u) const {
+  if (rates_.size() < 8) return u;
+  double below = 0;
+  double equal = 0;
+  for (double r : rates_) {
+    if (r < slot_mib) {
+      below += 1;
+    } else if (r == slot_mib) {
+      equal += 1;
+    }
+  }
+  return (below + u * equal) / static_cast<double>(rates_.size());
+}
+
+double AdaptiveChooser::Util(const BookieId& id, const Topology& topology,
+                             absl::Time now) const {
+  const BookieReport* r = topology.Report(id);
+  if (r == nullptr || r->info.journal_io_util < 0 ||
+      now - r->received_at > options_.max_report_age) {
+    return -1;
+  }
+  return r->info.journal_io_util;
+}
+
+std::vector<size_t> AdaptiveChooser::Unsaturated(
+    absl::Span<const BookieId* const> eligible, const Topology& topology,
+    absl::Time now) const {
+  double median_s = 0;
+  if (options_.slow_latency_multiple > 0) {
+    std::vector<double> fresh;
+    for (const auto& [id, obs] : observations_) {
+      if (now - obs.at <= options_.observation_max_age) {
+        fresh.push_back(absl::ToDoubleSeconds(obs.add_latency));
+      }
+    }
+    median_s = MedianOf(std::move(fresh));
+  }
+  auto seen_slow = [&](const BookieId& id) {
+    if (median_s <= 0) return false;
+    auto it = observations_.find(id);
+    return it != observations_.end() &&
+           now - it->second.at <= options_.observation_max_age &&
+           absl::ToDoubleSeconds(it->second.add_latency) >
+               options_.slow_latency_multiple * median_s;
+  };
+  std::vector<size_t> keep;
+  keep.reserve(eligible.size());
+  for (size_t i = 0; i < eligible.size(); ++i) {
+    if (Util(*eligible[i], topology, now) >= options_.avoid_util_percent) {
+      continue;
+    }
+    if (seen_slow(*eligible[i])) continue;
+    keep.push_back(i);
+  }
+  if (keep.empty()) {
+    keep.resize(eligible.size());
+    std::iota(keep.begin(), keep.end(), 0);
+  }
+  return keep;
+}
+
+size_t AdaptiveChooser::Choose(absl::Span<const BookieId* const> eligible,
+                               double slot_mib, const View& view,
+                               const Topology& topology, absl::Time now,
+                               absl::BitGenRef gen) const {
+  std::vector<size_t> keep = Unsaturated(eligible, topology, now);
+  // Shuffled before a stable sort, so that equal estimates (no reports
+  // yet, or several idle bookies) are ranked in random order, not by their
+  // position in `eligible`.
+  auto rank = [&](const std::vector<size_t>& indices) {
+    Ranked ranked;
+    ranked.reserve(indices.size());
+    for (size_t i : indices) {
+      auto it = view.load.find(*eligible[i]);
+      ranked.emplace_back(it == view.load.end() ? view.mean : it->second, i);
+    }
+    for (size_t k = ranked.size(); k > 1; --k) {
+      std::swap(ranked[k - 1], ranked[absl::Uniform<size_t>(gen, 0, k)]);
+    }
+    std::stable_sort(ranked.begin(), ranked.end(),
+                     [](const auto& a, const auto& b) {
+                       return a.first < b.first;
+                     });
+    return ranked;
+  };
+
+  const bool has_rate = slot_mib >= 0;
+  if (has_rate && slot_mib > options_.big_slot_multiple * view.mean) {
+    std::vector<size_t> roomy;
+    for (size_t i : keep) {
+      const double u = Util(*eligible[i], topology, now);
+      if (u >= 0 && u <= options_.big_slot_util_percent) roomy.push_back(i);
+    }
+    const Ranked ranked = rank(roomy.empty() ? keep : roomy);
+    const size_t d = std::min<size_t>(
+        ranked.size(), static_cast<size_t>(options_.big_slot_choices));
+    return ranked[absl::Uniform<size_t>(gen, 0, d)].second;
+  }
+
+  Ranked ranked = rank(keep);
+  if (options_.small_slot_max_multiple > 0) {
+    const double cap = options_.small_slot_max_multiple * view.mean;
+    Ranked within;
+    for (const auto& r : ranked) {
+      if (r.first <= cap) within.push_back(r);
+    }
+    if (!within.empty()) ranked.swap(within);
+  }
+  // At most one in 16 candidates: a small cluster keeps its few bookies
+  // for every slot.
+  const size_t reserve = std::min(
+      static_cast<size_t>(options_.reserve_for_big), ranked.size() / 16);
+  if (has_rate && reserve > 0) {
+    ranked.erase(ranked.begin(), ranked.begin() + reserve);
+  }
+  const size_t n = ranked.size();
+  if (n == 1) return ranked[0].second;
+
+  if (has_rate) {
+    const double top = static_cast<double>(n - 1);
+    const double q = Quantile(slot_mib, absl::Uniform<double>(gen, 0, 1));
+    const double target = (1 - q) * top;
+    const double w = std::max(1.0, options_.rank_spread * static_cast<double>(n));
+    // Reflected, not clipped: a clipped window would draw the two ends
+    // twice as often as the middle ranks (a herd on the least and the most
+    // loaded bookies).
+    double pos = target + absl::Uniform<double>(gen, -w, w);
+    if (pos < 0) pos = -pos;
+    if (pos > top) pos = 2 * top - pos;
+    pos = std::clamp(pos, 0.0, top);
+    return ranked[static_cast<size_t>(std::lround(pos))].second;
+  }
+
+  std::vector<double> weights(n);
+  for (size_t r = 0; r < n; ++r) {
+    weights[r] = 1 + options_.rankless_tilt *
+                         (1 - 2 * static_cast<double>(r) /
+                                  static_cast<double>(n - 1));
+  }
+  return ranked[PickWeighted(weights, gen)].second;
+}
+
+}  // namespace bk::placement

@@ -1,0 +1,112 @@
+// AdaptiveChooser: the adaptive weighting's choice of one bookie for one slot
+// of a new ledger (or of a replacement), among the bookies the rack rule
+// allows. A slot is what one replica of the ledger receives:
+// rate x write_quorum / ensemble_size, from the ledger's rate hint.
+//
+// The rule, per choice (constants in AdaptiveOptions, options.h):
+//
+//  0. Estimate. Each bookie's load is its last report's write MiB/s plus
+//     this client's own placements the reports do not show yet
+//     (load_estimate.h); a bookie without a usable report counts the median.
+//  1. Leave out the saturated: a report of journal utilisation at or above
+//     avoid_util_percent (90), or this client's own fresh add latency above
+//     slow_latency_multiple (8) x the median it sees. If that leaves no one,
+//     nobody is left out.
+//  2. Big slot (above big_slot_multiple x the mean estimate): only bookies
+//     whose journal reports at most big_slot_util_percent (50) utilisation,
+//     if any; uniformly among the big_slot_choices (8) least loaded of them.
+//     Uniform, not the least loaded: two clients reading the same stale
+//     report must not both put a big slot on the same bookie.
+//  3. Other slots, with a rate: bookies estimated above
+//     small_slot_max_multiple (1.5) x the mean are left out (if any remain),
+//     and so are the reserve_for_big (8, at most 1 in 16 candidates) least
+//     loaded (kept for big slots). Then rank matching: with q the slot
+//     rate's quantile among the last rate_memory (512) slot rates this
+//     client placed (ties spread uniformly), the choice is the
+//     bookie ranked (1 - q) from the least loaded, +- rank_spread (5 %) of
+//     the candidates, reflected at both ends: heavy slots fill the least
+//     loaded, light ones the fuller, and over uniform quantiles every rank
+//     is drawn equally often, so many clients reading the same report
+//     spread rather than herd.
+//  4. Rate unknown: the same filter as 3 without the reserve, then a draw
+//     with weights falling linearly with the load rank, from 1 +
+//     rankless_tilt (0.5) for the least loaded to 1 - rankless_tilt.
+//
+// Why these steps, and what each is worth, is measured in tools/sim/README.md.
+//
+// Not thread-safe; owned by one policy.
+
+#ifndef BK_PLACEMENT_ADAPTIVE_CHOOSER_H_
+#define BK_PLACEMENT_ADAPTIVE_CHOOSER_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/random/bit_gen_ref.h"
+#include "absl/time/time.h"
+#include "absl/types/span.h"
+#include "placement/load_estimate.h"
+#include "placement/options.h"
+#include "placement/topology.h"
+#include "placement/types.h"
+
+namespace bk::placement {
+
+class AdaptiveChooser {
+ public:
+  // REQUIRES: ValidatePlacementOptions accepts `options`.
+  explicit AdaptiveChooser(const AdaptiveOptions& options);
+
+  // The client's own view of `id` at `at`: its add latency to it.
+  void Observe(const BookieId& id, absl::Duration add_latency, absl::Time at);
+  // Forgets bookies no longer in `topology` and placements reports cover.
+  void Retain(const Topology& topology, absl::Time now);
+
+  // The estimated loads of the writable bookies, prepared once per call.
+  struct View {
+    absl::flat_hash_map<BookieId, double> load;  // MiB/s
+    double mean = 0;                             // over the writable bookies
+  };
+  View Prepare(const Topology& topology, absl::Time now) const;
+
+  // Chooses one of `eligible` (non-empty) for a slot of `slot_mib` MiB/s
+  // (< 0: unknown). Returns an index into `eligible`.
+  size_t Choose(absl::Span<const BookieId* const> eligible, double slot_mib,
+                const View& view, const Topology& topology, absl::Time now,
+                absl::BitGenRef gen) const;
+
+  // A slot of `slot_mib` was placed on each of `bookies`: it counts in their
+  // estimates until reports show it, and its rate joins the remembered ones.
+  void OnPlaced(absl::Span<const BookieId> bookies, double slot_mib,
+                absl::Time at);
+
+  // Fraction of remembered slot rates below `slot_mib`, plus `u` (in
+  // [0, 1)) times the fraction equal to it: ties spread uniformly, so equal
+  // slots are not all sent to one rank. `u` itself while fewer than 8 rates
+  // are remembered.
+  double Quantile(double slot_mib, double u) const;
+
+ private:
+  struct Observation {
+    absl::Duration add_latency;
+    absl::Time at;
+  };
+  // Indices into `eligible` that step 1 keeps.
+  std::vector<size_t> Unsaturated(absl::Span<const BookieId* const> eligible,
+                                  const Topology& topology,
+                                  absl::Time now) const;
+  // Journal utilisation of a usable report, or -1.
+  double Util(const BookieId& id, const Topology& topology,
+              absl::Time now) const;
+
+  const AdaptiveOptions options_;
+  LoadEstimate estimate_;
+  absl::flat_hash_map<BookieId, Observation> observations_;
+  std::vector<double> rates_;  // ring of remembered slot rates
+  size_t next_rate_ = 0;
+};
+
+}  // namespace bk::placement
+
+#endif  // BK_PLACEMENT_ADAPTIVE_CHOOSER_H_

@@ -1,0 +1,259 @@
+#include "placement/adaptive_chooser.h"
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "catch2/catch.hpp"
+#include "placement/weighted_selection.h"
+#include "placement/rack_aware_policy.h"
+#include "test/unit/placement/test_cluster.h"
+
+namespace bk::placement {
+namespace {
+
+using testing::Counts;
+using testing::Id;
+using testing::MakeBookies;
+
+const absl::Time kNow = absl::FromUnixSeconds(1'700'000'000);
+
+// A chooser over n bookies in one rack; bookie i reports writing
+// load(i) MiB/s with journal utilisation util(i) percent, received at `at`.
+struct Bench {
+  Bench(int n, const AdaptiveOptions& options = AdaptiveOptions{})
+      : chooser(options) {
+    topology.SetMembers(MakeBookies(n, 1), {});
+    for (const BookieId& id : topology.writable()) ids.push_back(&id);
+  }
+  void Report(int i, double mib, double util, absl::Time at = kNow) {
+    topology.SetReport(Id(i),
+                       BookieInfo{.journal_io_util = util,
+                                  .write_bytes_per_second = mib * kBytesPerMiB},
+                       at);
+  }
+  // Counts of `draws` choices for a slot of `slot_mib`, each placement
+  // forgotten at once (the view is prepared once).
+  Counts Draw(int draws, double slot_mib, uint64_t seed) {
+    std::mt19937_64 gen(seed);
+    const AdaptiveChooser::View view = chooser.Prepare(topology, kNow);
+    Counts counts;
+    for (int d = 0; d < draws; ++d) {
+      ++counts[*ids[chooser.Choose(ids, slot_mib, view, topology, kNow, gen)]];
+    }
+    return counts;
+  }
+  // Teaches the chooser's quantiles: slot rates 1, 2, ..., 100.
+  void LearnRates() {
+    for (int r = 1; r <= 100; ++r) chooser.OnPlaced({}, r, kNow);
+  }
+
+  Topology topology;
+  AdaptiveChooser chooser;
+  std::vector<const BookieId*> ids;
+};
+
+TEST_CASE("without reports, every bookie is drawn alike, with or without a "
+          "rate",
+          "[placement][adaptive]") {
+  const uint64_t seed = 7;
+  INFO("seed " << seed);
+  Bench b(10);
+  for (double slot : {-1.0, 0.5}) {
+    INFO("slot " << slot);
+    const Counts counts = b.Draw(20000, slot, seed);
+    for (int i = 0; i < 10; ++i) {
+      INFO(Id(i));
+      CHECK(counts.contains(Id(i)));
+      CHECK(counts.at(Id(i)) == Approx(2000).epsilon(0.15));
+    }
+  }
+}
+
+TEST_CASE("a bookie reporting a saturated journal is never chosen while "
+          "another is, and is when it is the only one",
+          "[placement][adaptive]") {
+  const uint64_t seed = 11;
+  INFO("seed " << seed);
+  Bench b(6);
+  for (int i = 0; i < 6; ++i) b.Report(i, 10, i == 0 ? 95 : 20);
+  b.LearnRates();
+  for (double slot : {-1.0, 1.0, 50.0, 500.0}) {
+    INFO("slot " << slot);
+    CHECK_FALSE(b.Draw(3000, slot, seed).contains(Id(0)));
+  }
+  Bench alone(1);
+  alone.Report(0, 10, 100);
+  CHECK(alone.Draw(10, 5, seed).at(Id(0)) == 10);
+}
+
+TEST_CASE("a bookie this client sees answering far slower than the rest is "
+          "left out",
+          "[placement][adaptive]") {
+  const uint64_t seed = 13;
+  INFO("seed " << seed);
+  Bench b(8);
+  for (int i = 0; i < 8; ++i) {
+    b.chooser.Observe(Id(i), absl::Milliseconds(i == 3 ? 200 : 2), kNow);
+  }
+  CHECK_FALSE(b.Draw(3000, -1, seed).contains(Id(3)));
+  // An observation older than observation_max_age no longer counts.
+  Bench old(8);
+  for (int i = 0; i < 8; ++i) {
+    old.chooser.Observe(Id(i), absl::Milliseconds(i == 3 ? 200 : 2),
+                        kNow - absl::Minutes(1));
+  }
+  CHECK(old.Draw(3000, -1, seed).contains(Id(3)));
+}
+
+TEST_CASE("a big slot goes uniformly to the least loaded bookies with "
+          "journal headroom",
+          "[placement][adaptive]") {
+  const uint64_t seed = 17;
+  INFO("seed " << seed);
+  Bench b(20);
+  // b0 and b1 write least but their journals are 60 % busy (HDDs).
+  for (int i = 0; i < 20; ++i) b.Report(i, i, i < 2 ? 60 : 20);
+  const Counts counts = b.Draw(8000, 40, seed);
+  for (int i = 0; i < 20; ++i) {
+    INFO(Id(i));
+    if (i >= 2 && i < 10) {
+      CHECK(counts.at(Id(i)) == Approx(1000).epsilon(0.15));
+    } else {
+      CHECK_FALSE(counts.contains(Id(i)));
+    }
+  }
+}
+
+TEST_CASE("small slots leave the least loaded to big ones and go to fuller "
+          "bookies the smaller they are, never above 1.5 x the mean",
+          "[placement][adaptive]") {
+  const uint64_t seed = 19;
+  INFO("seed " << seed);
+  Bench b(160);
+  // b_i writes i / 4 MiB/s, b159 far above at 100: mean 20.25, so 1.5 x the
+  // mean admits b0..b121; the 8 least loaded are kept for big slots.
+  for (int i = 0; i < 159; ++i) b.Report(i, i / 4.0, 20);
+  b.Report(159, 100, 20);
+  // Recent slot rates 1..20 MiB/s: 1 is the smallest, 10 the median.
+  for (int r = 1; r <= 20; ++r) b.chooser.OnPlaced({}, r, kNow);
+  auto mean_rank = [&](double slot) {
+    const Counts counts = b.Draw(4000, slot, seed);
+    double sum = 0;
+    for (const auto& [id, n] : counts) {
+      const int i = std::stoi(id.substr(1));
+      CHECK(i >= 8);
+      CHECK(i <= 121);
+      sum += static_cast<double>(i) * n;
+    }
+    return sum / 4000;
+  };
+  const double tiny = mean_rank(1);     // near the fullest allowed
+  const double middle = mean_rank(10);  // near the middle of b8..b121
+  INFO("mean rank: tiny " << tiny << ", middle " << middle);
+  CHECK(tiny > 105);
+  CHECK(middle == Approx(64.5).margin(8));
+}
+
+TEST_CASE("slots of one rate are spread over identical bookies, not sent "
+          "to one rank",
+          "[placement][adaptive]") {
+  const uint64_t seed = 21;
+  INFO("seed " << seed);
+  Bench b(12);
+  for (int i = 0; i < 12; ++i) b.Report(i, 5, 20);
+  for (int r = 0; r < 50; ++r) b.chooser.OnPlaced({}, 0.5, kNow);
+  const Counts counts = b.Draw(6000, 0.5, seed);
+  for (int i = 0; i < 12; ++i) {
+    INFO(Id(i));
+    CHECK(counts.at(Id(i)) == Approx(500).epsilon(0.25));
+  }
+}
+
+TEST_CASE("stale reports say nothing: a saturated report older than "
+          "max_report_age does not keep a bookie out",
+          "[placement][adaptive]") {
+  const uint64_t seed = 23;
+  INFO("seed " << seed);
+  Bench b(4);
+  for (int i = 0; i < 4; ++i) b.Report(i, 10, 20);
+  b.Report(0, 10, 100, kNow - absl::Minutes(10));
+  const Counts counts = b.Draw(4000, -1, seed);
+  CHECK(counts.at(Id(0)) > 500);
+}
+
+TEST_CASE("the client's own placements count until reports show them, so "
+          "one client does not pile onto the idle bookie",
+          "[placement][adaptive]") {
+  const uint64_t seed = 29;
+  INFO("seed " << seed);
+  std::mt19937_64 gen(seed);
+  PlacementOptions options;
+  options.weighting = Weighting::kAdaptive;
+  RackAwarePolicy policy(options, gen);
+  policy.OnClusterChanged(MakeBookies(10, 1), {});
+  // b0 idle, the rest writing 20 MiB/s; reports do not move afterwards.
+  for (int i = 0; i < 10; ++i) {
+    policy.OnBookieInfo(
+        Id(i), BookieInfo{.journal_io_util = 20,
+                          .write_bytes_per_second = (i == 0 ? 0 : 20) *
+                                                    kBytesPerMiB},
+        kNow);
+  }
+  policy.AdvanceTime(kNow);
+  LedgerHints hints;
+  hints.expected_write_bytes_per_second = 40 * kBytesPerMiB;  // big slots
+  Counts counts;
+  for (int l = 0; l < 20; ++l) {
+    absl::StatusOr<PlacementResult> p = policy.NewEnsemble(1, 1, 1, {}, hints);
+    REQUIRE(p.ok());
+    ++counts[p->ensemble[0]];
+  }
+  // A report-only rule would put all 20 on b0; with its own placements
+  // counted, b0 takes a share like any other.
+  INFO("b0 " << counts[Id(0)]);
+  CHECK(counts[Id(0)] <= 4);
+  CHECK(counts.size() >= 8);
+}
+
+TEST_CASE("without hints, random, disk and load placement choose exactly as "
+          "with them",
+          "[placement]") {
+  for (Weighting w : {Weighting::kNone, Weighting::kDisk, Weighting::kLoad}) {
+    for (uint64_t seed = 1; seed <= 20; ++seed) {
+      INFO("weighting " << WeightingName(w) << ", seed " << seed);
+      PlacementOptions options;
+      options.weighting = w;
+      std::mt19937_64 gen_a(seed);
+      std::mt19937_64 gen_b(seed);
+      RackAwarePolicy a(options, gen_a);
+      RackAwarePolicy b(options, gen_b);
+      for (RackAwarePolicy* p : {&a, &b}) {
+        p->OnClusterChanged(MakeBookies(12, 3), {});
+        for (int i = 0; i < 12; ++i) {
+          p->OnBookieInfo(Id(i),
+                          BookieInfo{.free_disk_bytes = 1000 * (i + 1),
+                                     .journal_io_util = 7.0 * i,
+                                     .write_bytes_per_second = 1e6 * i},
+                          kNow);
+        }
+      }
+      LedgerHints hints;
+      hints.expected_write_bytes_per_second = 5e6;
+      hints.custom_metadata["region"] = "east";
+      auto plain = a.NewEnsemble(3, 2, 2, {});
+      auto hinted = b.NewEnsemble(3, 2, 2, {}, hints);
+      REQUIRE(plain.ok());
+      REQUIRE(hinted.ok());
+      CHECK(plain->ensemble == hinted->ensemble);
+      auto plain_r = a.ReplaceBookie(plain->ensemble, 1, 2, 2, {});
+      auto hinted_r = b.ReplaceBookie(hinted->ensemble, 1, 2, 2, {}, hints);
+      REQUIRE(plain_r.ok());
+      REQUIRE(hinted_r.ok());
+      CHECK(plain_r->bookie == hinted_r->bookie);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace bk::placement
