@@ -141,6 +141,10 @@ void AddDiskAndRequests(ConfigTable<DaemonOptions>& t) {
           "start and stay read-only (draining)");
   t.Value("maxPendingAddRequestsPerThread", BK_FIELD(service.max_pending_adds),
           "requests", {1, 1e8}, "adds in flight before ETOOMANYREQUESTS");
+  t.Value("maxAddsInProgressPerStream",
+          BK_FIELD(service.max_adds_in_progress_per_stream), "requests",
+          {1, 1e9},
+          "unanswered adds on one stream before the bookie stops reading it");
   t.Value("maxPendingReadRequestsPerThread",
           BK_FIELD(service.max_pending_reads), "requests", {1, 1e8},
           "reads in flight before ETOOMANYREQUESTS");

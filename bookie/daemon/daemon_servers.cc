@@ -27,6 +27,7 @@ InfoProvider MakeInfoProvider(DaemonParts& p) {
 HttpResponse Metrics(DaemonParts& p) {
   p.service_probe->AddsInFlight(p.service->adds_in_flight());
   p.service_probe->ReadsInFlight(p.service->reads_in_flight());
+  p.service_probe->AddStreamsPaused(p.service->add_streams_paused());
   auto families = p.registry->Collect();
   auto more = p.collector->Collect();
   families.insert(families.end(), more.begin(), more.end());

@@ -22,7 +22,11 @@ double SecondsSince(std::chrono::steady_clock::time_point start) {
 
 // Lifecycle: created by gRPC per stream; reads one batch at a time and hands
 // each entry to the store; answers accumulate in `outgoing_` and go out one
-// write at a time. Finish is called once the client has half-closed (or the
+// write at a time. Every entry read counts in `in_progress_` until the write
+// carrying its answer completes; at the service's per-stream limit the
+// stream stops reading (`read_paused_`) and the write that brings it down
+// to half the limit reads again, so answers the client does not take
+// cannot pile up. Finish is called once the client has half-closed (or the
 // stream is cancelled), every add handed to the store has called back, the
 // answers are written (or writing failed), and no thread is between
 // releasing mu_ and its last use of the reactor (`busy_`). gRPC then calls
@@ -53,20 +57,44 @@ class AddStreamReactor final
     }
     HandleBatch();
     request_.Clear();
-    StartRead(&request_);
+    bool read = true;
+    {
+      absl::MutexLock l(&mu_);
+      if (in_progress_ >= service_->options().max_adds_in_progress_per_stream &&
+          !write_failed_) {
+        read = false;
+        read_paused_ = true;
+        service_->AddStreamPaused(true);
+      }
+    }
+    if (read) StartRead(&request_);
     Release();
   }
 
   void OnWriteDone(bool ok) override {
     bool start = false;
+    bool resume = false;
     {
       absl::MutexLock l(&mu_);
       write_in_flight_ = false;
       if (!ok) write_failed_ = true;
+      in_progress_ -= writing_.results_size();
       start = TakeOutgoingLocked();
+      // A failed write ends the stream: read on so that the read fails and
+      // the stream can finish.
+      if (read_paused_ && !reads_done_ &&
+          (write_failed_ ||
+           in_progress_ <=
+               service_->options().max_adds_in_progress_per_stream / 2)) {
+        read_paused_ = false;
+        resume = true;
+        service_->AddStreamPaused(false);
+      }
       ++busy_;
     }
     if (start) StartWrite(&writing_);
+    // No read is in flight while paused: request_ is free.
+    if (resume) StartRead(&request_);
     Release();
   }
 
@@ -74,6 +102,10 @@ class AddStreamReactor final
     {
       absl::MutexLock l(&mu_);
       reads_done_ = true;
+      if (read_paused_) {
+        read_paused_ = false;
+        service_->AddStreamPaused(false);
+      }
       ++busy_;
     }
     Release();
@@ -87,6 +119,11 @@ class AddStreamReactor final
     size_t bytes = 0;
     for (const auto& e : request_.entries()) bytes += e.body().size();
     if (auto* p = service_->probe()) p->AddBatchReceived(entries, bytes);
+    {
+      // Before any answer to the batch can be written (which decrements).
+      absl::MutexLock l(&mu_);
+      in_progress_ += static_cast<int64_t>(entries);
+    }
     if (request_.ByteSizeLong() > service_->options().max_message_bytes) {
       for (const auto& e : request_.entries()) {
         Reject(e.ledger_id(), e.entry_id(), proto::BK_EBADREQ);
@@ -211,6 +248,11 @@ class AddStreamReactor final
   absl::Mutex mu_;
   proto::AddResponse outgoing_ ABSL_GUARDED_BY(mu_);
   int64_t pending_ ABSL_GUARDED_BY(mu_) = 0;
+  // Entries read whose answer is not yet written (in the store, queued in
+  // outgoing_ or in the write in flight).
+  int64_t in_progress_ ABSL_GUARDED_BY(mu_) = 0;
+  // No read is in flight because in_progress_ reached the limit.
+  bool read_paused_ ABSL_GUARDED_BY(mu_) = false;
   // Threads that released mu_ but will still use the reactor (StartWrite,
   // Finish); the stream is never finished while one is.
   int busy_ ABSL_GUARDED_BY(mu_) = 0;

@@ -9,6 +9,15 @@
 // A message larger than max_message_bytes is answered EBADREQ entry by entry
 // and the stream goes on; gRPC's own hard limit sits well above it.
 //
+// Backpressure: an add is "in progress" on its stream from the moment its
+// message is read until the write carrying its answer completes (as
+// BookKeeper counts requests in progress). A stream with
+// max_adds_in_progress_per_stream adds in progress stops reading; it reads
+// again once half of them are answered on the wire. So a client that never
+// reads its answers holds at most that many answers (plus what gRPC's flow
+// control windows hold) instead of growing the bookie without bound, and
+// other streams are unaffected.
+//
 // Thread-safety: every handler runs on gRPC's threads; the object must
 // outlive the grpc::Server it is registered with.
 
@@ -33,6 +42,9 @@ struct ServiceOptions {
   int64_t max_pending_reads = 10000;
   // nettyMaxFrameSizeBytes: largest add message served; larger get EBADREQ.
   size_t max_message_bytes = 5u << 20;
+  // maxAddsInProgressPerStream: adds read from one stream and not yet
+  // answered on the wire before the stream stops being read.
+  int64_t max_adds_in_progress_per_stream = 5000;
   // Most bytes one ReadEntries response stream carries (0: 16 MiB).
   size_t max_range_read_bytes = 16u << 20;
   // Longest long-poll wait a client may ask for.
@@ -107,6 +119,10 @@ class BookieServiceImpl final : public proto::Bookie::CallbackService {
     add_latency_.Record(seconds, WindowedLatency::NowSeconds());
   }
   int64_t reads_in_flight() const { return read_permits_.in_use(); }
+  // Add streams not being read because of unanswered adds.
+  int64_t add_streams_paused() const {
+    return add_streams_paused_.load(std::memory_order_relaxed);
+  }
 
   // Internal to the service's reactors.
   BookieStore* store() const { return store_; }
@@ -114,6 +130,9 @@ class BookieServiceImpl final : public proto::Bookie::CallbackService {
   ServiceProbe* probe() const { return probe_; }
   Permits& add_permits() { return add_permits_; }
   Permits& read_permits() { return read_permits_; }
+  void AddStreamPaused(bool paused) {
+    add_streams_paused_.fetch_add(paused ? 1 : -1, std::memory_order_relaxed);
+  }
 
  private:
   // Fills `resp` with the entry (or the error) for a plain read.
@@ -130,6 +149,7 @@ class BookieServiceImpl final : public proto::Bookie::CallbackService {
   WindowedLatency add_latency_;
   Permits add_permits_;
   Permits read_permits_;
+  std::atomic<int64_t> add_streams_paused_{0};
 };
 
 }  // namespace bk::bookie
