@@ -148,6 +148,9 @@ void AddDiskAndRequests(ConfigTable<DaemonOptions>& t) {
   t.Value("maxPendingReadRequestsPerThread",
           BK_FIELD(service.max_pending_reads), "requests", {1, 1e8},
           "reads in flight before ETOOMANYREQUESTS");
+  t.Millis("rangeReadTimeoutMs", BK_FIELD(service.range_read_timeout),
+           {100, 86400000},
+           "longest life of a range-read stream; then it is cancelled");
   t.Bytes("nettyMaxFrameSizeBytes", BK_FIELD(service.max_message_bytes),
           "bytes", {},
           "largest gRPC message accepted; larger adds get EBADREQ");

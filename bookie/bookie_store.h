@@ -122,10 +122,16 @@ class BookieStore {
   virtual absl::StatusOr<int64_t> LastAddConfirmed(uint64_t ledger_id) = 0;
 
   // Calls `done(lac)` once the LAC is above `previous_lac`, or with the
-  // current LAC when `timeout` passes. Runs `done` on a store thread.
-  virtual void WaitForLacUpdate(
+  // current LAC when `timeout` passes. Runs `done` on a store thread, or on
+  // the caller's before returning when it can answer at once. Returns the
+  // wait's id for CancelLacWait, or 0 if `done` has run already.
+  virtual uint64_t WaitForLacUpdate(
       uint64_t ledger_id, int64_t previous_lac, absl::Duration timeout,
       std::function<void(absl::StatusOr<int64_t>)> done) = 0;
+  // Answers the wait `wait_id` with Cancelled now (on the caller's thread)
+  // if it is still parked; otherwise does nothing (its answer has run or is
+  // running).
+  virtual void CancelLacWait(uint64_t ledger_id, uint64_t wait_id) = 0;
 
   // Explicit LAC (WriteLac): journaled, then `done`.
   virtual void WriteLac(uint64_t ledger_id, int64_t lac,

@@ -28,6 +28,7 @@ HttpResponse Metrics(DaemonParts& p) {
   p.service_probe->AddsInFlight(p.service->adds_in_flight());
   p.service_probe->ReadsInFlight(p.service->reads_in_flight());
   p.service_probe->AddStreamsPaused(p.service->add_streams_paused());
+  p.service_probe->LongPollsParked(p.service->long_polls_parked());
   auto families = p.registry->Collect();
   auto more = p.collector->Collect();
   families.insert(families.end(), more.begin(), more.end());

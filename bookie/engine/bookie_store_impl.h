@@ -97,9 +97,10 @@ class BookieStoreImpl final : public BookieStore {
   void Fence(uint64_t ledger_id, const std::string& master_key,
              StatusCallback done) override;
   absl::StatusOr<int64_t> LastAddConfirmed(uint64_t ledger_id) override;
-  void WaitForLacUpdate(
+  uint64_t WaitForLacUpdate(
       uint64_t ledger_id, int64_t previous_lac, absl::Duration timeout,
       std::function<void(absl::StatusOr<int64_t>)> done) override;
+  void CancelLacWait(uint64_t ledger_id, uint64_t wait_id) override;
   void WriteLac(uint64_t ledger_id, int64_t lac, const std::string& master_key,
                 StatusCallback done) override;
   absl::StatusOr<int64_t> ExplicitLac(uint64_t ledger_id) override;

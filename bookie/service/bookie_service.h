@@ -4,8 +4,18 @@
 // Adds arrive as batches on a bidirectional stream; every entry of a batch
 // is handed to the store at once and answered when its journal group is
 // synced, so one stream keeps many batches in flight and answers may come
-// out of order. Admission control is two atomic permit counters (adds and
-// reads in flight), no lock: past the limit a request gets ETOOMANYREQUESTS.
+// out of order. Admission control is atomic permit counters, no lock: past
+// a limit a request gets ETOOMANYREQUESTS. Adds have one pool; reads three,
+// so that no kind of read waits behind another:
+//   - ordinary reads and range-read streams;
+//   - fencing reads and recovery reads (FENCE_LEDGER, HIGH_PRIORITY), as
+//     BookKeeper serves them on its high-priority pool: ledger recovery
+//     fences and reads even while ordinary reads hold every ordinary permit;
+//   - long polls, for as long as they are parked waiting for the LAC; they
+//     hold no read permit, and a cancelled poll leaves its pool at once.
+// Each pool has max_pending_reads permits. A range-read stream is cancelled
+// by the server after range_read_timeout, so a client that stops reading
+// it does not keep its permit.
 // A message larger than max_message_bytes is answered EBADREQ entry by entry
 // and the stream goes on; gRPC's own hard limit sits well above it.
 //
@@ -29,6 +39,7 @@
 #include <functional>
 
 #include "bookie/bookie_store.h"
+#include "bookie/store/deadline_timer.h"
 #include "bookie/service/service_probe.h"
 #include "bookie/service/windowed_latency.h"
 #include "proto/bookie.grpc.pb.h"
@@ -47,6 +58,8 @@ struct ServiceOptions {
   int64_t max_adds_in_progress_per_stream = 5000;
   // Most bytes one ReadEntries response stream carries (0: 16 MiB).
   size_t max_range_read_bytes = 16u << 20;
+  // rangeReadTimeoutMs: longest life of a ReadEntries stream.
+  absl::Duration range_read_timeout = absl::Seconds(60);
   // Longest long-poll wait a client may ask for.
   absl::Duration max_long_poll = absl::Seconds(30);
   // Window of the add-latency quantile in load reports (the load monitor's
@@ -118,7 +131,11 @@ class BookieServiceImpl final : public proto::Bookie::CallbackService {
   void RecordAddLatency(double seconds) {
     add_latency_.Record(seconds, WindowedLatency::NowSeconds());
   }
-  int64_t reads_in_flight() const { return read_permits_.in_use(); }
+  int64_t reads_in_flight() const {
+    return read_permits_.in_use() + priority_read_permits_.in_use();
+  }
+  // Long polls waiting for their ledger's LAC to move.
+  int64_t long_polls_parked() const { return long_poll_permits_.in_use(); }
   // Add streams not being read because of unanswered adds.
   int64_t add_streams_paused() const {
     return add_streams_paused_.load(std::memory_order_relaxed);
@@ -130,14 +147,20 @@ class BookieServiceImpl final : public proto::Bookie::CallbackService {
   ServiceProbe* probe() const { return probe_; }
   Permits& add_permits() { return add_permits_; }
   Permits& read_permits() { return read_permits_; }
+  Permits& long_poll_permits() { return long_poll_permits_; }
+  DeadlineTimer& timer() { return timer_; }
+  // Fills `resp` with the entry (or the error) for a plain read.
+  void FillRead(uint64_t ledger_id, int64_t entry_id,
+                proto::ReadEntryResponse* resp);
   void AddStreamPaused(bool paused) {
     add_streams_paused_.fetch_add(paused ? 1 : -1, std::memory_order_relaxed);
   }
 
  private:
-  // Fills `resp` with the entry (or the error) for a plain read.
-  void FillRead(uint64_t ledger_id, int64_t entry_id,
-                proto::ReadEntryResponse* resp);
+  // A long poll (long_poll.cc): parked in the store with no read permit.
+  grpc::ServerUnaryReactor* LongPoll(grpc::CallbackServerContext* ctx,
+                                     const proto::ReadEntryRequest* req,
+                                     proto::ReadEntryResponse* resp);
 
   // Constant after construction.
   BookieStore* const store_;
@@ -149,7 +172,10 @@ class BookieServiceImpl final : public proto::Bookie::CallbackService {
   WindowedLatency add_latency_;
   Permits add_permits_;
   Permits read_permits_;
+  Permits priority_read_permits_;
+  Permits long_poll_permits_;
   std::atomic<int64_t> add_streams_paused_{0};
+  DeadlineTimer timer_;  // range-read deadlines
 };
 
 }  // namespace bk::bookie

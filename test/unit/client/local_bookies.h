@@ -58,11 +58,14 @@ class FaultyStore : public bookie::BookieStore {
   absl::StatusOr<int64_t> LastAddConfirmed(uint64_t ledger_id) override {
     return target_->LastAddConfirmed(ledger_id);
   }
-  void WaitForLacUpdate(
+  uint64_t WaitForLacUpdate(
       uint64_t ledger_id, int64_t previous_lac, absl::Duration timeout,
       std::function<void(absl::StatusOr<int64_t>)> done) override {
-    target_->WaitForLacUpdate(ledger_id, previous_lac, timeout,
-                              std::move(done));
+    return target_->WaitForLacUpdate(ledger_id, previous_lac, timeout,
+                                     std::move(done));
+  }
+  void CancelLacWait(uint64_t ledger_id, uint64_t wait_id) override {
+    target_->CancelLacWait(ledger_id, wait_id);
   }
   void WriteLac(uint64_t ledger_id, int64_t lac, const std::string& key,
                 bookie::StatusCallback done) override {
