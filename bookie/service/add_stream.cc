@@ -1,4 +1,6 @@
 // The AddEntries stream: batches in, answers out as journal groups sync.
+// Registered raw (bytes both ways) so that an undecodable message is told
+// from the client's half-close: it ends the stream with INVALID_ARGUMENT.
 
 #include <grpcpp/grpcpp.h>
 
@@ -33,13 +35,34 @@ double SecondsSince(std::chrono::steady_clock::time_point start) {
 // OnDone, which deletes the reactor. Whoever finishes calls Finish as its
 // very last use of `this`.
 class AddStreamReactor final
-    : public grpc::ServerBidiReactor<proto::AddRequest, proto::AddResponse> {
+    : public grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer> {
  public:
   explicit AddStreamReactor(BookieServiceImpl* service) : service_(service) {
-    StartRead(&request_);
+    StartRead(&request_bytes_);
   }
 
   void OnReadDone(bool ok) override {
+    if (ok) {
+      message_bytes_ = request_bytes_.Length();
+      grpc::Status parsed =
+          grpc::SerializationTraits<proto::AddRequest>::Deserialize(
+              &request_bytes_, &request_);
+      if (!parsed.ok()) {
+        // Undecodable or cut short: no more reads; the stream ends with
+        // an error once what was handed out is answered.
+        {
+          absl::MutexLock l(&mu_);
+          reads_done_ = true;
+          final_status_ = grpc::Status(
+              grpc::StatusCode::INVALID_ARGUMENT,
+              "undecodable AddRequest message: " + parsed.error_message());
+          ++busy_;
+        }
+        if (auto* p = service_->probe()) p->Rejected(proto::BK_EBADREQ);
+        Release();
+        return;
+      }
+    }
     if (!ok) {
       {
         absl::MutexLock l(&mu_);
@@ -67,7 +90,7 @@ class AddStreamReactor final
         service_->AddStreamPaused(true);
       }
     }
-    if (read) StartRead(&request_);
+    if (read) StartRead(&request_bytes_);
     Release();
   }
 
@@ -92,9 +115,9 @@ class AddStreamReactor final
       }
       ++busy_;
     }
-    if (start) StartWrite(&writing_);
-    // No read is in flight while paused: request_ is free.
-    if (resume) StartRead(&request_);
+    if (start) WriteAnswers();
+    // No read is in flight while paused: request_bytes_ is free.
+    if (resume) StartRead(&request_bytes_);
     Release();
   }
 
@@ -124,7 +147,7 @@ class AddStreamReactor final
       absl::MutexLock l(&mu_);
       in_progress_ += static_cast<int64_t>(entries);
     }
-    if (request_.ByteSizeLong() > service_->options().max_message_bytes) {
+    if (message_bytes_ > service_->options().max_message_bytes) {
       for (const auto& e : request_.entries()) {
         Reject(e.ledger_id(), e.entry_id(), proto::BK_EBADREQ);
       }
@@ -185,7 +208,7 @@ class AddStreamReactor final
       start = TakeOutgoingLocked();
       ++busy_;  // this thread uses the reactor after unlocking
     }
-    if (start) StartWrite(&writing_);
+    if (start) WriteAnswers();
     Release();
   }
 
@@ -208,13 +231,25 @@ class AddStreamReactor final
       start = TakeOutgoingLocked();
       ++busy_;  // this thread uses the reactor after unlocking
     }
-    if (start) StartWrite(&writing_);
+    if (start) WriteAnswers();
     Release();
+  }
+
+  // Serializes the answers taken into writing_ and starts their write.
+  // REQUIRES: TakeOutgoingLocked returned true (writing_ is ours).
+  void WriteAnswers() {
+    bool own_buffer;
+    writing_bytes_.Clear();  // the writer wants an empty buffer
+    grpc::SerializationTraits<proto::AddResponse>::Serialize(
+        writing_, &writing_bytes_, &own_buffer)
+        .IgnoreError();  // an AddResponse always serializes
+    StartWrite(&writing_bytes_);
   }
 
   // Ends this thread's use of the reactor (see busy_); finishes the stream
   // if nothing else is left. REQUIRES: the caller incremented busy_.
   void Release() {
+    grpc::Status status;
     {
       absl::MutexLock l(&mu_);
       --busy_;
@@ -224,8 +259,9 @@ class AddStreamReactor final
       }
       if (!write_failed_ && outgoing_.results_size() > 0) return;
       finished_ = true;
+      status = final_status_;
     }
-    Finish(grpc::Status::OK);  // the last use of `this` on this thread
+    Finish(status);  // the last use of `this` on this thread
   }
 
   // Moves accumulated answers into `writing_` if no write is in flight.
@@ -241,9 +277,12 @@ class AddStreamReactor final
   }
 
   BookieServiceImpl* const service_;
+  grpc::ByteBuffer request_bytes_;     // owned by the read in flight
+  size_t message_bytes_ = 0;           // of the message read last
   proto::AddRequest request_;          // owned by the read in flight
   std::vector<AddEntryRequest> adds_;  // owned by the read in flight
   proto::AddResponse writing_;         // owned by the write in flight
+  grpc::ByteBuffer writing_bytes_;     // writing_, serialized
 
   absl::Mutex mu_;
   proto::AddResponse outgoing_ ABSL_GUARDED_BY(mu_);
@@ -260,11 +299,12 @@ class AddStreamReactor final
   bool write_in_flight_ ABSL_GUARDED_BY(mu_) = false;
   bool write_failed_ ABSL_GUARDED_BY(mu_) = false;
   bool finished_ ABSL_GUARDED_BY(mu_) = false;
+  grpc::Status final_status_ ABSL_GUARDED_BY(mu_);  // OK unless undecodable
 };
 
 }  // namespace
 
-grpc::ServerBidiReactor<proto::AddRequest, proto::AddResponse>*
+grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>*
 BookieServiceImpl::AddEntries(grpc::CallbackServerContext* /*ctx*/) {
   return new AddStreamReactor(this);
 }

@@ -52,6 +52,17 @@ void BookieServiceImpl::FillRead(uint64_t ledger_id, int64_t entry_id,
 grpc::ServerUnaryReactor* BookieServiceImpl::ReadEntry(
     grpc::CallbackServerContext* ctx, const proto::ReadEntryRequest* req,
     proto::ReadEntryResponse* resp) {
+  if (req->entry_id() < -1) {
+    // -1 alone means "the last entry"; anything below is malformed.
+    auto* reactor = ctx->DefaultReactor();
+    if (probe_) probe_->Rejected(proto::BK_EBADREQ);
+    resp->set_status(proto::BK_EBADREQ);
+    resp->set_ledger_id(req->ledger_id());
+    resp->set_entry_id(req->entry_id());
+    resp->set_max_lac(-1);
+    reactor->Finish(grpc::Status::OK);
+    return reactor;
+  }
   // Fencing and recovery reads never wait behind ordinary reads.
   const bool priority =
       (req->flags() & (proto::FENCE_LEDGER | proto::HIGH_PRIORITY)) != 0;

@@ -91,13 +91,27 @@ class Permits {
   std::atomic<int64_t> in_use_{0};
 };
 
-class BookieServiceImpl final : public proto::Bookie::CallbackService {
+// The generated callback service with AddEntries registered raw (bytes
+// both ways; add_stream.cc parses), so that an undecodable message ends its
+// stream with INVALID_ARGUMENT instead of looking like the client's
+// half-close.
+using BookieServiceBase = proto::Bookie::WithRawCallbackMethod_AddEntries<
+    proto::Bookie::WithCallbackMethod_ReadEntry<
+        proto::Bookie::WithCallbackMethod_ReadEntries<
+            proto::Bookie::WithCallbackMethod_ReadLac<
+                proto::Bookie::WithCallbackMethod_WriteLac<
+                    proto::Bookie::WithCallbackMethod_ForceLedger<
+                        proto::Bookie::WithCallbackMethod_GetListOfEntriesOfLedger<
+                            proto::Bookie::WithCallbackMethod_GetBookieInfo<
+                                proto::Bookie::Service>>>>>>>>;
+
+class BookieServiceImpl final : public BookieServiceBase {
  public:
   // `store` and `probe` (may be null) must outlive the service.
   BookieServiceImpl(BookieStore* store, ServiceOptions options,
                     InfoProvider info, ServiceProbe* probe);
 
-  grpc::ServerBidiReactor<proto::AddRequest, proto::AddResponse>* AddEntries(
+  grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>* AddEntries(
       grpc::CallbackServerContext* ctx) override;
   grpc::ServerUnaryReactor* ReadEntry(grpc::CallbackServerContext* ctx,
                                       const proto::ReadEntryRequest* req,
