@@ -1,9 +1,11 @@
 // Malformed requests through a real bookie's port get an error, never an
 // answer that looks like success: an undecodable AddEntries message ends
 // its stream with INVALID_ARGUMENT (after the answers to the good messages
-// before it), and a read of an entry id below -1 is EBADREQ.
+// before it), a read of an entry id below -1 is EBADREQ, and a ledger id
+// no metadata store can hold (>= 2^63) is refused before it makes state.
 
 #include <grpcpp/generic/generic_stub.h>
+#include <signal.h>
 #include <grpcpp/grpcpp.h>
 
 #include "test/integration/bookie/bookie_it_util.h"
@@ -131,6 +133,61 @@ TEST_CASE("a read of an entry id below -1 is EBADREQ, not the last entry",
   for (int64_t bad : {int64_t{-2}, int64_t{-7}, INT64_MIN}) {
     INFO("entry id " << bad);
     CHECK(Read(stub.get(), 41, bad).status() == proto::BK_EBADREQ);
+  }
+}
+
+proto::StatusCode Fence(proto::Bookie::Stub* stub, uint64_t ledger) {
+  grpc::ClientContext ctx;
+  ctx.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
+  proto::ReadEntryRequest req;
+  req.set_ledger_id(ledger);
+  req.set_entry_id(-1);
+  req.set_flags(proto::FENCE_LEDGER);
+  req.set_master_key("any-key");
+  proto::ReadEntryResponse resp;
+  if (!stub->ReadEntry(&ctx, req, &resp).ok()) return proto::BK_EIO;
+  return resp.status();
+}
+
+proto::StatusCode WriteLac(proto::Bookie::Stub* stub, uint64_t ledger) {
+  grpc::ClientContext ctx;
+  ctx.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
+  proto::WriteLacRequest req;
+  req.set_ledger_id(ledger);
+  req.set_lac(3);
+  req.set_master_key("any-key");
+  proto::WriteLacResponse resp;
+  if (!stub->WriteLac(&ctx, req, &resp).ok()) return proto::BK_EIO;
+  return resp.status();
+}
+
+TEST_CASE(
+    "ledger ids of 2^63 and above are refused with EBADREQ and leave no "
+    "state",
+    "[integration][bookie]") {
+  TempDir dir;
+  auto b = StartBookie(BookieOptions(dir, "bk-bigid", FreshZkUri("bigid")));
+  auto stub = Connect(b->grpc_target());
+  const uint64_t ids[] = {uint64_t{1} << 63, (uint64_t{1} << 63) + 5,
+                          UINT64_MAX};
+  for (uint64_t id : ids) {
+    INFO("ledger " << id);
+    CHECK(AddOne(stub.get(), MakeAdd(id, 0, "any-key")) == proto::BK_EBADREQ);
+    CHECK(Fence(stub.get(), id) == proto::BK_EBADREQ);
+    CHECK(WriteLac(stub.get(), id) == proto::BK_EBADREQ);
+    CHECK(Read(stub.get(), id, 0).status() == proto::BK_ENOLEDGER);
+  }
+  // The largest id a store can hold works as any other.
+  const uint64_t top = (uint64_t{1} << 63) - 1;
+  CHECK(AddOne(stub.get(), MakeAdd(top, 0, "any-key")) == proto::BK_EOK);
+  CHECK(ReadsBackIntact(stub.get(), top, 0));
+  // Nothing of the refused ids came back after a restart either.
+  b->Signal(SIGTERM);
+  REQUIRE(b->WaitExit(absl::Seconds(15)).ok());
+  BK_REQUIRE_OK(b->Restart());
+  stub = Connect(b->grpc_target());
+  for (uint64_t id : ids) {
+    CHECK(Read(stub.get(), id, -1).status() == proto::BK_ENOLEDGER);
   }
 }
 
