@@ -143,9 +143,10 @@ class BookieStore {
   virtual void ForceLedger(uint64_t ledger_id, const std::string& master_key,
                            StatusCallback done) = 0;
 
-  // Entry ids the bookie holds for the ledger, ascending.
+  // Entry ids the bookie holds for the ledger, ascending, from
+  // first_entry_id on, at most max_entries of them.
   virtual absl::StatusOr<std::vector<int64_t>> ListEntries(
-      uint64_t ledger_id) = 0;
+      uint64_t ledger_id, int64_t first_entry_id, size_t max_entries) = 0;
 
   virtual StoreStats Stats() = 0;
 

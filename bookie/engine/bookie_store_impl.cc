@@ -164,9 +164,10 @@ absl::StatusOr<EntryBuffer> BookieStoreImpl::ReadEntry(uint64_t ledger_id,
 }
 
 absl::StatusOr<std::vector<int64_t>> BookieStoreImpl::ListEntries(
-    uint64_t ledger_id) {
+    uint64_t ledger_id, int64_t first_entry_id, size_t max_entries) {
   if (!storage_->LedgerExists(ledger_id)) return NoLedger(ledger_id);
-  return storage_->GetListOfEntriesOfLedger(ledger_id);
+  return storage_->GetListOfEntriesOfLedger(ledger_id, first_entry_id,
+                                            max_entries);
 }
 
 absl::Status BookieStoreImpl::DeleteLedger(uint64_t ledger_id) {

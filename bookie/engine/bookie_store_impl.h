@@ -106,7 +106,9 @@ class BookieStoreImpl final : public BookieStore {
   absl::StatusOr<int64_t> ExplicitLac(uint64_t ledger_id) override;
   void ForceLedger(uint64_t ledger_id, const std::string& master_key,
                    StatusCallback done) override;
-  absl::StatusOr<std::vector<int64_t>> ListEntries(uint64_t ledger_id) override;
+  absl::StatusOr<std::vector<int64_t>> ListEntries(uint64_t ledger_id,
+                                                   int64_t first_entry_id,
+                                                   size_t max_entries) override;
   StoreStats Stats() override;
   void SetReadOnly(bool read_only, const std::string& reason) override;
 

@@ -2,6 +2,7 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include "proto/entry_format.h"
@@ -156,11 +157,23 @@ grpc::ServerUnaryReactor* BookieServiceImpl::GetListOfEntriesOfLedger(
     grpc::CallbackServerContext* ctx, const proto::GetListOfEntriesRequest* req,
     proto::GetListOfEntriesResponse* resp) {
   auto* reactor = ctx->DefaultReactor();
-  auto ids = store_->ListEntries(req->ledger_id());
+  // One page, never the whole ledger: one more id than the page tells
+  // whether another page follows.
+  const size_t page =
+      req->max_entries() == 0
+          ? kListEntriesPage
+          : std::min<size_t>(req->max_entries(), kListEntriesPage);
+  auto ids = store_->ListEntries(
+      req->ledger_id(), std::max<int64_t>(req->first_entry_id(), 0), page + 1);
+  resp->set_next_entry_id(-1);
   if (!ids.ok()) {
     resp->set_status(ToWire(ids.status()));
   } else {
     resp->set_status(proto::BK_EOK);
+    if (ids->size() > page) {
+      resp->set_next_entry_id((*ids)[page]);
+      ids->resize(page);
+    }
     resp->mutable_entry_ids()->Add(ids->begin(), ids->end());
   }
   reactor->Finish(grpc::Status::OK);

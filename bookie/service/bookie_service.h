@@ -46,6 +46,10 @@
 
 namespace bk::bookie {
 
+// Most entry ids one GetListOfEntriesOfLedger answer carries (512 KiB of
+// ids at most); a client pages on with next_entry_id.
+inline constexpr size_t kListEntriesPage = 65536;
+
 struct ServiceOptions {
   // maxPendingAddRequestsPerThread: adds in flight before ETOOMANYREQUESTS.
   int64_t max_pending_adds = 10000;
