@@ -70,6 +70,10 @@ struct StoreStats {
   int64_t journal_queue_depth = 0;
   bool writable = true;           // false: read-only or failed
   std::string unwritable_reason;  // empty when writable
+  // False after a failure only a restart clears (a failed journal or
+  // ledger storage); why, when false.
+  bool healthy = true;
+  std::string unhealthy_reason;
 };
 
 class BookieStore {

@@ -190,6 +190,10 @@ std::vector<MetricFamily> StatsCollector::Collect() const {
           st.writable ? 1 : 0);
   f.Gauge("bookie_registered", "1 while registered in the metadata store",
           sources_.registered() ? 1 : 0);
+  f.Gauge("bookie_healthy",
+          "0 after a failure only a restart clears (journal, ledger "
+          "storage, checkpoint), else 1",
+          st.healthy ? 1 : 0);
 
   const monitor::LoadReport r = sources_.load();
   f.Gauge("bookie_journal_io_util", "Journal device utilisation, percent",

@@ -36,6 +36,21 @@ HttpResponse Metrics(DaemonParts& p) {
                       prometheus::TextSerializer().Serialize(families)};
 }
 
+// 200 while the bookie runs; 503 after a failure only a restart clears, so
+// a liveness probe restarts it.
+HttpResponse Health(DaemonParts& p) {
+  if (p.store) {
+    StoreStats st = p.store->Stats();
+    if (!st.healthy) {
+      return HttpResponse{
+          503, "text/plain; charset=utf-8",
+          absl::StrCat("failed (restart to recover): ", st.unhealthy_reason,
+                       "\n")};
+    }
+  }
+  return HttpResponse{200, "text/plain; charset=utf-8", "alive\n"};
+}
+
 HttpResponse Ready(DaemonParts& p) {
   if (!p.ready || !p.registered) {
     return HttpResponse{
@@ -89,9 +104,7 @@ absl::Status StartHttp(const DaemonOptions& options, DaemonParts& p) {
   if (!options.http_enabled) return absl::OkStatus();
   std::map<std::string, HttpHandler> routes;
   routes["/metrics"] = [q](const HttpRequest&) { return Metrics(*q); };
-  routes["/health"] = [](const HttpRequest&) {
-    return HttpResponse{200, "text/plain; charset=utf-8", "alive\n"};
-  };
+  routes["/health"] = [q](const HttpRequest&) { return Health(*q); };
   routes["/ready"] = [q](const HttpRequest&) { return Ready(*q); };
   auto http = HttpServer::Start(
       absl::StrCat(options.listen_address, ":", options.http_port),

@@ -183,6 +183,14 @@ StoreStats BookieStoreImpl::Stats() {
   absl::Status w = CheckWritable();
   st.writable = w.ok();
   if (!w.ok()) st.unwritable_reason = std::string(w.message());
+  // Only a restart (replay) clears these.
+  if (absl::Status s = journal_->status(); !s.ok()) {
+    st.healthy = false;
+    st.unhealthy_reason = absl::StrCat("journal failed: ", s.message());
+  } else if (absl::Status s = storage_->writable(); !s.ok()) {
+    st.healthy = false;
+    st.unhealthy_reason = absl::StrCat("ledger storage failed: ", s.message());
+  }
   return st;
 }
 
