@@ -71,9 +71,14 @@ struct StoreStats {
   bool writable = true;           // false: read-only or failed
   std::string unwritable_reason;  // empty when writable
   // False after a failure only a restart clears (a failed journal or
-  // ledger storage); why, when false.
+  // ledger storage, a failed checkpoint); why, when false.
   bool healthy = true;
   std::string unhealthy_reason;
+  // The first failed journal checkpoint (lastMark write or journal file
+  // retirement), empty if none; sticky: no checkpoint is tried after it.
+  std::string checkpoint_error;
+  // Flushes whose checkpoint failed or was not tried because of it.
+  uint64_t checkpoint_failures = 0;
 };
 
 class BookieStore {

@@ -194,6 +194,10 @@ std::vector<MetricFamily> StatsCollector::Collect() const {
           "0 after a failure only a restart clears (journal, ledger "
           "storage, checkpoint), else 1",
           st.healthy ? 1 : 0);
+  f.Counter("bookie_journal_checkpoint_failures_total",
+            "Flushes whose journal checkpoint failed (the first failure "
+            "is sticky: later ones are not tried)",
+            static_cast<double>(st.checkpoint_failures));
 
   const monitor::LoadReport r = sources_.load();
   f.Gauge("bookie_journal_io_util", "Journal device utilisation, percent",

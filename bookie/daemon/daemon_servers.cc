@@ -58,6 +58,13 @@ HttpResponse Ready(DaemonParts& p) {
         p.ready ? "not ready: not registered\n" : "not ready: starting\n"};
   }
   StoreStats st = p.store->Stats();
+  if (!st.checkpoint_error.empty()) {
+    return HttpResponse{
+        503, "text/plain; charset=utf-8",
+        absl::StrCat("not ready: journal checkpoint failed (restart to "
+                     "recover): ",
+                     st.checkpoint_error, "\n")};
+  }
   return HttpResponse{
       200, "text/plain; charset=utf-8",
       st.writable

@@ -204,6 +204,10 @@ class BookieStoreImpl final : public BookieStore {
   // Checkpoint marks handed to the storage's flushes, by number.
   uint64_t next_mark_ ABSL_GUARDED_BY(mu_) = 1;
   std::map<uint64_t, JournalMark> marks_ ABSL_GUARDED_BY(mu_);
+  // The first failed checkpoint: sticky (a failed lastMark sync is never
+  // retried), logged once, shown by Stats.
+  absl::Status checkpoint_error_ ABSL_GUARDED_BY(mu_);
+  uint64_t checkpoint_failures_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace bk::bookie

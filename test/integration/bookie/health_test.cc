@@ -1,6 +1,8 @@
-// /health of a real bookie (bookie_testing, on a fault Env) after a
-// failure only a restart clears (a failed journal sync): it answers 503,
-// so a liveness probe restarts the bookie.
+// /health and /ready of a real bookie (bookie_testing, on a fault Env)
+// after failures only a restart clears: a failed journal sync and a failed
+// journal checkpoint. /health then answers 503, so a liveness probe
+// restarts the bookie; a failed checkpoint is also counted and named in
+// /ready.
 
 #include <signal.h>
 
@@ -42,6 +44,44 @@ TEST_CASE(
   b->Kill();
   BK_REQUIRE_OK(b->Restart({{"testingFailSyncNth", "0"}}));
   CHECK(HttpGet(b->http_port(), "/health").status == 200);
+}
+
+TEST_CASE(
+    "a failed journal checkpoint is sticky, counted, and shown by /ready "
+    "and /health",
+    "[integration][bookie]") {
+  TempDir dir;
+  // The first lastMark write (at start) succeeds, the second fails.
+  auto b = StartBookie(TestingOptions(dir, "bk-checkpoint-eio",
+                                      {{"testingFailSyncNth", "2"},
+                                       {"testingFailSyncPath", "lastMark"},
+                                       {"flushInterval", "100"}}));
+  auto stub = Connect(b->grpc_target());
+  for (int64_t e = 0; e < 5; ++e)
+    REQUIRE(AddOne(stub.get(), MakeAdd(61, e)) == proto::BK_EOK);
+  bk::testing::HttpReply ready;
+  const bool shown = PollUntil(
+      [&] {
+        ready = HttpGet(b->http_port(), "/ready");
+        return ready.status == 503 &&
+               absl::StrContains(ready.body, "checkpoint");
+      },
+      absl::Seconds(15));
+  INFO("/ready: " << ready.status << " " << ready.body);
+  CHECK(shown);
+  CHECK(MetricValue(b->http_port(),
+                    "bookie_journal_checkpoint_failures_total") >= 1);
+  CHECK(HttpGet(b->http_port(), "/health").status == 503);
+  // Data is not at risk: adds still go through the journal and read back.
+  CHECK(AddOne(stub.get(), MakeAdd(61, 5)) == proto::BK_EOK);
+  for (int64_t e = 0; e < 6; ++e) CHECK(ReadsBackIntact(stub.get(), 61, e));
+
+  b->Signal(SIGTERM);
+  REQUIRE(b->WaitExit(absl::Seconds(15)).ok());
+  BK_REQUIRE_OK(b->Restart({{"testingFailSyncNth", "0"}}));
+  CHECK(HttpGet(b->http_port(), "/ready").status == 200);
+  stub = Connect(b->grpc_target());
+  for (int64_t e = 0; e < 6; ++e) CHECK(ReadsBackIntact(stub.get(), 61, e));
 }
 
 }  // namespace
