@@ -40,7 +40,7 @@ absl::Status BookieDaemon::DoStart() {
   if (absl::Status s = StartService(o, p); !s.ok()) return s;
   if (absl::Status s = StartHttp(o, p); !s.ok()) return s;
   if (absl::Status s = Register(o, p); !s.ok()) return s;
-  WatchSession(p);
+  WatchSession(o, p);
 
   disk_thread_ = std::thread([this] { DiskLoop(); });
   p.ready = true;
@@ -95,6 +95,7 @@ void BookieDaemon::Shutdown() {
   NotifyStopping("draining");
   if (disk_thread_.joinable()) disk_thread_.join();
   p.session_listener.reset();
+  if (p.registration) p.registration->Stop();
   if (p.metadata && p.registered) {
     p.metadata->UnregisterBookie(options_.bookie_id).IgnoreError();
     p.registered = false;

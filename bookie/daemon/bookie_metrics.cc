@@ -190,6 +190,12 @@ std::vector<MetricFamily> StatsCollector::Collect() const {
           st.writable ? 1 : 0);
   f.Gauge("bookie_registered", "1 while registered in the metadata store",
           sources_.registered() ? 1 : 0);
+  f.Counter("bookie_registration_failures_total",
+            "Registrations in the metadata store that failed (retried with "
+            "backoff; the bookie is unregistered meanwhile)",
+            sources_.registration_failures
+                ? static_cast<double>(sources_.registration_failures())
+                : 0.0);
   f.Gauge("bookie_healthy",
           "0 after a failure only a restart clears (journal, ledger "
           "storage, checkpoint), else 1",

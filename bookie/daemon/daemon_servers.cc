@@ -107,6 +107,10 @@ absl::Status StartHttp(const DaemonOptions& options, DaemonParts& p) {
                    [q] {
                      return q->gc_filter ? q->gc_filter->stats()
                                          : MetadataLedgerFilter::Stats{};
+                   },
+                   [q] {
+                     return q->registration ? q->registration->failures()
+                                            : uint64_t{0};
                    }});
   if (!options.http_enabled) return absl::OkStatus();
   std::map<std::string, HttpHandler> routes;
