@@ -136,7 +136,7 @@ void AddDiskAndRequests(ConfigTable<DaemonOptions>& t) {
   t.Millis("diskCheckInterval", BK_FIELD(disk.check_interval), {10, 3600000},
            "time between disk checks");
   t.Value("readOnlyModeEnabled", BK_FIELD(read_only_mode_enabled), "-", {},
-          "turn read-only on full disks instead of shutting down");
+          "turn read-only on full disks; false: stop the bookie instead");
   t.Value("forceReadOnlyBookie", BK_FIELD(force_read_only), "-", {},
           "start and stay read-only (draining)");
   t.Value("maxPendingAddRequestsPerThread", BK_FIELD(service.max_pending_adds),

@@ -36,7 +36,7 @@ absl::Status BookieDaemon::DoStart() {
   if (absl::Status s = OpenStorage(o, p); !s.ok()) return s;
   InstallGcFilter(o, p);
   if (absl::Status s = StartMonitor(o, p); !s.ok()) return s;
-  StartDiskChecker(o, p);
+  if (absl::Status s = StartDiskChecker(o, p); !s.ok()) return s;
   if (absl::Status s = StartService(o, p); !s.ok()) return s;
   if (absl::Status s = StartHttp(o, p); !s.ok()) return s;
   if (absl::Status s = Register(o, p); !s.ok()) return s;
@@ -61,7 +61,13 @@ void BookieDaemon::DiskLoop() {
         return;
       }
     }
-    CheckDisks(options_, *parts_);
+    if (absl::Status s = CheckDisks(options_, *parts_); !s.ok()) {
+      parts_->log->error("{}", s.ToString());
+      absl::MutexLock l(&mu_);
+      if (failure_.ok()) failure_ = s;
+      shutdown_requested_ = true;
+      return;
+    }
   }
 }
 
@@ -76,7 +82,8 @@ absl::Status BookieDaemon::WaitAndShutdown() {
     mu_.Await(absl::Condition(&shutdown_requested_));
   }
   Shutdown();
-  return absl::OkStatus();
+  absl::MutexLock l(&mu_);
+  return failure_;
 }
 
 // The parts in reverse of their start, except the store before the gRPC

@@ -121,10 +121,13 @@ absl::Status StartMonitor(const DaemonOptions& options, DaemonParts& p);
 
 // The disk checker over every journal and ledger directory, its first
 // check applied before anything serves.
-void StartDiskChecker(const DaemonOptions& options, DaemonParts& p);
+// Both fail (the bookie then stops) on a full disk when
+// readOnlyModeEnabled=false, as BookKeeper shuts down instead of turning
+// read-only.
+absl::Status StartDiskChecker(const DaemonOptions& options, DaemonParts& p);
 // One check while running: read-only above diskUsageThreshold, writable
 // again below diskUsageLwmThreshold, the registration kept in step.
-void CheckDisks(const DaemonOptions& options, DaemonParts& p);
+absl::Status CheckDisks(const DaemonOptions& options, DaemonParts& p);
 
 // --- service and http (daemon_servers.cc)
 

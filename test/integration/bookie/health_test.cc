@@ -2,7 +2,8 @@
 // after failures only a restart clears: a failed journal sync and a failed
 // journal checkpoint. /health then answers 503, so a liveness probe
 // restarts the bookie; a failed checkpoint is also counted and named in
-// /ready.
+// /ready. And a full disk with readOnlyModeEnabled=false stops the bookie,
+// as BookKeeper does, instead of turning it read-only.
 
 #include <signal.h>
 
@@ -82,6 +83,42 @@ TEST_CASE(
   CHECK(HttpGet(b->http_port(), "/ready").status == 200);
   stub = Connect(b->grpc_target());
   for (int64_t e = 0; e < 6; ++e) CHECK(ReadsBackIntact(stub.get(), 61, e));
+}
+
+// Thresholds far below this machine's disk use: the disk counts as full.
+std::map<std::string, std::string> FullDisk(bool read_only_mode) {
+  return {{"diskUsageThreshold", "0.02"},
+          {"diskUsageWarnThreshold", "0.02"},
+          {"diskUsageLwmThreshold", "0.01"},
+          {"readOnlyModeEnabled", read_only_mode ? "true" : "false"}};
+}
+
+TEST_CASE(
+    "a full disk stops the bookie with readOnlyModeEnabled=false and turns "
+    "it read-only with true",
+    "[integration][bookie]") {
+  TempDir dir;
+  SECTION("false: the bookie exits with an error that says why") {
+    auto launched = BookieProcess::Launch(
+        BookieOptions(dir, "bk-full-stop", FreshZkUri("full-stop"),
+                      FullDisk(false)));
+    REQUIRE(launched.ok());
+    auto exit = (*launched)->WaitExit(absl::Seconds(30));
+    REQUIRE(exit.ok());
+    INFO((*launched)->Log());
+    CHECK(exit->signal == 0);
+    CHECK(exit->exit_code != 0);
+    CHECK(absl::StrContains((*launched)->Log(), "readOnlyModeEnabled=false"));
+  }
+  SECTION("true: the bookie serves, read-only") {
+    auto b = StartBookie(BookieOptions(dir, "bk-full-ro", FreshZkUri("full-ro"),
+                                       FullDisk(true)));
+    auto stub = Connect(b->grpc_target());
+    CHECK(AddOne(stub.get(), MakeAdd(62, 0)) == proto::BK_EREADONLY);
+    auto ready = HttpGet(b->http_port(), "/ready");
+    CHECK(ready.status == 200);
+    CHECK(absl::StrContains(ready.body, "read-only"));
+  }
 }
 
 }  // namespace
