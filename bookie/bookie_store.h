@@ -70,6 +70,15 @@ struct StoreStats {
   int64_t journal_queue_depth = 0;
   bool writable = true;           // false: read-only or failed
   std::string unwritable_reason;  // empty when writable
+  // False after a failure only a restart clears (a failed journal or
+  // ledger storage, a failed checkpoint); why, when false.
+  bool healthy = true;
+  std::string unhealthy_reason;
+  // The first failed journal checkpoint (lastMark write or journal file
+  // retirement), empty if none; sticky: no checkpoint is tried after it.
+  std::string checkpoint_error;
+  // Flushes whose checkpoint failed or was not tried because of it.
+  uint64_t checkpoint_failures = 0;
 };
 
 class BookieStore {
@@ -122,10 +131,16 @@ class BookieStore {
   virtual absl::StatusOr<int64_t> LastAddConfirmed(uint64_t ledger_id) = 0;
 
   // Calls `done(lac)` once the LAC is above `previous_lac`, or with the
-  // current LAC when `timeout` passes. Runs `done` on a store thread.
-  virtual void WaitForLacUpdate(
+  // current LAC when `timeout` passes. Runs `done` on a store thread, or on
+  // the caller's before returning when it can answer at once. Returns the
+  // wait's id for CancelLacWait, or 0 if `done` has run already.
+  virtual uint64_t WaitForLacUpdate(
       uint64_t ledger_id, int64_t previous_lac, absl::Duration timeout,
       std::function<void(absl::StatusOr<int64_t>)> done) = 0;
+  // Answers the wait `wait_id` with Cancelled now (on the caller's thread)
+  // if it is still parked; otherwise does nothing (its answer has run or is
+  // running).
+  virtual void CancelLacWait(uint64_t ledger_id, uint64_t wait_id) = 0;
 
   // Explicit LAC (WriteLac): journaled, then `done`.
   virtual void WriteLac(uint64_t ledger_id, int64_t lac,
@@ -137,9 +152,10 @@ class BookieStore {
   virtual void ForceLedger(uint64_t ledger_id, const std::string& master_key,
                            StatusCallback done) = 0;
 
-  // Entry ids the bookie holds for the ledger, ascending.
+  // Entry ids the bookie holds for the ledger, ascending, from
+  // first_entry_id on, at most max_entries of them.
   virtual absl::StatusOr<std::vector<int64_t>> ListEntries(
-      uint64_t ledger_id) = 0;
+      uint64_t ledger_id, int64_t first_entry_id, size_t max_entries) = 0;
 
   virtual StoreStats Stats() = 0;
 

@@ -94,8 +94,8 @@ proto::StatusCode ToWire(const absl::Status& status) {
       return proto::BK_EUA;
     case absl::StatusCode::kAborted:
       return proto::BK_EBADVERSION;
-    case absl::StatusCode::kFailedPrecondition:
-      return proto::BK_EFENCED;
+    // kFailedPrecondition: only a fence is EFENCED, and fences carry
+    // their wire code; any other (a stopped journal) is a storage failure.
     case absl::StatusCode::kUnavailable:
       return proto::BK_EREADONLY;
     case absl::StatusCode::kResourceExhausted:

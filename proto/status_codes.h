@@ -18,7 +18,10 @@
 //   ETOOMANYREQUESTS     kResourceExhausted    overloaded; back off
 //   EUNKNOWNLEDGERSTATE  kUnavailable          not ready yet; retry
 //
-// kDataLoss (a digest mismatch) maps to EIO on the wire.
+// kDataLoss (a digest mismatch) maps to EIO on the wire. So does a plain
+// kFailedPrecondition: EFENCED only ever comes from ToAbsl(BK_EFENCED, ...)
+// (a fence), never from another unmet precondition such as a stopped
+// journal, which must not tell a writer that its ledger is fenced.
 
 #ifndef BK_PROTO_STATUS_CODES_H_
 #define BK_PROTO_STATUS_CODES_H_

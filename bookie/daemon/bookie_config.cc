@@ -136,14 +136,21 @@ void AddDiskAndRequests(ConfigTable<DaemonOptions>& t) {
   t.Millis("diskCheckInterval", BK_FIELD(disk.check_interval), {10, 3600000},
            "time between disk checks");
   t.Value("readOnlyModeEnabled", BK_FIELD(read_only_mode_enabled), "-", {},
-          "turn read-only on full disks instead of shutting down");
+          "turn read-only on full disks; false: stop the bookie instead");
   t.Value("forceReadOnlyBookie", BK_FIELD(force_read_only), "-", {},
           "start and stay read-only (draining)");
   t.Value("maxPendingAddRequestsPerThread", BK_FIELD(service.max_pending_adds),
           "requests", {1, 1e8}, "adds in flight before ETOOMANYREQUESTS");
+  t.Value("maxAddsInProgressPerStream",
+          BK_FIELD(service.max_adds_in_progress_per_stream), "requests",
+          {1, 1e9},
+          "unanswered adds on one stream before the bookie stops reading it");
   t.Value("maxPendingReadRequestsPerThread",
           BK_FIELD(service.max_pending_reads), "requests", {1, 1e8},
           "reads in flight before ETOOMANYREQUESTS");
+  t.Millis("rangeReadTimeoutMs", BK_FIELD(service.range_read_timeout),
+           {100, 86400000},
+           "longest life of a range-read stream; then it is cancelled");
   t.Bytes("nettyMaxFrameSizeBytes", BK_FIELD(service.max_message_bytes),
           "bytes", {},
           "largest gRPC message accepted; larger adds get EBADREQ");

@@ -36,11 +36,11 @@ absl::Status BookieDaemon::DoStart() {
   if (absl::Status s = OpenStorage(o, p); !s.ok()) return s;
   InstallGcFilter(o, p);
   if (absl::Status s = StartMonitor(o, p); !s.ok()) return s;
-  StartDiskChecker(o, p);
+  if (absl::Status s = StartDiskChecker(o, p); !s.ok()) return s;
   if (absl::Status s = StartService(o, p); !s.ok()) return s;
   if (absl::Status s = StartHttp(o, p); !s.ok()) return s;
   if (absl::Status s = Register(o, p); !s.ok()) return s;
-  WatchSession(p);
+  WatchSession(o, p);
 
   disk_thread_ = std::thread([this] { DiskLoop(); });
   p.ready = true;
@@ -61,7 +61,13 @@ void BookieDaemon::DiskLoop() {
         return;
       }
     }
-    CheckDisks(options_, *parts_);
+    if (absl::Status s = CheckDisks(options_, *parts_); !s.ok()) {
+      parts_->log->error("{}", s.ToString());
+      absl::MutexLock l(&mu_);
+      if (failure_.ok()) failure_ = s;
+      shutdown_requested_ = true;
+      return;
+    }
   }
 }
 
@@ -76,7 +82,8 @@ absl::Status BookieDaemon::WaitAndShutdown() {
     mu_.Await(absl::Condition(&shutdown_requested_));
   }
   Shutdown();
-  return absl::OkStatus();
+  absl::MutexLock l(&mu_);
+  return failure_;
 }
 
 // The parts in reverse of their start, except the store before the gRPC
@@ -95,6 +102,7 @@ void BookieDaemon::Shutdown() {
   NotifyStopping("draining");
   if (disk_thread_.joinable()) disk_thread_.join();
   p.session_listener.reset();
+  if (p.registration) p.registration->Stop();
   if (p.metadata && p.registered) {
     p.metadata->UnregisterBookie(options_.bookie_id).IgnoreError();
     p.registered = false;

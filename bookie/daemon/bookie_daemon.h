@@ -53,7 +53,9 @@ class BookieDaemon {
   ~BookieDaemon();
 
   void RequestShutdown();
-  // Blocks until RequestShutdown, then drains and stops.
+  // Blocks until RequestShutdown (or a failure that stops the bookie: a
+  // full disk with readOnlyModeEnabled=false), then drains and stops.
+  // Returns that failure, or OK.
   absl::Status WaitAndShutdown();
 
   int grpc_port() const;
@@ -72,6 +74,7 @@ class BookieDaemon {
   absl::Mutex mu_;
   bool shutdown_requested_ ABSL_GUARDED_BY(mu_) = false;
   bool shut_down_ ABSL_GUARDED_BY(mu_) = false;
+  absl::Status failure_ ABSL_GUARDED_BY(mu_);  // why the bookie stopped
   std::thread disk_thread_;
 };
 

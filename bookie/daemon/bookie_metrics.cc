@@ -190,6 +190,20 @@ std::vector<MetricFamily> StatsCollector::Collect() const {
           st.writable ? 1 : 0);
   f.Gauge("bookie_registered", "1 while registered in the metadata store",
           sources_.registered() ? 1 : 0);
+  f.Counter("bookie_registration_failures_total",
+            "Registrations in the metadata store that failed (retried with "
+            "backoff; the bookie is unregistered meanwhile)",
+            sources_.registration_failures
+                ? static_cast<double>(sources_.registration_failures())
+                : 0.0);
+  f.Gauge("bookie_healthy",
+          "0 after a failure only a restart clears (journal, ledger "
+          "storage, checkpoint), else 1",
+          st.healthy ? 1 : 0);
+  f.Counter("bookie_journal_checkpoint_failures_total",
+            "Flushes whose journal checkpoint failed (the first failure "
+            "is sticky: later ones are not tried)",
+            static_cast<double>(st.checkpoint_failures));
 
   const monitor::LoadReport r = sources_.load();
   f.Gauge("bookie_journal_io_util", "Journal device utilisation, percent",

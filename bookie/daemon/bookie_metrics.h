@@ -52,6 +52,8 @@ struct StatsSources {
   std::function<bool()> registered;
   // GC's lookups in the metadata store (all zero without a filter).
   std::function<MetadataLedgerFilter::Stats()> gc_filter;
+  // Failed registrations (may be empty: none).
+  std::function<uint64_t()> registration_failures;
 };
 
 class StatsCollector final : public prometheus::Collectable {

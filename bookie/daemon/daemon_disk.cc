@@ -7,12 +7,22 @@ namespace bk::bookie {
 namespace {
 
 // Read-only above the threshold (or when forced), writable again below the
-// low-water mark; the store says why in /ready.
-void ApplyDiskState(const DaemonOptions& options, DaemonParts& p) {
+// low-water mark; the store says why in /ready. With readOnlyModeEnabled
+// false a full disk is an error instead: the bookie stops.
+absl::Status ApplyDiskState(const DaemonOptions& options, DaemonParts& p) {
   const DiskCheckResult r = p.LastDisk();
   if (options.force_read_only) {
     p.store->SetReadOnly(true, "forceReadOnlyBookie is set");
-    return;
+    return absl::OkStatus();
+  }
+  if (r.state == DiskState::kReadOnly && !options.read_only_mode_enabled) {
+    p.store->SetReadOnly(true, "disk full; stopping");
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "disk usage ", r.max_usage, " is above diskUsageThreshold ",
+        options.disk.usage_threshold,
+        " and readOnlyModeEnabled=false: the bookie stops instead of "
+        "turning read-only (free disk space, or set "
+        "readOnlyModeEnabled=true)"));
   }
   if (r.state == DiskState::kReadOnly) {
     p.store->SetReadOnly(true,
@@ -25,6 +35,7 @@ void ApplyDiskState(const DaemonOptions& options, DaemonParts& p) {
     p.log->warn("disk state {} -> {} (max usage {:.3f})",
                 DiskStateName(r.previous), DiskStateName(r.state), r.max_usage);
   }
+  return absl::OkStatus();
 }
 
 void RecordCheck(DaemonParts& p) {
@@ -35,17 +46,17 @@ void RecordCheck(DaemonParts& p) {
 
 }  // namespace
 
-void StartDiskChecker(const DaemonOptions& options, DaemonParts& p) {
+absl::Status StartDiskChecker(const DaemonOptions& options, DaemonParts& p) {
   std::vector<std::string> dirs = options.store.storage.ledger_dirs;
   for (const auto& j : options.store.journal.dirs) dirs.push_back(j);
   p.disk = std::make_unique<DiskChecker>(p.env, dirs, options.disk);
   RecordCheck(p);
-  ApplyDiskState(options, p);
+  return ApplyDiskState(options, p);
 }
 
-void CheckDisks(const DaemonOptions& options, DaemonParts& p) {
+absl::Status CheckDisks(const DaemonOptions& options, DaemonParts& p) {
   RecordCheck(p);
-  ApplyDiskState(options, p);
+  if (absl::Status s = ApplyDiskState(options, p); !s.ok()) return s;
   // Keep the registration's read-only flag current (journal failures
   // included: an unwritable bookie must not be chosen for new ledgers).
   const bool read_only = !p.store->Stats().writable;
@@ -62,6 +73,7 @@ void CheckDisks(const DaemonOptions& options, DaemonParts& p) {
       p.log->info("registered as {}", read_only ? "read-only" : "writable");
     }
   }
+  return absl::OkStatus();
 }
 
 }  // namespace bk::bookie

@@ -127,7 +127,10 @@ absl::Status Register(const DaemonOptions& options, DaemonParts& p) {
   return absl::OkStatus();
 }
 
-void WatchSession(DaemonParts& p) {
+void WatchSession(const DaemonOptions& options, DaemonParts& p) {
+  p.registration = std::make_unique<RegistrationKeeper>(
+      [&options, &p] { return Register(options, p); },
+      RegistrationKeeper::Options{}, p.log);
   p.session_listener =
       p.metadata->AddSessionListener([&p](metadata::SessionEvent e) {
         if (e == metadata::SessionEvent::kExpired) {
@@ -136,8 +139,10 @@ void WatchSession(DaemonParts& p) {
               "metadata session expired; registration lost until "
               "the session is re-established");
         } else {
-          p.registered = true;
-          p.log->info("metadata session re-established; registered again");
+          // Not registered until Register says so: the store's own
+          // re-creation may have failed.
+          p.log->info("metadata session re-established; registering again");
+          p.registration->RegisterAgain();
         }
       });
 }

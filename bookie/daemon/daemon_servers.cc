@@ -27,11 +27,28 @@ InfoProvider MakeInfoProvider(DaemonParts& p) {
 HttpResponse Metrics(DaemonParts& p) {
   p.service_probe->AddsInFlight(p.service->adds_in_flight());
   p.service_probe->ReadsInFlight(p.service->reads_in_flight());
+  p.service_probe->AddStreamsPaused(p.service->add_streams_paused());
+  p.service_probe->LongPollsParked(p.service->long_polls_parked());
   auto families = p.registry->Collect();
   auto more = p.collector->Collect();
   families.insert(families.end(), more.begin(), more.end());
   return HttpResponse{200, "text/plain; version=0.0.4; charset=utf-8",
                       prometheus::TextSerializer().Serialize(families)};
+}
+
+// 200 while the bookie runs; 503 after a failure only a restart clears, so
+// a liveness probe restarts it.
+HttpResponse Health(DaemonParts& p) {
+  if (p.store) {
+    StoreStats st = p.store->Stats();
+    if (!st.healthy) {
+      return HttpResponse{
+          503, "text/plain; charset=utf-8",
+          absl::StrCat("failed (restart to recover): ", st.unhealthy_reason,
+                       "\n")};
+    }
+  }
+  return HttpResponse{200, "text/plain; charset=utf-8", "alive\n"};
 }
 
 HttpResponse Ready(DaemonParts& p) {
@@ -41,6 +58,13 @@ HttpResponse Ready(DaemonParts& p) {
         p.ready ? "not ready: not registered\n" : "not ready: starting\n"};
   }
   StoreStats st = p.store->Stats();
+  if (!st.checkpoint_error.empty()) {
+    return HttpResponse{
+        503, "text/plain; charset=utf-8",
+        absl::StrCat("not ready: journal checkpoint failed (restart to "
+                     "recover): ",
+                     st.checkpoint_error, "\n")};
+  }
   return HttpResponse{
       200, "text/plain; charset=utf-8",
       st.writable
@@ -83,13 +107,15 @@ absl::Status StartHttp(const DaemonOptions& options, DaemonParts& p) {
                    [q] {
                      return q->gc_filter ? q->gc_filter->stats()
                                          : MetadataLedgerFilter::Stats{};
+                   },
+                   [q] {
+                     return q->registration ? q->registration->failures()
+                                            : uint64_t{0};
                    }});
   if (!options.http_enabled) return absl::OkStatus();
   std::map<std::string, HttpHandler> routes;
   routes["/metrics"] = [q](const HttpRequest&) { return Metrics(*q); };
-  routes["/health"] = [](const HttpRequest&) {
-    return HttpResponse{200, "text/plain; charset=utf-8", "alive\n"};
-  };
+  routes["/health"] = [q](const HttpRequest&) { return Health(*q); };
   routes["/ready"] = [q](const HttpRequest&) { return Ready(*q); };
   auto http = HttpServer::Start(
       absl::StrCat(options.listen_address, ":", options.http_port),

@@ -31,6 +31,7 @@
 #include "bookie/daemon/bookie_metrics.h"
 #include "bookie/daemon/daemon_options.h"
 #include "bookie/daemon/metadata_ledger_filter.h"
+#include "bookie/daemon/registration_keeper.h"
 #include "bookie/http/http_server.h"
 #include "bookie/service/grpc_server.h"
 #include "common/env.h"
@@ -76,6 +77,7 @@ struct DaemonParts {
   std::unique_ptr<HttpServer> http;
   // registration
   std::unique_ptr<metadata::Subscription> session_listener;
+  std::unique_ptr<RegistrationKeeper> registration;  // registers again
 
   // Own synchronisation.
   std::atomic<bool> registered{false};
@@ -119,10 +121,13 @@ absl::Status StartMonitor(const DaemonOptions& options, DaemonParts& p);
 
 // The disk checker over every journal and ledger directory, its first
 // check applied before anything serves.
-void StartDiskChecker(const DaemonOptions& options, DaemonParts& p);
+// Both fail (the bookie then stops) on a full disk when
+// readOnlyModeEnabled=false, as BookKeeper shuts down instead of turning
+// read-only.
+absl::Status StartDiskChecker(const DaemonOptions& options, DaemonParts& p);
 // One check while running: read-only above diskUsageThreshold, writable
 // again below diskUsageLwmThreshold, the registration kept in step.
-void CheckDisks(const DaemonOptions& options, DaemonParts& p);
+absl::Status CheckDisks(const DaemonOptions& options, DaemonParts& p);
 
 // --- service and http (daemon_servers.cc)
 
@@ -136,9 +141,11 @@ absl::Status StartHttp(const DaemonOptions& options, DaemonParts& p);
 // Registers (ephemeral) under the bookie id, writable or read-only as the
 // store is; a live bookie with the id refuses start.
 absl::Status Register(const DaemonOptions& options, DaemonParts& p);
-// Tracks the metadata session: registration lost on expiry, back when the
-// store re-creates it.
-void WatchSession(DaemonParts& p);
+// Tracks the metadata session: registration lost on expiry; once the
+// session is re-established the bookie registers again (the store's own
+// re-creation may have failed, e.g. another session holds the id), retried
+// with backoff until it succeeds, each failure logged and counted.
+void WatchSession(const DaemonOptions& options, DaemonParts& p);
 
 }  // namespace bk::bookie
 

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/logging.h"
 #include "proto/status_codes.h"
 
 namespace bk::bookie {
@@ -164,9 +165,10 @@ absl::StatusOr<EntryBuffer> BookieStoreImpl::ReadEntry(uint64_t ledger_id,
 }
 
 absl::StatusOr<std::vector<int64_t>> BookieStoreImpl::ListEntries(
-    uint64_t ledger_id) {
+    uint64_t ledger_id, int64_t first_entry_id, size_t max_entries) {
   if (!storage_->LedgerExists(ledger_id)) return NoLedger(ledger_id);
-  return storage_->GetListOfEntriesOfLedger(ledger_id);
+  return storage_->GetListOfEntriesOfLedger(ledger_id, first_entry_id,
+                                            max_entries);
 }
 
 absl::Status BookieStoreImpl::DeleteLedger(uint64_t ledger_id) {
@@ -182,6 +184,25 @@ StoreStats BookieStoreImpl::Stats() {
   absl::Status w = CheckWritable();
   st.writable = w.ok();
   if (!w.ok()) st.unwritable_reason = std::string(w.message());
+  {
+    absl::MutexLock l(&mu_);
+    st.checkpoint_failures = checkpoint_failures_;
+    if (!checkpoint_error_.ok()) {
+      st.checkpoint_error = std::string(checkpoint_error_.message());
+    }
+  }
+  // Only a restart (replay) clears these.
+  if (absl::Status s = journal_->status(); !s.ok()) {
+    st.healthy = false;
+    st.unhealthy_reason = absl::StrCat("journal failed: ", s.message());
+  } else if (absl::Status s = storage_->writable(); !s.ok()) {
+    st.healthy = false;
+    st.unhealthy_reason = absl::StrCat("ledger storage failed: ", s.message());
+  } else if (!st.checkpoint_error.empty()) {
+    st.healthy = false;
+    st.unhealthy_reason =
+        absl::StrCat("journal checkpoint failed: ", st.checkpoint_error);
+  }
   return st;
 }
 
@@ -216,9 +237,30 @@ absl::Status BookieStoreImpl::Flushed(uint64_t mark) {
     marks_.erase(marks_.begin(), std::next(it));
   }
   // A failed checkpoint loses nothing (the journal keeps its files and
-  // replays more); the journal records the error itself. The storage keeps
-  // the tombstones the checkpoint would have let go.
-  return journal_->Checkpoint(m);
+  // replays more), but journal files pile up: the first failure is sticky
+  // (a failed lastMark sync is never retried), logged once and counted;
+  // Stats shows it (/ready, /health). The storage keeps the tombstones the
+  // checkpoint would have let go.
+  {
+    absl::MutexLock l(&mu_);
+    if (!checkpoint_error_.ok()) {
+      ++checkpoint_failures_;
+      return checkpoint_error_;
+    }
+  }
+  absl::Status s = journal_->Checkpoint(m);
+  if (s.ok()) return s;
+  {
+    absl::MutexLock l(&mu_);
+    ++checkpoint_failures_;
+    if (!checkpoint_error_.ok()) return checkpoint_error_;
+    checkpoint_error_ = s;
+  }
+  log::Get("journal")->error(
+      "journal checkpoint failed; no checkpoint is tried again until a "
+      "restart, so journal files are kept: {}",
+      s.ToString());
+  return s;
 }
 
 }  // namespace bk::bookie

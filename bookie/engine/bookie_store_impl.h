@@ -97,15 +97,18 @@ class BookieStoreImpl final : public BookieStore {
   void Fence(uint64_t ledger_id, const std::string& master_key,
              StatusCallback done) override;
   absl::StatusOr<int64_t> LastAddConfirmed(uint64_t ledger_id) override;
-  void WaitForLacUpdate(
+  uint64_t WaitForLacUpdate(
       uint64_t ledger_id, int64_t previous_lac, absl::Duration timeout,
       std::function<void(absl::StatusOr<int64_t>)> done) override;
+  void CancelLacWait(uint64_t ledger_id, uint64_t wait_id) override;
   void WriteLac(uint64_t ledger_id, int64_t lac, const std::string& master_key,
                 StatusCallback done) override;
   absl::StatusOr<int64_t> ExplicitLac(uint64_t ledger_id) override;
   void ForceLedger(uint64_t ledger_id, const std::string& master_key,
                    StatusCallback done) override;
-  absl::StatusOr<std::vector<int64_t>> ListEntries(uint64_t ledger_id) override;
+  absl::StatusOr<std::vector<int64_t>> ListEntries(uint64_t ledger_id,
+                                                   int64_t first_entry_id,
+                                                   size_t max_entries) override;
   StoreStats Stats() override;
   void SetReadOnly(bool read_only, const std::string& reason) override;
 
@@ -201,6 +204,10 @@ class BookieStoreImpl final : public BookieStore {
   // Checkpoint marks handed to the storage's flushes, by number.
   uint64_t next_mark_ ABSL_GUARDED_BY(mu_) = 1;
   std::map<uint64_t, JournalMark> marks_ ABSL_GUARDED_BY(mu_);
+  // The first failed checkpoint: sticky (a failed lastMark sync is never
+  // retried), logged once, shown by Stats.
+  absl::Status checkpoint_error_ ABSL_GUARDED_BY(mu_);
+  uint64_t checkpoint_failures_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace bk::bookie

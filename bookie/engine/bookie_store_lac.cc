@@ -68,18 +68,24 @@ void BookieStoreImpl::RaiseLac(uint64_t ledger_id, int64_t lac) {
   }
 }
 
-void BookieStoreImpl::WaitForLacUpdate(
+uint64_t BookieStoreImpl::WaitForLacUpdate(
     uint64_t ledger_id, int64_t previous_lac, absl::Duration timeout,
     std::function<void(absl::StatusOr<int64_t>)> done) {
-  if (!storage_->LedgerExists(ledger_id)) return done(NoLedger(ledger_id));
+  auto answer = [&done](absl::StatusOr<int64_t> v) -> uint64_t {
+    done(std::move(v));
+    return 0;
+  };
+  if (!storage_->LedgerExists(ledger_id)) return answer(NoLedger(ledger_id));
   std::shared_ptr<LedgerSlot> slot = storage_->FindLedger(ledger_id);
-  if (slot == nullptr) return done(NoLedger(ledger_id));
+  if (slot == nullptr) return answer(NoLedger(ledger_id));
   int64_t now_lac;
   {
     absl::MutexLock l(&slot->mu);
     // Deleted since the check: its polls were answered already.
-    if (slot->state.deleted) return done(NoLedger(ledger_id));
-    if (absl::Status s = LoadLacLocked(slot.get()); !s.ok()) return done(s);
+    if (slot->state.deleted) return answer(NoLedger(ledger_id));
+    if (absl::Status s = LoadLacLocked(slot.get()); !s.ok()) {
+      return answer(s);
+    }
     now_lac = slot->lac;
     if (now_lac <= previous_lac && !closing_ &&
         timeout > absl::ZeroDuration()) {
@@ -112,10 +118,30 @@ void BookieStoreImpl::WaitForLacUpdate(
         if (fn) fn(lac);  // the LAC did not move: answer with the current
       });
       slot->lac_waiters.push_back(std::move(w));
-      return;
+      return id;
     }
   }
-  done(now_lac);
+  return answer(now_lac);
+}
+
+void BookieStoreImpl::CancelLacWait(uint64_t ledger_id, uint64_t wait_id) {
+  std::shared_ptr<LedgerSlot> slot = storage_->FindLedger(ledger_id);
+  if (slot == nullptr) return;
+  LacWaiter waiter;
+  {
+    absl::MutexLock l(&slot->mu);
+    auto& ws = slot->lac_waiters;
+    auto it = std::find_if(ws.begin(), ws.end(), [wait_id](const LacWaiter& w) {
+      return w.id == wait_id;
+    });
+    if (it == ws.end()) return;  // answered already
+    waiter = std::move(*it);
+    *it = std::move(ws.back());
+    ws.pop_back();
+  }
+  // If the timeout is running it finds no waiter and answers nothing.
+  timer_.Cancel(waiter.timer_id);
+  waiter.done(absl::CancelledError("long poll cancelled by the client"));
 }
 
 void BookieStoreImpl::WriteLac(uint64_t ledger_id, int64_t lac,

@@ -7,6 +7,7 @@
 // ledger's lock, so every later record of the ledger follows it in the
 // journal (a journal directory is FIFO) and is synced no earlier.
 
+#include <cstdint>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -28,8 +29,15 @@ bool ConstantTimeEquals(absl::string_view a, absl::string_view b) {
   return diff == 0;
 }
 
-// What a ledger's first key must be.
+// What a new ledger must be: an id a metadata store can hold (ledger ids
+// are signed 64-bit there, as in BookKeeper, so GC can judge the ledger)
+// and a valid first key.
 absl::Status ValidNewKey(uint64_t ledger_id, absl::string_view key) {
+  if (ledger_id > static_cast<uint64_t>(INT64_MAX)) {
+    return ToAbsl(proto::BK_EBADREQ,
+                  absl::StrCat("ledger id ", ledger_id,
+                               " is above 2^63-1: no metadata store holds it"));
+  }
   if (key.empty()) {
     return ToAbsl(proto::BK_EBADREQ,
                   absl::StrCat("empty master key for ledger ", ledger_id));

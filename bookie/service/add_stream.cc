@@ -1,4 +1,6 @@
 // The AddEntries stream: batches in, answers out as journal groups sync.
+// Registered raw (bytes both ways) so that an undecodable message is told
+// from the client's half-close: it ends the stream with INVALID_ARGUMENT.
 
 #include <grpcpp/grpcpp.h>
 
@@ -22,20 +24,45 @@ double SecondsSince(std::chrono::steady_clock::time_point start) {
 
 // Lifecycle: created by gRPC per stream; reads one batch at a time and hands
 // each entry to the store; answers accumulate in `outgoing_` and go out one
-// write at a time. Finish is called once the client has half-closed (or the
+// write at a time. Every entry read counts in `in_progress_` until the write
+// carrying its answer completes; at the service's per-stream limit the
+// stream stops reading (`read_paused_`) and the write that brings it down
+// to half the limit reads again, so answers the client does not take
+// cannot pile up. Finish is called once the client has half-closed (or the
 // stream is cancelled), every add handed to the store has called back, the
 // answers are written (or writing failed), and no thread is between
 // releasing mu_ and its last use of the reactor (`busy_`). gRPC then calls
 // OnDone, which deletes the reactor. Whoever finishes calls Finish as its
 // very last use of `this`.
 class AddStreamReactor final
-    : public grpc::ServerBidiReactor<proto::AddRequest, proto::AddResponse> {
+    : public grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer> {
  public:
   explicit AddStreamReactor(BookieServiceImpl* service) : service_(service) {
-    StartRead(&request_);
+    StartRead(&request_bytes_);
   }
 
   void OnReadDone(bool ok) override {
+    if (ok) {
+      message_bytes_ = request_bytes_.Length();
+      grpc::Status parsed =
+          grpc::SerializationTraits<proto::AddRequest>::Deserialize(
+              &request_bytes_, &request_);
+      if (!parsed.ok()) {
+        // Undecodable or cut short: no more reads; the stream ends with
+        // an error once what was handed out is answered.
+        {
+          absl::MutexLock l(&mu_);
+          reads_done_ = true;
+          final_status_ = grpc::Status(
+              grpc::StatusCode::INVALID_ARGUMENT,
+              "undecodable AddRequest message: " + parsed.error_message());
+          ++busy_;
+        }
+        if (auto* p = service_->probe()) p->Rejected(proto::BK_EBADREQ);
+        Release();
+        return;
+      }
+    }
     if (!ok) {
       {
         absl::MutexLock l(&mu_);
@@ -53,20 +80,44 @@ class AddStreamReactor final
     }
     HandleBatch();
     request_.Clear();
-    StartRead(&request_);
+    bool read = true;
+    {
+      absl::MutexLock l(&mu_);
+      if (in_progress_ >= service_->options().max_adds_in_progress_per_stream &&
+          !write_failed_) {
+        read = false;
+        read_paused_ = true;
+        service_->AddStreamPaused(true);
+      }
+    }
+    if (read) StartRead(&request_bytes_);
     Release();
   }
 
   void OnWriteDone(bool ok) override {
     bool start = false;
+    bool resume = false;
     {
       absl::MutexLock l(&mu_);
       write_in_flight_ = false;
       if (!ok) write_failed_ = true;
+      in_progress_ -= writing_.results_size();
       start = TakeOutgoingLocked();
+      // A failed write ends the stream: read on so that the read fails and
+      // the stream can finish.
+      if (read_paused_ && !reads_done_ &&
+          (write_failed_ ||
+           in_progress_ <=
+               service_->options().max_adds_in_progress_per_stream / 2)) {
+        read_paused_ = false;
+        resume = true;
+        service_->AddStreamPaused(false);
+      }
       ++busy_;
     }
-    if (start) StartWrite(&writing_);
+    if (start) WriteAnswers();
+    // No read is in flight while paused: request_bytes_ is free.
+    if (resume) StartRead(&request_bytes_);
     Release();
   }
 
@@ -74,6 +125,10 @@ class AddStreamReactor final
     {
       absl::MutexLock l(&mu_);
       reads_done_ = true;
+      if (read_paused_) {
+        read_paused_ = false;
+        service_->AddStreamPaused(false);
+      }
       ++busy_;
     }
     Release();
@@ -87,7 +142,12 @@ class AddStreamReactor final
     size_t bytes = 0;
     for (const auto& e : request_.entries()) bytes += e.body().size();
     if (auto* p = service_->probe()) p->AddBatchReceived(entries, bytes);
-    if (request_.ByteSizeLong() > service_->options().max_message_bytes) {
+    {
+      // Before any answer to the batch can be written (which decrements).
+      absl::MutexLock l(&mu_);
+      in_progress_ += static_cast<int64_t>(entries);
+    }
+    if (message_bytes_ > service_->options().max_message_bytes) {
       for (const auto& e : request_.entries()) {
         Reject(e.ledger_id(), e.entry_id(), proto::BK_EBADREQ);
       }
@@ -148,7 +208,7 @@ class AddStreamReactor final
       start = TakeOutgoingLocked();
       ++busy_;  // this thread uses the reactor after unlocking
     }
-    if (start) StartWrite(&writing_);
+    if (start) WriteAnswers();
     Release();
   }
 
@@ -171,13 +231,25 @@ class AddStreamReactor final
       start = TakeOutgoingLocked();
       ++busy_;  // this thread uses the reactor after unlocking
     }
-    if (start) StartWrite(&writing_);
+    if (start) WriteAnswers();
     Release();
+  }
+
+  // Serializes the answers taken into writing_ and starts their write.
+  // REQUIRES: TakeOutgoingLocked returned true (writing_ is ours).
+  void WriteAnswers() {
+    bool own_buffer;
+    writing_bytes_.Clear();  // the writer wants an empty buffer
+    grpc::SerializationTraits<proto::AddResponse>::Serialize(
+        writing_, &writing_bytes_, &own_buffer)
+        .IgnoreError();  // an AddResponse always serializes
+    StartWrite(&writing_bytes_);
   }
 
   // Ends this thread's use of the reactor (see busy_); finishes the stream
   // if nothing else is left. REQUIRES: the caller incremented busy_.
   void Release() {
+    grpc::Status status;
     {
       absl::MutexLock l(&mu_);
       --busy_;
@@ -187,8 +259,9 @@ class AddStreamReactor final
       }
       if (!write_failed_ && outgoing_.results_size() > 0) return;
       finished_ = true;
+      status = final_status_;
     }
-    Finish(grpc::Status::OK);  // the last use of `this` on this thread
+    Finish(status);  // the last use of `this` on this thread
   }
 
   // Moves accumulated answers into `writing_` if no write is in flight.
@@ -204,13 +277,21 @@ class AddStreamReactor final
   }
 
   BookieServiceImpl* const service_;
+  grpc::ByteBuffer request_bytes_;     // owned by the read in flight
+  size_t message_bytes_ = 0;           // of the message read last
   proto::AddRequest request_;          // owned by the read in flight
   std::vector<AddEntryRequest> adds_;  // owned by the read in flight
   proto::AddResponse writing_;         // owned by the write in flight
+  grpc::ByteBuffer writing_bytes_;     // writing_, serialized
 
   absl::Mutex mu_;
   proto::AddResponse outgoing_ ABSL_GUARDED_BY(mu_);
   int64_t pending_ ABSL_GUARDED_BY(mu_) = 0;
+  // Entries read whose answer is not yet written (in the store, queued in
+  // outgoing_ or in the write in flight).
+  int64_t in_progress_ ABSL_GUARDED_BY(mu_) = 0;
+  // No read is in flight because in_progress_ reached the limit.
+  bool read_paused_ ABSL_GUARDED_BY(mu_) = false;
   // Threads that released mu_ but will still use the reactor (StartWrite,
   // Finish); the stream is never finished while one is.
   int busy_ ABSL_GUARDED_BY(mu_) = 0;
@@ -218,11 +299,12 @@ class AddStreamReactor final
   bool write_in_flight_ ABSL_GUARDED_BY(mu_) = false;
   bool write_failed_ ABSL_GUARDED_BY(mu_) = false;
   bool finished_ ABSL_GUARDED_BY(mu_) = false;
+  grpc::Status final_status_ ABSL_GUARDED_BY(mu_);  // OK unless undecodable
 };
 
 }  // namespace
 
-grpc::ServerBidiReactor<proto::AddRequest, proto::AddResponse>*
+grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>*
 BookieServiceImpl::AddEntries(grpc::CallbackServerContext* /*ctx*/) {
   return new AddStreamReactor(this);
 }

@@ -2,6 +2,7 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include "proto/entry_format.h"
@@ -15,89 +16,6 @@ double SecondsSince(std::chrono::steady_clock::time_point start) {
       .count();
 }
 
-// Streams entries first..last of a ledger, one message per entry, stopping
-// at the first entry the bookie does not hold, at the byte budget, or when
-// the client goes away. Holds one read permit for its whole life.
-class RangeReadReactor final
-    : public grpc::ServerWriteReactor<proto::ReadEntryResponse> {
- public:
-  RangeReadReactor(BookieServiceImpl* service,
-                   const proto::ReadEntriesRequest& req, bool permitted)
-      : service_(service),
-        ledger_(req.ledger_id()),
-        next_(req.first_entry_id()),
-        last_(req.last_entry_id()),
-        budget_(req.max_bytes() > 0
-                    ? std::min<size_t>(req.max_bytes(),
-                                       service->options().max_range_read_bytes)
-                    : service->options().max_range_read_bytes),
-        permitted_(permitted) {
-    if (!permitted_) {
-      if (auto* p = service_->probe()) p->Rejected(proto::BK_ETOOMANYREQUESTS);
-      msg_.set_status(proto::BK_ETOOMANYREQUESTS);
-      msg_.set_ledger_id(ledger_);
-      msg_.set_entry_id(next_);
-      done_ = true;
-      StartWrite(&msg_);
-      return;
-    }
-    if (next_ < 0 || last_ < next_) {
-      msg_.set_status(proto::BK_EBADREQ);
-      msg_.set_ledger_id(ledger_);
-      done_ = true;
-      StartWrite(&msg_);
-      return;
-    }
-    Next();
-  }
-
-  void OnWriteDone(bool ok) override {
-    if (!ok || done_) {
-      Finish(grpc::Status::OK);
-      return;
-    }
-    Next();
-  }
-
-  void OnDone() override {
-    if (permitted_) service_->read_permits().Release();
-    delete this;
-  }
-
- private:
-  void Next() {
-    if (next_ > last_ || sent_ >= budget_) {
-      Finish(grpc::Status::OK);
-      return;
-    }
-    msg_.Clear();
-    msg_.set_ledger_id(ledger_);
-    msg_.set_entry_id(next_);
-    auto entry = service_->store()->ReadEntry(ledger_, next_);
-    if (!entry.ok()) {
-      // The first entry missing ends the range; say why in the last message.
-      msg_.set_status(ToWire(entry.status()));
-      done_ = true;
-    } else {
-      msg_.set_status(proto::BK_EOK);
-      msg_.set_body(**entry);
-      sent_ += (*entry)->size();
-      ++next_;
-    }
-    StartWrite(&msg_);
-  }
-
-  BookieServiceImpl* const service_;
-  const uint64_t ledger_;
-  int64_t next_;
-  const int64_t last_;
-  const size_t budget_;
-  const bool permitted_;
-  size_t sent_ = 0;
-  bool done_ = false;
-  proto::ReadEntryResponse msg_;
-};
-
 }  // namespace
 
 BookieServiceImpl::BookieServiceImpl(BookieStore* store, ServiceOptions options,
@@ -108,7 +26,9 @@ BookieServiceImpl::BookieServiceImpl(BookieStore* store, ServiceOptions options,
       probe_(probe),
       add_latency_(options.latency_window_seconds),
       add_permits_(options.max_pending_adds),
-      read_permits_(options.max_pending_reads) {}
+      read_permits_(options.max_pending_reads),
+      priority_read_permits_(options.max_pending_reads),
+      long_poll_permits_(options.max_pending_reads) {}
 
 void BookieServiceImpl::FillRead(uint64_t ledger_id, int64_t entry_id,
                                  proto::ReadEntryResponse* resp) {
@@ -133,8 +53,24 @@ void BookieServiceImpl::FillRead(uint64_t ledger_id, int64_t entry_id,
 grpc::ServerUnaryReactor* BookieServiceImpl::ReadEntry(
     grpc::CallbackServerContext* ctx, const proto::ReadEntryRequest* req,
     proto::ReadEntryResponse* resp) {
+  if (req->entry_id() < -1) {
+    // -1 alone means "the last entry"; anything below is malformed.
+    auto* reactor = ctx->DefaultReactor();
+    if (probe_) probe_->Rejected(proto::BK_EBADREQ);
+    resp->set_status(proto::BK_EBADREQ);
+    resp->set_ledger_id(req->ledger_id());
+    resp->set_entry_id(req->entry_id());
+    resp->set_max_lac(-1);
+    reactor->Finish(grpc::Status::OK);
+    return reactor;
+  }
+  // Fencing and recovery reads never wait behind ordinary reads.
+  const bool priority =
+      (req->flags() & (proto::FENCE_LEDGER | proto::HIGH_PRIORITY)) != 0;
+  if (req->long_poll() && !priority) return LongPoll(ctx, req, resp);
+  Permits* permits = priority ? &priority_read_permits_ : &read_permits_;
   auto* reactor = ctx->DefaultReactor();
-  if (!read_permits_.TryAcquire()) {
+  if (!permits->TryAcquire()) {
     if (probe_) probe_->Rejected(proto::BK_ETOOMANYREQUESTS);
     resp->set_status(proto::BK_ETOOMANYREQUESTS);
     resp->set_ledger_id(req->ledger_id());
@@ -144,9 +80,9 @@ grpc::ServerUnaryReactor* BookieServiceImpl::ReadEntry(
     return reactor;
   }
   const auto start = std::chrono::steady_clock::now();
-  auto finish = [this, reactor, resp, start] {
+  auto finish = [this, reactor, resp, start, permits] {
     if (probe_) probe_->ReadDone(SecondsSince(start), resp->status());
-    read_permits_.Release();
+    permits->Release();
     reactor->Finish(grpc::Status::OK);
   };
   const uint64_t ledger = req->ledger_id();
@@ -169,35 +105,9 @@ grpc::ServerUnaryReactor* BookieServiceImpl::ReadEntry(
                   });
     return reactor;
   }
-  if (req->long_poll()) {
-    absl::Duration timeout =
-        std::min(absl::Milliseconds(req->timeout_ms()), options_.max_long_poll);
-    store_->WaitForLacUpdate(
-        ledger, req->previous_lac(), timeout,
-        [this, ledger, entry, resp, finish](absl::StatusOr<int64_t> lac) {
-          if (!lac.ok()) {
-            resp->set_ledger_id(ledger);
-            resp->set_status(ToWire(lac.status()));
-            resp->set_max_lac(-1);
-          } else {
-            // Serve the entry asked for, or the one at the new LAC.
-            FillRead(ledger, entry >= 0 ? entry : *lac, resp);
-            resp->set_max_lac(*lac);
-            if (*lac < 0) resp->set_status(proto::BK_ENOENTRY);
-          }
-          finish();
-        });
-    return reactor;
-  }
   FillRead(ledger, entry, resp);
   finish();
   return reactor;
-}
-
-grpc::ServerWriteReactor<proto::ReadEntryResponse>*
-BookieServiceImpl::ReadEntries(grpc::CallbackServerContext* /*ctx*/,
-                               const proto::ReadEntriesRequest* req) {
-  return new RangeReadReactor(this, *req, read_permits_.TryAcquire());
 }
 
 grpc::ServerUnaryReactor* BookieServiceImpl::ReadLac(
@@ -247,11 +157,23 @@ grpc::ServerUnaryReactor* BookieServiceImpl::GetListOfEntriesOfLedger(
     grpc::CallbackServerContext* ctx, const proto::GetListOfEntriesRequest* req,
     proto::GetListOfEntriesResponse* resp) {
   auto* reactor = ctx->DefaultReactor();
-  auto ids = store_->ListEntries(req->ledger_id());
+  // One page, never the whole ledger: one more id than the page tells
+  // whether another page follows.
+  const size_t page =
+      req->max_entries() == 0
+          ? kListEntriesPage
+          : std::min<size_t>(req->max_entries(), kListEntriesPage);
+  auto ids = store_->ListEntries(
+      req->ledger_id(), std::max<int64_t>(req->first_entry_id(), 0), page + 1);
+  resp->set_next_entry_id(-1);
   if (!ids.ok()) {
     resp->set_status(ToWire(ids.status()));
   } else {
     resp->set_status(proto::BK_EOK);
+    if (ids->size() > page) {
+      resp->set_next_entry_id((*ids)[page]);
+      ids->resize(page);
+    }
     resp->mutable_entry_ids()->Add(ids->begin(), ids->end());
   }
   reactor->Finish(grpc::Status::OK);

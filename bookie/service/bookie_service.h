@@ -4,10 +4,29 @@
 // Adds arrive as batches on a bidirectional stream; every entry of a batch
 // is handed to the store at once and answered when its journal group is
 // synced, so one stream keeps many batches in flight and answers may come
-// out of order. Admission control is two atomic permit counters (adds and
-// reads in flight), no lock: past the limit a request gets ETOOMANYREQUESTS.
+// out of order. Admission control is atomic permit counters, no lock: past
+// a limit a request gets ETOOMANYREQUESTS. Adds have one pool; reads three,
+// so that no kind of read waits behind another:
+//   - ordinary reads and range-read streams;
+//   - fencing reads and recovery reads (FENCE_LEDGER, HIGH_PRIORITY), as
+//     BookKeeper serves them on its high-priority pool: ledger recovery
+//     fences and reads even while ordinary reads hold every ordinary permit;
+//   - long polls, for as long as they are parked waiting for the LAC; they
+//     hold no read permit, and a cancelled poll leaves its pool at once.
+// Each pool has max_pending_reads permits. A range-read stream is cancelled
+// by the server after range_read_timeout, so a client that stops reading
+// it does not keep its permit.
 // A message larger than max_message_bytes is answered EBADREQ entry by entry
 // and the stream goes on; gRPC's own hard limit sits well above it.
+//
+// Backpressure: an add is "in progress" on its stream from the moment its
+// message is read until the write carrying its answer completes (as
+// BookKeeper counts requests in progress). A stream with
+// max_adds_in_progress_per_stream adds in progress stops reading; it reads
+// again once half of them are answered on the wire. So a client that never
+// reads its answers holds at most that many answers (plus what gRPC's flow
+// control windows hold) instead of growing the bookie without bound, and
+// other streams are unaffected.
 //
 // Thread-safety: every handler runs on gRPC's threads; the object must
 // outlive the grpc::Server it is registered with.
@@ -20,11 +39,16 @@
 #include <functional>
 
 #include "bookie/bookie_store.h"
+#include "bookie/store/deadline_timer.h"
 #include "bookie/service/service_probe.h"
 #include "bookie/service/windowed_latency.h"
 #include "proto/bookie.grpc.pb.h"
 
 namespace bk::bookie {
+
+// Most entry ids one GetListOfEntriesOfLedger answer carries (512 KiB of
+// ids at most); a client pages on with next_entry_id.
+inline constexpr size_t kListEntriesPage = 65536;
 
 struct ServiceOptions {
   // maxPendingAddRequestsPerThread: adds in flight before ETOOMANYREQUESTS.
@@ -33,8 +57,13 @@ struct ServiceOptions {
   int64_t max_pending_reads = 10000;
   // nettyMaxFrameSizeBytes: largest add message served; larger get EBADREQ.
   size_t max_message_bytes = 5u << 20;
+  // maxAddsInProgressPerStream: adds read from one stream and not yet
+  // answered on the wire before the stream stops being read.
+  int64_t max_adds_in_progress_per_stream = 5000;
   // Most bytes one ReadEntries response stream carries (0: 16 MiB).
   size_t max_range_read_bytes = 16u << 20;
+  // rangeReadTimeoutMs: longest life of a ReadEntries stream.
+  absl::Duration range_read_timeout = absl::Seconds(60);
   // Longest long-poll wait a client may ask for.
   absl::Duration max_long_poll = absl::Seconds(30);
   // Window of the add-latency quantile in load reports (the load monitor's
@@ -66,13 +95,27 @@ class Permits {
   std::atomic<int64_t> in_use_{0};
 };
 
-class BookieServiceImpl final : public proto::Bookie::CallbackService {
+// The generated callback service with AddEntries registered raw (bytes
+// both ways; add_stream.cc parses), so that an undecodable message ends its
+// stream with INVALID_ARGUMENT instead of looking like the client's
+// half-close.
+using BookieServiceBase = proto::Bookie::WithRawCallbackMethod_AddEntries<
+    proto::Bookie::WithCallbackMethod_ReadEntry<
+        proto::Bookie::WithCallbackMethod_ReadEntries<
+            proto::Bookie::WithCallbackMethod_ReadLac<
+                proto::Bookie::WithCallbackMethod_WriteLac<
+                    proto::Bookie::WithCallbackMethod_ForceLedger<
+                        proto::Bookie::WithCallbackMethod_GetListOfEntriesOfLedger<
+                            proto::Bookie::WithCallbackMethod_GetBookieInfo<
+                                proto::Bookie::Service>>>>>>>>;
+
+class BookieServiceImpl final : public BookieServiceBase {
  public:
   // `store` and `probe` (may be null) must outlive the service.
   BookieServiceImpl(BookieStore* store, ServiceOptions options,
                     InfoProvider info, ServiceProbe* probe);
 
-  grpc::ServerBidiReactor<proto::AddRequest, proto::AddResponse>* AddEntries(
+  grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>* AddEntries(
       grpc::CallbackServerContext* ctx) override;
   grpc::ServerUnaryReactor* ReadEntry(grpc::CallbackServerContext* ctx,
                                       const proto::ReadEntryRequest* req,
@@ -106,7 +149,15 @@ class BookieServiceImpl final : public proto::Bookie::CallbackService {
   void RecordAddLatency(double seconds) {
     add_latency_.Record(seconds, WindowedLatency::NowSeconds());
   }
-  int64_t reads_in_flight() const { return read_permits_.in_use(); }
+  int64_t reads_in_flight() const {
+    return read_permits_.in_use() + priority_read_permits_.in_use();
+  }
+  // Long polls waiting for their ledger's LAC to move.
+  int64_t long_polls_parked() const { return long_poll_permits_.in_use(); }
+  // Add streams not being read because of unanswered adds.
+  int64_t add_streams_paused() const {
+    return add_streams_paused_.load(std::memory_order_relaxed);
+  }
 
   // Internal to the service's reactors.
   BookieStore* store() const { return store_; }
@@ -114,11 +165,20 @@ class BookieServiceImpl final : public proto::Bookie::CallbackService {
   ServiceProbe* probe() const { return probe_; }
   Permits& add_permits() { return add_permits_; }
   Permits& read_permits() { return read_permits_; }
-
- private:
+  Permits& long_poll_permits() { return long_poll_permits_; }
+  DeadlineTimer& timer() { return timer_; }
   // Fills `resp` with the entry (or the error) for a plain read.
   void FillRead(uint64_t ledger_id, int64_t entry_id,
                 proto::ReadEntryResponse* resp);
+  void AddStreamPaused(bool paused) {
+    add_streams_paused_.fetch_add(paused ? 1 : -1, std::memory_order_relaxed);
+  }
+
+ private:
+  // A long poll (long_poll.cc): parked in the store with no read permit.
+  grpc::ServerUnaryReactor* LongPoll(grpc::CallbackServerContext* ctx,
+                                     const proto::ReadEntryRequest* req,
+                                     proto::ReadEntryResponse* resp);
 
   // Constant after construction.
   BookieStore* const store_;
@@ -130,6 +190,10 @@ class BookieServiceImpl final : public proto::Bookie::CallbackService {
   WindowedLatency add_latency_;
   Permits add_permits_;
   Permits read_permits_;
+  Permits priority_read_permits_;
+  Permits long_poll_permits_;
+  std::atomic<int64_t> add_streams_paused_{0};
+  DeadlineTimer timer_;  // range-read deadlines
 };
 
 }  // namespace bk::bookie

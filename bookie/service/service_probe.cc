@@ -79,6 +79,23 @@ ServiceProbe::ServiceProbe(prometheus::Registry& registry,
                           .Labels(id)
                           .Register(registry)
                           .Add({});
+  add_streams_paused_ =
+      &prometheus::BuildGauge()
+           .Name("bookie_add_streams_paused")
+           .Help(
+               "Add streams not being read: their client has not taken "
+               "maxAddsInProgressPerStream answers")
+           .Labels(id)
+           .Register(registry)
+           .Add({});
+  long_polls_parked_ = &prometheus::BuildGauge()
+                            .Name("bookie_long_polls_parked")
+                            .Help(
+                                "Long-poll reads waiting for their ledger's "
+                                "LAC (they hold no read permit)")
+                            .Labels(id)
+                            .Register(registry)
+                            .Add({});
 }
 
 void ServiceProbe::AddDone(double seconds, proto::StatusCode code) {

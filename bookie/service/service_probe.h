@@ -34,6 +34,12 @@ class ServiceProbe {
   void ReadsInFlight(int64_t n) {
     reads_in_flight_->Set(static_cast<double>(n));
   }
+  void LongPollsParked(int64_t n) {
+    long_polls_parked_->Set(static_cast<double>(n));
+  }
+  void AddStreamsPaused(int64_t n) {
+    add_streams_paused_->Set(static_cast<double>(n));
+  }
 
  private:
   static constexpr int kCodes = proto::StatusCode_ARRAYSIZE;
@@ -46,6 +52,8 @@ class ServiceProbe {
   prometheus::Counter* add_bytes_;
   prometheus::Gauge* adds_in_flight_;
   prometheus::Gauge* reads_in_flight_;
+  prometheus::Gauge* add_streams_paused_;
+  prometheus::Gauge* long_polls_parked_;
 };
 
 }  // namespace bk::bookie

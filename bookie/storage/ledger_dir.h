@@ -127,7 +127,10 @@ class LedgerDir {
   absl::StatusOr<EntryBuffer> GetEntry(uint64_t ledger_id, int64_t entry_id);
   // -1 when the ledger has no entries; NotFound if it was deleted.
   absl::StatusOr<int64_t> GetLastEntryId(uint64_t ledger_id);
-  absl::StatusOr<std::vector<int64_t>> ListEntries(uint64_t ledger_id);
+  // Entry ids held, ascending, from first_entry_id on, at most max_entries.
+  absl::StatusOr<std::vector<int64_t>> ListEntries(uint64_t ledger_id,
+                                                   int64_t first_entry_id,
+                                                   size_t max_entries);
 
   LedgerStateTable& states() { return *states_; }
 

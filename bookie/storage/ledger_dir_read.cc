@@ -31,15 +31,27 @@ absl::StatusOr<int64_t> LedgerDir::GetLastEntryId(uint64_t ledger_id) {
 }
 
 absl::StatusOr<std::vector<int64_t>> LedgerDir::ListEntries(
-    uint64_t ledger_id) {
+    uint64_t ledger_id, int64_t first_entry_id, size_t max_entries) {
   if (states_->IsDeleted(ledger_id)) {
     return absl::NotFoundError(absl::StrCat("ledger ", ledger_id, " deleted"));
   }
   std::vector<int64_t> ids;
+  // The write cache's ids (bounded by its size) and the index's first
+  // max_entries: the first max_entries of their union are the answer.
   write_cache_->ListEntries(ledger_id, &ids);
-  if (absl::Status s = index_->ListEntries(ledger_id, &ids); !s.ok()) return s;
+  ids.erase(std::remove_if(ids.begin(), ids.end(),
+                           [first_entry_id](int64_t id) {
+                             return id < first_entry_id;
+                           }),
+            ids.end());
+  if (absl::Status s =
+          index_->ListEntries(ledger_id, first_entry_id, max_entries, &ids);
+      !s.ok()) {
+    return s;
+  }
   std::sort(ids.begin(), ids.end());
   ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  if (ids.size() > max_entries) ids.resize(max_entries);
   return ids;
 }
 

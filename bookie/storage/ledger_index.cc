@@ -170,15 +170,19 @@ absl::StatusOr<int64_t> LedgerIndex::GetLastEntryId(uint64_t ledger_id) const {
 }
 
 absl::Status LedgerIndex::ListEntries(uint64_t ledger_id,
+                                      int64_t first_entry_id,
+                                      size_t max_entries,
                                       std::vector<int64_t>* out) const {
-  LocationKey first(ledger_id, 0);
+  LocationKey first(ledger_id, std::max<int64_t>(first_entry_id, 0));
   LocationKey limit(ledger_id + 1, 0);
   rocksdb::ReadOptions ro;
   rocksdb::Slice upper = limit.slice();
   ro.iterate_upper_bound = &upper;
   std::unique_ptr<rocksdb::Iterator> it(
       rep_->db->NewIterator(ro, rep_->locations()));
-  for (it->Seek(first.slice()); it->Valid(); it->Next()) {
+  size_t listed = 0;
+  for (it->Seek(first.slice()); it->Valid() && listed < max_entries;
+       it->Next(), ++listed) {
     out->push_back(
         static_cast<int64_t>(coding::GetFixed64BE(it->key().data() + 8)));
   }

@@ -83,8 +83,11 @@ class LedgerIndex {
                                             int64_t entry_id) const;
   // The highest entry id with a location, or -1.
   absl::StatusOr<int64_t> GetLastEntryId(uint64_t ledger_id) const;
-  // Entry ids with a location, ascending, appended to *out.
-  absl::Status ListEntries(uint64_t ledger_id, std::vector<int64_t>* out) const;
+  // Entry ids with a location, ascending, from first_entry_id on, at most
+  // max_entries of them, appended to *out.
+  absl::Status ListEntries(uint64_t ledger_id, int64_t first_entry_id,
+                           size_t max_entries,
+                           std::vector<int64_t>* out) const;
   // Removes every location of the ledger (one range tombstone), durably.
   absl::Status DeleteLocations(uint64_t ledger_id);
 

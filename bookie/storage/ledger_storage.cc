@@ -175,8 +175,8 @@ absl::StatusOr<int64_t> LedgerStorage::GetLastAddConfirmed(uint64_t ledger_id) {
 }
 
 absl::StatusOr<std::vector<int64_t>> LedgerStorage::GetListOfEntriesOfLedger(
-    uint64_t ledger_id) {
-  return DirOf(ledger_id).ListEntries(ledger_id);
+    uint64_t ledger_id, int64_t first_entry_id, size_t max_entries) {
+  return DirOf(ledger_id).ListEntries(ledger_id, first_entry_id, max_entries);
 }
 
 bool LedgerStorage::LedgerExists(uint64_t ledger_id) {

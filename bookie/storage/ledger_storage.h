@@ -88,8 +88,14 @@ class LedgerStorage {
   absl::StatusOr<int64_t> GetLastEntryId(uint64_t ledger_id);
   // The LAC carried by the last entry's header (proto/entry_format.h).
   absl::StatusOr<int64_t> GetLastAddConfirmed(uint64_t ledger_id);
+  // Entry ids held, ascending, from first_entry_id on, at most max_entries.
   absl::StatusOr<std::vector<int64_t>> GetListOfEntriesOfLedger(
-      uint64_t ledger_id);
+      uint64_t ledger_id, int64_t first_entry_id, size_t max_entries);
+  // Every entry id held (for tests and tools; unbounded).
+  absl::StatusOr<std::vector<int64_t>> GetListOfEntriesOfLedger(
+      uint64_t ledger_id) {
+    return GetListOfEntriesOfLedger(ledger_id, 0, SIZE_MAX);
+  }
 
   // Ledger state: one LedgerSlot per ledger (ledger_slot.h) in the
   // LedgerStateTable of its directory, the only copy in memory. A change

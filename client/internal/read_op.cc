@@ -70,6 +70,8 @@ class ReadOp : public std::enable_shared_from_this<ReadOp> {
     proto::ReadEntryRequest req;
     req.set_ledger_id(o_.ledger_id);
     req.set_entry_id(o_.entry_id);
+    // Recovery reads go to the bookie's priority pool, with fencing.
+    if (o_.max_missing >= 0) req.set_flags(proto::HIGH_PRIORITY);
     ctx_->cluster()->OnReadStarted(bookie);
     auto self = shared_from_this();
     client->ReadEntry(

@@ -10,16 +10,23 @@
 
 #include <atomic>
 #include <catch2/catch.hpp>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "metadata/metadata_store.h"
 #include "proto/bookie.grpc.pb.h"
 #include "proto/entry_format.h"
 #include "test/support/bookie_process.h"
+#include "test/support/http_get.h"
 #include "test/support/temp_dir.h"
 #include "test/support/zk_server.h"
 
@@ -108,6 +115,38 @@ inline Reg Registration(metadata::MetadataStore* md, const std::string& id) {
   return Reg::kAbsent;
 }
 
+// The value of the first sample of metric `name` (exact name, any labels)
+// on the bookie's /metrics, or -1 if there is none.
+inline double MetricValue(int http_port, const std::string& name) {
+  auto r = bk::testing::HttpGet(http_port, "/metrics");
+  if (r.status != 200) return -1;
+  for (absl::string_view line : absl::StrSplit(r.body, '\n')) {
+    if (line.size() <= name.size() || !absl::StartsWith(line, name)) continue;
+    const char next = line[name.size()];
+    if (next != '{' && next != ' ') continue;
+    const size_t space = line.rfind(' ');
+    double v;
+    if (absl::SimpleAtod(line.substr(space + 1), &v)) return v;
+  }
+  return -1;
+}
+
+// Resident set size of a process, bytes (VmRSS), or -1.
+inline int64_t ResidentBytes(pid_t pid) {
+  std::ifstream in(absl::StrCat("/proc/", pid, "/status"));
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!absl::StartsWith(line, "VmRSS:")) continue;
+    int64_t kib;
+    if (absl::SimpleAtoi(absl::StripAsciiWhitespace(absl::StripSuffix(
+                             absl::StripPrefix(line, "VmRSS:"), "kB")),
+                         &kib)) {
+      return kib * 1024;
+    }
+  }
+  return -1;
+}
+
 // ---------------------------------------------------------------- gRPC
 
 inline std::unique_ptr<proto::Bookie::Stub> Connect(
@@ -119,6 +158,19 @@ inline std::unique_ptr<proto::Bookie::Stub> Connect(
   // A fresh connection per stub: tests count on their own channel.
   args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
   return proto::Bookie::NewStub(grpc::CreateCustomChannel(target, creds, args));
+}
+
+// A channel of its own whose receive window stays at gRPC's initial 64 KiB
+// (no BDP probing), so what a client that does not read can absorb is
+// bounded: for tests of the bookie's side of flow control.
+inline std::unique_ptr<proto::Bookie::Stub> ConnectNoBdp(
+    const std::string& target) {
+  grpc::ChannelArguments args;
+  args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+  args.SetInt(GRPC_ARG_HTTP2_BDP_PROBE, 0);
+  args.SetMaxReceiveMessageSize(64 << 20);
+  return proto::Bookie::NewStub(grpc::CreateCustomChannel(
+      target, grpc::InsecureChannelCredentials(), args));
 }
 
 inline std::string Payload(uint64_t ledger, int64_t entry, size_t size = 100) {

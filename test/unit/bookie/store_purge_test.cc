@@ -82,7 +82,7 @@ TEST_CASE(
     CHECK(report.replayed_entries < 10);
     CHECK(store->storage()->GetStats().ledger_tombstones == 0);
     CHECK_FALSE(store->storage()->LedgerExists(9));
-    CHECK(ToWire(store->ListEntries(9).status()) == proto::BK_ENOLEDGER);
+    CHECK(ToWire(store->ListEntries(9, 0, 10).status()) == proto::BK_ENOLEDGER);
   }
   for (int64_t e = 0; e < 5; ++e) {
     CHECK(ToWire(store->ReadEntry(9, e).status()) == proto::BK_ENOLEDGER);

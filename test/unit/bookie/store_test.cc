@@ -41,7 +41,9 @@ TEST_CASE("an added entry is acknowledged after its sync and reads back",
   REQUIRE(last.ok());
   CHECK(PayloadOf(*last) == "second");
   CHECK(*store->LastAddConfirmed(1) == 0);
-  CHECK(*store->ListEntries(1) == std::vector<int64_t>{0, 1});
+  CHECK(*store->ListEntries(1, 0, 100) == std::vector<int64_t>{0, 1});
+  CHECK(*store->ListEntries(1, 1, 100) == std::vector<int64_t>{1});
+  CHECK(*store->ListEntries(1, 0, 1) == std::vector<int64_t>{0});
 }
 
 TEST_CASE(

@@ -58,11 +58,14 @@ class FaultyStore : public bookie::BookieStore {
   absl::StatusOr<int64_t> LastAddConfirmed(uint64_t ledger_id) override {
     return target_->LastAddConfirmed(ledger_id);
   }
-  void WaitForLacUpdate(
+  uint64_t WaitForLacUpdate(
       uint64_t ledger_id, int64_t previous_lac, absl::Duration timeout,
       std::function<void(absl::StatusOr<int64_t>)> done) override {
-    target_->WaitForLacUpdate(ledger_id, previous_lac, timeout,
-                              std::move(done));
+    return target_->WaitForLacUpdate(ledger_id, previous_lac, timeout,
+                                     std::move(done));
+  }
+  void CancelLacWait(uint64_t ledger_id, uint64_t wait_id) override {
+    target_->CancelLacWait(ledger_id, wait_id);
   }
   void WriteLac(uint64_t ledger_id, int64_t lac, const std::string& key,
                 bookie::StatusCallback done) override {
@@ -76,8 +79,9 @@ class FaultyStore : public bookie::BookieStore {
     target_->ForceLedger(ledger_id, key, std::move(done));
   }
   absl::StatusOr<std::vector<int64_t>> ListEntries(
-      uint64_t ledger_id) override {
-    return target_->ListEntries(ledger_id);
+      uint64_t ledger_id, int64_t first_entry_id,
+      size_t max_entries) override {
+    return target_->ListEntries(ledger_id, first_entry_id, max_entries);
   }
   bookie::StoreStats Stats() override { return target_->Stats(); }
   void SetReadOnly(bool read_only, const std::string& reason) override {

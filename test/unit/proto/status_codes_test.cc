@@ -38,9 +38,19 @@ TEST_CASE("plain absl statuses pick a wire code by their absl code",
   CHECK(ToWire(absl::DataLossError("crc")) == proto::BK_EIO);
   CHECK(ToWire(absl::InternalError("io")) == proto::BK_EIO);
   CHECK(ToWire(absl::InvalidArgumentError("x")) == proto::BK_EBADREQ);
-  CHECK(ToWire(absl::FailedPreconditionError("fenced")) == proto::BK_EFENCED);
   CHECK(ToWire(absl::ResourceExhaustedError("x")) ==
         proto::BK_ETOOMANYREQUESTS);
+}
+
+TEST_CASE(
+    "only a fence is EFENCED: another failed precondition (a stopped "
+    "journal) is EIO",
+    "[proto][status]") {
+  CHECK(ToWire(ToAbsl(proto::BK_EFENCED, "ledger 3")) == proto::BK_EFENCED);
+  CHECK(ToWire(absl::FailedPreconditionError("journal /j is stopped")) ==
+        proto::BK_EIO);
+  CHECK(ToWire(absl::FailedPreconditionError("journal not started")) ==
+        proto::BK_EIO);
 }
 
 TEST_CASE("grpc and absl statuses convert both ways keeping code and text",

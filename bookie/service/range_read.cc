@@ -1,0 +1,141 @@
+// The ReadEntries stream: a range of one ledger's entries, for catch-up
+// readers.
+
+#include <grpcpp/grpcpp.h>
+
+#include <algorithm>
+#include <memory>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
+#include "bookie/service/bookie_service.h"
+#include "proto/status_codes.h"
+
+namespace bk::bookie {
+namespace {
+
+// What the deadline's timer callback may touch: the call's context until
+// the reactor is done. The callback runs on the timer's thread and may
+// outlive the reactor, so it holds this, not the reactor.
+struct RangeDeadline {
+  absl::Mutex mu;
+  grpc::CallbackServerContext* ctx ABSL_GUARDED_BY(mu);
+};
+
+// Streams entries first..last of a ledger, one message per entry, stopping
+// at the first entry the bookie does not hold, at the byte budget, or when
+// the client goes away. Holds one ordinary read permit for its whole life,
+// which the server bounds: at range_read_timeout the call is cancelled
+// (the write in flight fails, the stream finishes, OnDone releases).
+class RangeReadReactor final
+    : public grpc::ServerWriteReactor<proto::ReadEntryResponse> {
+ public:
+  RangeReadReactor(BookieServiceImpl* service,
+                   grpc::CallbackServerContext* ctx,
+                   const proto::ReadEntriesRequest& req, bool permitted)
+      : service_(service),
+        ledger_(req.ledger_id()),
+        next_(req.first_entry_id()),
+        last_(req.last_entry_id()),
+        budget_(req.max_bytes() > 0
+                    ? std::min<size_t>(req.max_bytes(),
+                                       service->options().max_range_read_bytes)
+                    : service->options().max_range_read_bytes),
+        permitted_(permitted),
+        deadline_(std::make_shared<RangeDeadline>()) {
+    {
+      absl::MutexLock l(&deadline_->mu);
+      deadline_->ctx = ctx;
+    }
+    timer_id_ = service_->timer().Schedule(
+        absl::Now() + service_->options().range_read_timeout,
+        [d = deadline_] {
+          // gRPC runs the reactions a cancel causes on its own threads,
+          // never inside TryCancel, so holding mu here cannot deadlock
+          // against OnDone.
+          absl::MutexLock l(&d->mu);
+          if (d->ctx != nullptr) d->ctx->TryCancel();
+        });
+    if (!permitted_) {
+      if (auto* p = service_->probe()) p->Rejected(proto::BK_ETOOMANYREQUESTS);
+      msg_.set_status(proto::BK_ETOOMANYREQUESTS);
+      msg_.set_ledger_id(ledger_);
+      msg_.set_entry_id(next_);
+      done_ = true;
+      StartWrite(&msg_);
+      return;
+    }
+    if (next_ < 0 || last_ < next_) {
+      msg_.set_status(proto::BK_EBADREQ);
+      msg_.set_ledger_id(ledger_);
+      done_ = true;
+      StartWrite(&msg_);
+      return;
+    }
+    Next();
+  }
+
+  void OnWriteDone(bool ok) override {
+    if (!ok || done_) {
+      Finish(grpc::Status::OK);
+      return;
+    }
+    Next();
+  }
+
+  void OnDone() override {
+    service_->timer().Cancel(timer_id_);
+    {
+      absl::MutexLock l(&deadline_->mu);
+      deadline_->ctx = nullptr;
+    }
+    if (permitted_) service_->read_permits().Release();
+    delete this;
+  }
+
+ private:
+  void Next() {
+    if (next_ > last_ || sent_ >= budget_) {
+      Finish(grpc::Status::OK);
+      return;
+    }
+    msg_.Clear();
+    msg_.set_ledger_id(ledger_);
+    msg_.set_entry_id(next_);
+    auto entry = service_->store()->ReadEntry(ledger_, next_);
+    if (!entry.ok()) {
+      // The first entry missing ends the range; say why in the last message.
+      msg_.set_status(ToWire(entry.status()));
+      done_ = true;
+    } else {
+      msg_.set_status(proto::BK_EOK);
+      msg_.set_body(**entry);
+      sent_ += (*entry)->size();
+      ++next_;
+    }
+    StartWrite(&msg_);
+  }
+
+  BookieServiceImpl* const service_;
+  const uint64_t ledger_;
+  int64_t next_;
+  const int64_t last_;
+  const size_t budget_;
+  const bool permitted_;
+  const std::shared_ptr<RangeDeadline> deadline_;
+  uint64_t timer_id_ = 0;
+  size_t sent_ = 0;
+  bool done_ = false;
+  proto::ReadEntryResponse msg_;
+};
+
+}  // namespace
+
+grpc::ServerWriteReactor<proto::ReadEntryResponse>*
+BookieServiceImpl::ReadEntries(grpc::CallbackServerContext* ctx,
+                               const proto::ReadEntriesRequest* req) {
+  return new RangeReadReactor(this, ctx, *req, read_permits_.TryAcquire());
+}
+
+}  // namespace bk::bookie

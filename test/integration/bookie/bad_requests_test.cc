@@ -1,0 +1,195 @@
+// Malformed requests through a real bookie's port get an error, never an
+// answer that looks like success: an undecodable AddEntries message ends
+// its stream with INVALID_ARGUMENT (after the answers to the good messages
+// before it), a read of an entry id below -1 is EBADREQ, and a ledger id
+// no metadata store can hold (>= 2^63) is refused before it makes state.
+
+#include <grpcpp/generic/generic_stub.h>
+#include <signal.h>
+#include <grpcpp/grpcpp.h>
+
+#include "test/integration/bookie/bookie_it_util.h"
+
+namespace bk::it {
+namespace {
+
+grpc::ByteBuffer Bytes(const std::string& s) {
+  grpc::Slice slice(s);
+  return grpc::ByteBuffer(&slice, 1);
+}
+
+// Sends `messages` as raw bytes on one AddEntries stream, half-closes,
+// reads every answer; returns the stream's status and the answers' count.
+grpc::Status RawAddStream(const std::string& target,
+                          const std::vector<std::string>& messages,
+                          int* answers) {
+  auto channel =
+      grpc::CreateChannel(target, grpc::InsecureChannelCredentials());
+  grpc::GenericStub generic(channel);
+  grpc::CompletionQueue cq;
+  grpc::ClientContext ctx;
+  ctx.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(20)));
+  auto call = generic.PrepareCall(&ctx, "/bk.proto.Bookie/AddEntries", &cq);
+  // One operation at a time: each Next returns the one just started.
+  auto wait = [&cq]() {
+    void* tag;
+    bool ok = false;
+    if (!cq.Next(&tag, &ok)) return false;
+    return ok;
+  };
+  call->StartCall(nullptr);
+  bool ok = wait();
+  for (const auto& m : messages) {
+    if (!ok) break;
+    call->Write(Bytes(m), nullptr);
+    ok = wait();
+  }
+  if (ok) {
+    call->WritesDone(nullptr);
+    wait();
+  }
+  *answers = 0;
+  while (true) {
+    grpc::ByteBuffer resp;
+    call->Read(&resp, nullptr);
+    if (!wait()) break;
+    proto::AddResponse r;
+    std::vector<grpc::Slice> slices;
+    if (resp.Dump(&slices).ok()) {
+      std::string bytes;
+      for (const auto& s : slices) {
+        bytes.append(reinterpret_cast<const char*>(s.begin()), s.size());
+      }
+      if (r.ParseFromString(bytes)) *answers += r.results_size();
+    }
+  }
+  grpc::Status status;
+  call->Finish(&status, nullptr);
+  wait();
+  cq.Shutdown();
+  void* tag;
+  bool drained;
+  while (cq.Next(&tag, &drained)) {
+  }
+  return status;
+}
+
+TEST_CASE(
+    "an undecodable or truncated AddEntries message ends the stream with "
+    "INVALID_ARGUMENT after the earlier answers",
+    "[integration][bookie]") {
+  TempDir dir;
+  auto b = StartBookie(BookieOptions(dir, "bk-badreq", FreshZkUri("badreq")));
+  proto::AddRequest good;
+  *good.add_entries() = MakeAdd(40, 0);
+  *good.add_entries() = MakeAdd(40, 1);
+  const std::string good_bytes = good.SerializeAsString();
+  proto::AddRequest next;
+  *next.add_entries() = MakeAdd(40, 2);
+  const std::string next_bytes = next.SerializeAsString();
+
+  SECTION("garbage") {
+    int answers = 0;
+    // Field 1, length-delimited, with a length varint that never ends.
+    grpc::Status s = RawAddStream(
+        b->grpc_target(), {good_bytes, std::string("\x0a\xff\xff\xff\xff", 5)},
+        &answers);
+    INFO(s.error_message());
+    CHECK(s.error_code() == grpc::StatusCode::INVALID_ARGUMENT);
+    CHECK(answers == 2);
+  }
+  SECTION("a valid message cut short") {
+    int answers = 0;
+    grpc::Status s = RawAddStream(
+        b->grpc_target(),
+        {good_bytes, next_bytes.substr(0, next_bytes.size() / 2)}, &answers);
+    INFO(s.error_message());
+    CHECK(s.error_code() == grpc::StatusCode::INVALID_ARGUMENT);
+    CHECK(answers == 2);
+  }
+  SECTION("well-formed messages still end OK") {
+    int answers = 0;
+    grpc::Status s =
+        RawAddStream(b->grpc_target(), {good_bytes, next_bytes}, &answers);
+    CHECK(s.ok());
+    CHECK(answers == 3);
+  }
+  auto stub = Connect(b->grpc_target());
+  CHECK(ReadsBackIntact(stub.get(), 40, 0));
+  CHECK(ReadsBackIntact(stub.get(), 40, 1));
+}
+
+TEST_CASE("a read of an entry id below -1 is EBADREQ, not the last entry",
+          "[integration][bookie]") {
+  TempDir dir;
+  auto b = StartBookie(
+      BookieOptions(dir, "bk-badentry", FreshZkUri("badentry")));
+  auto stub = Connect(b->grpc_target());
+  for (int e = 0; e < 3; ++e)
+    REQUIRE(AddOne(stub.get(), MakeAdd(41, e)) == proto::BK_EOK);
+  auto last = Read(stub.get(), 41, -1);
+  CHECK(last.status() == proto::BK_EOK);
+  CHECK(last.entry_id() == 2);
+  for (int64_t bad : {int64_t{-2}, int64_t{-7}, INT64_MIN}) {
+    INFO("entry id " << bad);
+    CHECK(Read(stub.get(), 41, bad).status() == proto::BK_EBADREQ);
+  }
+}
+
+proto::StatusCode Fence(proto::Bookie::Stub* stub, uint64_t ledger) {
+  grpc::ClientContext ctx;
+  ctx.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
+  proto::ReadEntryRequest req;
+  req.set_ledger_id(ledger);
+  req.set_entry_id(-1);
+  req.set_flags(proto::FENCE_LEDGER);
+  req.set_master_key("any-key");
+  proto::ReadEntryResponse resp;
+  if (!stub->ReadEntry(&ctx, req, &resp).ok()) return proto::BK_EIO;
+  return resp.status();
+}
+
+proto::StatusCode WriteLac(proto::Bookie::Stub* stub, uint64_t ledger) {
+  grpc::ClientContext ctx;
+  ctx.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
+  proto::WriteLacRequest req;
+  req.set_ledger_id(ledger);
+  req.set_lac(3);
+  req.set_master_key("any-key");
+  proto::WriteLacResponse resp;
+  if (!stub->WriteLac(&ctx, req, &resp).ok()) return proto::BK_EIO;
+  return resp.status();
+}
+
+TEST_CASE(
+    "ledger ids of 2^63 and above are refused with EBADREQ and leave no "
+    "state",
+    "[integration][bookie]") {
+  TempDir dir;
+  auto b = StartBookie(BookieOptions(dir, "bk-bigid", FreshZkUri("bigid")));
+  auto stub = Connect(b->grpc_target());
+  const uint64_t ids[] = {uint64_t{1} << 63, (uint64_t{1} << 63) + 5,
+                          UINT64_MAX};
+  for (uint64_t id : ids) {
+    INFO("ledger " << id);
+    CHECK(AddOne(stub.get(), MakeAdd(id, 0, "any-key")) == proto::BK_EBADREQ);
+    CHECK(Fence(stub.get(), id) == proto::BK_EBADREQ);
+    CHECK(WriteLac(stub.get(), id) == proto::BK_EBADREQ);
+    CHECK(Read(stub.get(), id, 0).status() == proto::BK_ENOLEDGER);
+  }
+  // The largest id a store can hold works as any other.
+  const uint64_t top = (uint64_t{1} << 63) - 1;
+  CHECK(AddOne(stub.get(), MakeAdd(top, 0, "any-key")) == proto::BK_EOK);
+  CHECK(ReadsBackIntact(stub.get(), top, 0));
+  // Nothing of the refused ids came back after a restart either.
+  b->Signal(SIGTERM);
+  REQUIRE(b->WaitExit(absl::Seconds(15)).ok());
+  BK_REQUIRE_OK(b->Restart());
+  stub = Connect(b->grpc_target());
+  for (uint64_t id : ids) {
+    CHECK(Read(stub.get(), id, -1).status() == proto::BK_ENOLEDGER);
+  }
+}
+
+}  // namespace
+}  // namespace bk::it
