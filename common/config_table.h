@@ -114,8 +114,9 @@ class ConfigTable {
             return std::string(field(o) ? "true" : "false");
           });
     } else if constexpr (std::is_integral_v<T>) {
-      config_internal::CheckIntRange(k, range, std::numeric_limits<T>::lowest(),
-                                     std::numeric_limits<T>::max());
+      config_internal::CheckIntRange(
+          k, range, static_cast<double>(std::numeric_limits<T>::lowest()),
+          static_cast<double>(std::numeric_limits<T>::max()));
       return Bind(
           {k, OptionType::kInt, "", help, false, range.min, range.max, unit},
           [k, field](const Config& c, Options& o) {
@@ -296,9 +297,9 @@ class ConfigTable {
                         const char* unit_name, Range range, const char* help) {
     static_assert(std::is_same_v<FieldType<F>, absl::Duration>);
     const std::string k = key;
-    config_internal::CheckIntRange(k, range,
-                                   std::numeric_limits<int64_t>::lowest(),
-                                   std::numeric_limits<int64_t>::max());
+    config_internal::CheckIntRange(
+        k, range, static_cast<double>(std::numeric_limits<int64_t>::lowest()),
+        static_cast<double>(std::numeric_limits<int64_t>::max()));
     return Bind(
         {k, OptionType::kInt, "", help, false, range.min, range.max, unit_name},
         [k, field, unit](const Config& c, Options& o) {
