@@ -183,6 +183,15 @@ class MetadataStore {
   // The cluster's instance id; the first call on a new cluster creates it.
   virtual absl::StatusOr<std::string> InstanceId() = 0;
 
+  // Brings this store's view up to date: reads issued after Sync returns OK
+  // see every write that completed, from any client, before Sync was called.
+  // (A ZooKeeper session reads from one server, which may lag the leader;
+  // ZooKeeper's sync makes that server catch up first. The in-process store
+  // is always up to date.) Call it before acting on an absence, such as a
+  // ledger whose metadata is gone. kUnavailable when the ensemble cannot be
+  // reached within operation_timeout. Blocking.
+  virtual absl::Status Sync() = 0;
+
   // Session events, on the callback thread. A listener that blocks delays
   // the re-creation of registrations until it returns.
   virtual std::unique_ptr<Subscription> AddSessionListener(

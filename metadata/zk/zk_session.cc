@@ -61,7 +61,7 @@ absl::Status ZkError(int rc, const std::string& what) {
 }
 
 struct ZkSession::Op {
-  enum Kind { kCreate, kGet, kSet, kDelete, kChildren, kExists };
+  enum Kind { kCreate, kGet, kSet, kDelete, kChildren, kExists, kSync };
   Kind kind;
   std::string path;
   std::string data;
@@ -234,6 +234,10 @@ void ZkSession::Exists(std::string path, bool watch, ZkDone done) {
       new Op{Op::kExists, std::move(path), "", 0, -1, watch, std::move(done)});
 }
 
+void ZkSession::Sync(std::string path, ZkDone done) {
+  Issue(new Op{Op::kSync, std::move(path), "", 0, -1, false, std::move(done)});
+}
+
 ZkResult ZkSession::Call(absl::AnyInvocable<void(ZkDone)> start) {
   absl::Notification done;
   ZkResult result;
@@ -280,6 +284,9 @@ void ZkSession::Issue(Op* op) {
           break;
         case Op::kExists:
           rc = zoo_aexists(zh_, p, op->watch ? 1 : 0, &OnStat, op);
+          break;
+        case Op::kSync:
+          rc = zoo_async(zh_, p, &OnSynced, op);
           break;
       }
     }
@@ -342,6 +349,13 @@ void ZkSession::OnStat(int rc, const struct Stat* stat, const void* data) {
 }
 
 void ZkSession::OnVoid(int rc, const void* data) {
+  Op* op = static_cast<Op*>(const_cast<void*>(data));
+  ZkResult r;
+  r.rc = rc;
+  op->session->Complete(op, std::move(r));
+}
+
+void ZkSession::OnSynced(int rc, const char*, const void* data) {
   Op* op = static_cast<Op*>(const_cast<void*>(data));
   ZkResult r;
   r.rc = rc;

@@ -82,6 +82,9 @@ class ZkSession {
   void Delete(std::string path, int version, ZkDone done);
   void GetChildren(std::string path, bool watch, ZkDone done);
   void Exists(std::string path, bool watch, ZkDone done);
+  // ZooKeeper's sync: completes once the server this session reads from
+  // has caught up with the leader as of the call.
+  void Sync(std::string path, ZkDone done);
 
   // Runs one of the calls above and waits for its completion.
   ZkResult Call(absl::AnyInvocable<void(ZkDone)> start);
@@ -120,6 +123,7 @@ class ZkSession {
                      const struct Stat* stat, const void* data);
   static void OnStat(int rc, const struct Stat* stat, const void* data);
   static void OnVoid(int rc, const void* data);
+  static void OnSynced(int rc, const char* path, const void* data);
   static void OnStrings(int rc, const struct String_vector* strings,
                         const void* data);
 

@@ -64,6 +64,15 @@ absl::Status ZkStore::CreateLayout() {
   return absl::OkStatus();
 }
 
+absl::Status ZkStore::Sync() {
+  ZkResult r = session_->Call(
+      [&](ZkDone d) { session_->Sync(layout_.root(), std::move(d)); });
+  if (r.rc != ZOK) {
+    return ZkError(r.rc, absl::StrCat("sync of ", uri()));
+  }
+  return absl::OkStatus();
+}
+
 void ZkStore::OnWatchEvent(int, const std::string& path) {
   // Runs on a ZooKeeper thread: only hand off.
   const std::string parent = path.substr(0, path.rfind('/'));
