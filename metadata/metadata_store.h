@@ -211,6 +211,15 @@ struct OpenOptions {
   // Ledger ids fetched from the shared counter per round trip. Ids of a range
   // not used before the store closes are skipped, never reused.
   int64_t ledger_id_batch = 1000;
+  // ZooKeeper authentication (zkEnableSecurity, as BookKeeper's key): when
+  // true the session authenticates with the digest credentials of
+  // zk_digest_file (one line "user:password", mode 0600; zk/zk_auth.h) and
+  // every znode the store creates is readable and writable by that identity
+  // only (ACL creator-all), so a session without the credentials can
+  // neither read, delete nor rewrite it. False: no authentication, and new
+  // znodes are open to everyone (OPEN_ACL_UNSAFE). Ignored by mem://.
+  bool zk_enable_security = false;
+  std::string zk_digest_file;  // zkDigestFile
 };
 
 // Opens a store:

@@ -51,7 +51,7 @@ int Format(const Program& p, const DaemonOptions& o, bool yes) {
                  p.hooks.program, o.bookie_id.c_str());
     return 1;
   }
-  auto md = metadata::Open(o.metadata_uri);
+  auto md = metadata::Open(o.metadata_uri, MetadataOpenOptions(o));
   if (!md.ok()) return p.Fail(md.status());
   auto instance = (*md)->InstanceId();
   if (!instance.ok()) return p.Fail(instance.status());

@@ -9,9 +9,7 @@
 namespace bk::bookie {
 
 absl::Status OpenMetadata(const DaemonOptions& options, DaemonParts& p) {
-  metadata::OpenOptions mo;
-  mo.session_timeout = options.metadata_session_timeout;
-  auto md = metadata::Open(options.metadata_uri, mo);
+  auto md = metadata::Open(options.metadata_uri, MetadataOpenOptions(options));
   if (!md.ok()) return md.status();
   p.metadata = std::move(*md);
   auto instance = p.metadata->InstanceId();

@@ -123,6 +123,13 @@ zhandle_t* ZkSession::OpenHandleLocked() {
                        ToMillis(options_.open.session_timeout),
                        /*clientid=*/nullptr, contexts_.back().get(),
                        /*flags=*/0);
+  if (zh_ != nullptr && !options_.digest.empty()) {
+    // Queued in the handle: the client sends it right after each
+    // (re)connection, before any call of ours (a digest is never refused;
+    // wrong credentials are another identity, which the ACLs keep out).
+    zoo_add_auth(zh_, "digest", options_.digest.data(),
+                 static_cast<int>(options_.digest.size()), &OnAuth, nullptr);
+  }
   return old;
 }
 
@@ -266,7 +273,9 @@ void ZkSession::Issue(Op* op) {
         case Op::kCreate:
           rc = zoo_acreate2(zh_, p, op->data.data(),
                             static_cast<int>(op->data.size()),
-                            &ZOO_OPEN_ACL_UNSAFE, op->flags, &OnString, op);
+                            options_.digest.empty() ? &ZOO_OPEN_ACL_UNSAFE
+                                                    : &ZOO_CREATOR_ALL_ACL,
+                            op->flags, &OnString, op);
           break;
         case Op::kGet:
           rc = zoo_aget(zh_, p, op->watch ? 1 : 0, &OnData, op);
@@ -354,6 +363,8 @@ void ZkSession::OnVoid(int rc, const void* data) {
   r.rc = rc;
   op->session->Complete(op, std::move(r));
 }
+
+void ZkSession::OnAuth(int, const void*) {}
 
 void ZkSession::OnSynced(int rc, const char*, const void* data) {
   Op* op = static_cast<Op*>(const_cast<void*>(data));

@@ -56,6 +56,10 @@ class ZkSession {
     std::string hosts;  // "h1:p1,h2:p2"
     std::string uri;    // for error messages
     OpenOptions open;
+    // "user:password": every handle authenticates with it (scheme digest)
+    // before its first call, and creates znodes creator-only. Empty: no
+    // authentication, znodes open to everyone.
+    std::string digest;
   };
   // A watch event on `path` (ZOO_CHANGED_EVENT, ...). Must not block.
   using WatchSink = absl::AnyInvocable<void(int type, const std::string& path)>;
@@ -124,6 +128,7 @@ class ZkSession {
   static void OnStat(int rc, const struct Stat* stat, const void* data);
   static void OnVoid(int rc, const void* data);
   static void OnSynced(int rc, const char* path, const void* data);
+  static void OnAuth(int rc, const void* data);
   static void OnStrings(int rc, const struct String_vector* strings,
                         const void* data);
 

@@ -4,6 +4,7 @@
 
 #include <signal.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
@@ -43,6 +44,37 @@ TEST_CASE("registration appears when ready and goes on SIGTERM with exit 0",
   CHECK(exit->exit_code == 0);
   // Unregistered before exit: no wait for a session timeout.
   CHECK(Registration(md.get(), "bk-term") == Reg::kAbsent);
+}
+
+TEST_CASE(
+    "a bookie with zkEnableSecurity registers where a session without the "
+    "credentials cannot open the cluster",
+    "[integration][bookie][security]") {
+  TempDir dir;
+  const std::string digest = dir.Sub("zk-digest");
+  {
+    std::ofstream out(digest);
+    out << "bookkeeper:s3cret\n";
+  }
+  REQUIRE(::chmod(digest.c_str(), 0600) == 0);
+  const std::string uri = FreshZkUri("reg-secure");
+  auto b = StartBookie(BookieOptions(
+      dir, "bk-secure", uri,
+      {{"zkEnableSecurity", "true"}, {"zkDigestFile", digest}}));
+  metadata::OpenOptions secured;
+  secured.zk_enable_security = true;
+  secured.zk_digest_file = digest;
+  auto md = metadata::Open(uri, secured);
+  REQUIRE(md.ok());
+  CHECK(Registration(md->get(), "bk-secure") == Reg::kWritable);
+  auto anonymous = metadata::Open(uri);
+  CHECK(absl::IsPermissionDenied(anonymous.status()));
+
+  b->Signal(SIGTERM);
+  auto exit = b->WaitExit(absl::Seconds(15));
+  REQUIRE(exit.ok());
+  CHECK(exit->exit_code == 0);
+  CHECK(Registration(md->get(), "bk-secure") == Reg::kAbsent);
 }
 
 TEST_CASE("registration of a SIGKILLed bookie goes after the session timeout",
