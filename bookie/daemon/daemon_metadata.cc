@@ -52,6 +52,20 @@ absl::Status WaitForOldRegistration(const DaemonOptions& options,
   }
 }
 
+absl::Status LockDirectories(const DaemonOptions& options, DaemonParts& p) {
+  std::vector<std::string> dirs = options.store.journal.dirs;
+  dirs.insert(dirs.end(), options.store.storage.ledger_dirs.begin(),
+              options.store.storage.ledger_dirs.end());
+  auto locks = DirLock::AcquireAll(dirs);
+  if (!locks.ok()) {
+    return absl::Status(
+        locks.status().code(),
+        absl::StrCat("bookie start refused: ", locks.status().message()));
+  }
+  p.dir_locks = *std::move(locks);
+  return absl::OkStatus();
+}
+
 absl::Status CheckCookies(const DaemonOptions& options, DaemonParts& p) {
   const std::vector<std::string>& journal_dirs = options.store.journal.dirs;
   const std::vector<std::string>& ledger_dirs =

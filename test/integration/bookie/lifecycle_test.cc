@@ -316,5 +316,69 @@ TEST_CASE(
   CHECK(AddOne(stub.get(), MakeAdd(4, 0)) == proto::BK_EOK);
 }
 
+TEST_CASE(
+    "`bookie format` refuses while the bookie runs, and while it is "
+    "registered unless --force",
+    "[integration][bookie]") {
+  TempDir dir;
+  const std::string uri = FreshZkUri("format-live");
+  auto b = StartBookie(BookieOptions(dir, "bk-live", uri));
+  auto stub = Connect(b->grpc_target());
+  REQUIRE(AddOne(stub.get(), MakeAdd(5, 0)) == proto::BK_EOK);
+  const std::vector<std::string> format = {
+      "format",
+      "--bookieId=bk-live",
+      "--metadataServiceUri=" + uri,
+      "--journalDirectories=" + dir.Sub("journal"),
+      "--ledgerDirectories=" + dir.Sub("ledgers"),
+      "--yes"};
+  auto with_force = format;
+  with_force.push_back("--force");
+
+  // Running here: its directories are locked; --force does not override a
+  // live process.
+  for (const auto& args : {format, with_force}) {
+    auto r = bk::testing::RunProcess(BookieBinary(), args, absl::Seconds(20));
+    REQUIRE(r.ok());
+    INFO(r->err);
+    CHECK(r->exit.exit_code == 1);
+    CHECK(r->err.find("format refused") != std::string::npos);
+    CHECK(r->err.find("in use by a running bookie (pid ") !=
+          std::string::npos);
+  }
+  CHECK(Read(stub.get(), 5, 0).status() == proto::BK_EOK);
+  CHECK(HttpGet(b->http_port(), "/ready").status == 200);
+
+  // Stopped here, but registered (running elsewhere with these settings,
+  // or dead for less than a session timeout): refused, naming --force.
+  b->Signal(SIGTERM);
+  REQUIRE(b->WaitExit(absl::Seconds(15)).ok());
+  auto md = OpenMetadata(uri);
+  proto::BookieServiceInfo elsewhere;
+  elsewhere.set_bookie_id("bk-live");
+  elsewhere.set_grpc_endpoint("10.0.0.9:3181");
+  REQUIRE(md->RegisterBookie(elsewhere).ok());
+  {
+    auto r = bk::testing::RunProcess(BookieBinary(), format, absl::Seconds(20));
+    REQUIRE(r.ok());
+    INFO(r->err);
+    CHECK(r->exit.exit_code == 1);
+    CHECK(r->err.find("is registered") != std::string::npos);
+    CHECK(r->err.find("10.0.0.9:3181") != std::string::npos);
+    CHECK(r->err.find("--force") != std::string::npos);
+  }
+  {
+    auto r =
+        bk::testing::RunProcess(BookieBinary(), with_force, absl::Seconds(20));
+    REQUIRE(r.ok());
+    INFO(r->err);
+    CHECK(r->exit.exit_code == 0);
+  }
+  REQUIRE(md->UnregisterBookie("bk-live").ok());
+  BK_REQUIRE_OK(b->Restart());
+  stub = Connect(b->grpc_target());
+  CHECK(Read(stub.get(), 5, 0).status() != proto::BK_EOK);  // formatted
+}
+
 }  // namespace
 }  // namespace bk::it
