@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "bookie/dir_lock.h"
 #include "google/protobuf/io/tokenizer.h"
 #include "google/protobuf/text_format.h"
 
@@ -131,7 +132,7 @@ absl::Status VerifyOrCreateCookies(Env* env, const proto::Cookie& expected) {
     auto children = env->GetChildren(dir);
     if (!children.ok()) return children.status();
     for (const std::string& name : *children) {
-      if (name != "lost+found") all_empty = false;
+      if (name != "lost+found" && name != kLockFileName) all_empty = false;
     }
   }
   if (all_empty) {
@@ -175,8 +176,17 @@ absl::Status VerifyOrCreateCookies(Env* env, const proto::Cookie& expected) {
 absl::Status FormatDirectories(Env* env, const proto::Cookie& cookie) {
   for (const std::string& dir : AllDirs(cookie)) {
     if (env->FileExists(dir)) {
-      absl::Status s = env->RemoveDirRecursive(dir);
-      if (!s.ok()) return s;
+      // Everything but the lock file, which the caller holds (dir_lock.h).
+      auto children = env->GetChildren(dir);
+      if (!children.ok()) return children.status();
+      for (const std::string& name : *children) {
+        if (name == kLockFileName) continue;
+        const std::string path = absl::StrCat(dir, "/", name);
+        if (!env->RemoveFile(path).ok()) {
+          absl::Status s = env->RemoveDirRecursive(path);
+          if (!s.ok()) return s;
+        }
+      }
     }
     absl::Status s = env->CreateDirRecursive(dir);
     if (s.ok()) s = WriteCookie(env, dir, cookie);

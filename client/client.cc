@@ -88,8 +88,10 @@ absl::StatusOr<std::unique_ptr<LedgerReader>> Client::OpenLedger(
     if (!recovered.ok()) return recovered.status();
     md = std::move(recovered);
   }
-  return std::make_unique<LedgerReader>(
-      std::make_shared<internal::ReadHandle>(ctx_.get(), id, std::move(*md)));
+  auto handle =
+      std::make_shared<internal::ReadHandle>(ctx_.get(), id, std::move(*md));
+  handle->Start();
+  return std::make_unique<LedgerReader>(std::move(handle));
 }
 
 absl::Status Client::DeleteLedger(int64_t id) {

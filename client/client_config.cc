@@ -16,6 +16,12 @@ using placement::Weighting;
 void AddTimeouts(ConfigTable<ClientOptions>& t) {
   t.Value("metadataServiceUri", BK_FIELD(metadata_service_uri), "-", {},
           "zk://host:port[,host:port]/root or mem://[name]");
+  t.Value("zkEnableSecurity", BK_FIELD(zk_enable_security), "-", {},
+          "authenticate to ZooKeeper with the digest credentials of "
+          "zkDigestFile and create znodes readable and writable by them only");
+  t.Value("zkDigestFile", BK_FIELD(zk_digest_file), "-", {},
+          "file holding the cluster's ZooKeeper credentials, one line "
+          "user:password, mode 0600");
   t.SecondsReal("addEntryTimeoutSec", BK_FIELD(add_entry_timeout), {0.001, 1e6},
                 "an add unanswered this long fails its bookie");
   t.SecondsReal("readEntryTimeoutSec", BK_FIELD(read_entry_timeout),

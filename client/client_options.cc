@@ -16,6 +16,9 @@ absl::Status Validate(const ClientOptions& o) {
   if (o.metadata_service_uri.empty()) {
     return Bad("metadataServiceUri", "empty");
   }
+  if (o.zk_enable_security && o.zk_digest_file.empty()) {
+    return Bad("zkDigestFile", "zkEnableSecurity=true needs it");
+  }
   if (o.add_entry_timeout <= absl::ZeroDuration()) {
     return Bad("addEntryTimeoutSec", "must be > 0");
   }

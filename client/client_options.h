@@ -41,6 +41,12 @@ struct TlsClientOptions {
 struct ClientOptions {
   // metadataServiceUri: zk://host:port[,host:port]/root or mem://[name].
   std::string metadata_service_uri = "mem://";
+  // zkEnableSecurity / zkDigestFile: authenticate to ZooKeeper with the
+  // cluster's digest credentials (one line user:password, mode 0600) and
+  // create znodes readable and writable by them only. Needed to use a
+  // cluster whose bookies run with zkEnableSecurity=true.
+  bool zk_enable_security = false;
+  std::string zk_digest_file;
 
   // addEntryTimeoutSec: an add not acknowledged by a bookie within this is
   // a failure of that bookie (ensemble change).

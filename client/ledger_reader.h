@@ -2,8 +2,11 @@
 //
 // A reader opened without recovery sees the ledger as its writer left it:
 // it may read up to the last add confirmed (LAC) it knows, which it learns
-// from the bookies (ReadLac, WaitForLac) unless the ledger is closed. A
-// reader opened with recovery sees a closed ledger.
+// from the bookies (ReadLac, WaitForLac) unless the ledger is closed. It
+// follows the ledger's metadata while the writer goes on (a watch, and a
+// re-read when a confirmed entry is on none of the bookies asked), so it
+// reads from and asks the LAC of the ensemble the writer changed to, and
+// sees the close. A reader opened with recovery sees a closed ledger.
 //
 // Every entry's digest is verified. A replica that serves a damaged entry
 // (kDataLoss) or fails is skipped and the next replica of the entry's write
@@ -66,7 +69,7 @@ class LedgerReader {
   LedgerReader& operator=(const LedgerReader&) = delete;
 
   int64_t ledger_id() const;
-  // The ledger's state when the reader was opened (or last refreshed).
+  // The ledger's state in the newest metadata the reader has seen.
   LedgerState state() const;
   // For a closed ledger its last entry (-1: empty); otherwise the highest
   // LAC the reader has learnt.

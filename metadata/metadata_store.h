@@ -183,6 +183,15 @@ class MetadataStore {
   // The cluster's instance id; the first call on a new cluster creates it.
   virtual absl::StatusOr<std::string> InstanceId() = 0;
 
+  // Brings this store's view up to date: reads issued after Sync returns OK
+  // see every write that completed, from any client, before Sync was called.
+  // (A ZooKeeper session reads from one server, which may lag the leader;
+  // ZooKeeper's sync makes that server catch up first. The in-process store
+  // is always up to date.) Call it before acting on an absence, such as a
+  // ledger whose metadata is gone. kUnavailable when the ensemble cannot be
+  // reached within operation_timeout. Blocking.
+  virtual absl::Status Sync() = 0;
+
   // Session events, on the callback thread. A listener that blocks delays
   // the re-creation of registrations until it returns.
   virtual std::unique_ptr<Subscription> AddSessionListener(
@@ -202,6 +211,15 @@ struct OpenOptions {
   // Ledger ids fetched from the shared counter per round trip. Ids of a range
   // not used before the store closes are skipped, never reused.
   int64_t ledger_id_batch = 1000;
+  // ZooKeeper authentication (zkEnableSecurity, as BookKeeper's key): when
+  // true the session authenticates with the digest credentials of
+  // zk_digest_file (one line "user:password", mode 0600; zk/zk_auth.h) and
+  // every znode the store creates is readable and writable by that identity
+  // only (ACL creator-all), so a session without the credentials can
+  // neither read, delete nor rewrite it. False: no authentication, and new
+  // znodes are open to everyone (OPEN_ACL_UNSAFE). Ignored by mem://.
+  bool zk_enable_security = false;
+  std::string zk_digest_file;  // zkDigestFile
 };
 
 // Opens a store:

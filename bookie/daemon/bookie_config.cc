@@ -22,6 +22,13 @@ void AddIdentityAndNetwork(ConfigTable<DaemonOptions>& t) {
           "metadata store: zk://host:port[,host:port]/root or mem://");
   t.Millis("zkTimeout", BK_FIELD(metadata_session_timeout), {1000, 600000},
            "metadata session timeout");
+  t.Value("zkEnableSecurity", BK_FIELD(zk_enable_security), "-", {},
+          "authenticate to ZooKeeper with the digest credentials of "
+          "zkDigestFile and create every znode readable and writable by them "
+          "only (creator-all ACL)");
+  t.Value("zkDigestFile", BK_FIELD(zk_digest_file), "-", {},
+          "file holding the cluster's ZooKeeper credentials, one line "
+          "user:password, mode 0600");
   // TLS on the gRPC port (PEM files).
   t.Value("tlsCertificatePath", BK_FIELD(tls.certificate_path), "-", {},
           "server certificate chain (PEM); empty: plaintext gRPC");
@@ -73,6 +80,11 @@ void AddJournal(ConfigTable<DaemonOptions>& t) {
           BK_FIELD(store.journal.skip_corrupt_records), "-", {},
           "on replay, skip (and report) a corrupt record mid-journal instead "
           "of refusing to start");
+  t.Value("journalCutNewestTailAt",
+          BK_FIELD(store.journal.cut_newest_tail_at), "-", {},
+          "for one start after a power loss: <journal file>:<offset>, as the "
+          "refusal to start prints it; cuts only that newest file at only "
+          "that offset, where invalid bytes are followed by valid records");
 }
 
 void AddLedgerStorage(ConfigTable<DaemonOptions>& t) {

@@ -32,6 +32,7 @@ absl::Status BookieDaemon::DoStart() {
 
   if (absl::Status s = OpenMetadata(o, p); !s.ok()) return s;
   if (absl::Status s = WaitForOldRegistration(o, p); !s.ok()) return s;
+  if (absl::Status s = LockDirectories(o, p); !s.ok()) return s;
   if (absl::Status s = CheckCookies(o, p); !s.ok()) return s;
   if (absl::Status s = OpenStorage(o, p); !s.ok()) return s;
   InstallGcFilter(o, p);

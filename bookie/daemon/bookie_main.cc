@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include "bookie/cookie.h"
 #include "bookie/daemon/bookie_config.h"
 #include "bookie/daemon/bookie_daemon.h"
+#include "bookie/dir_lock.h"
 #include "bookie/service/malloc_tuning.h"
 #include "common/config_doc.h"
 #include "common/logging.h"
@@ -44,7 +46,27 @@ struct Program {
   }
 };
 
-int Format(const Program& p, const DaemonOptions& o, bool yes) {
+// The refusal of a format that would wipe a live bookie's directories.
+int RefuseFormat(const Program& p, const std::string& why) {
+  std::fprintf(stderr, "%s: format refused: %s\n", p.hooks.program,
+               why.c_str());
+  return 1;
+}
+
+// Is `id` registered (writable or read-only)? Its gRPC endpoint if so.
+absl::StatusOr<std::optional<std::string>> RegisteredEndpoint(
+    metadata::MetadataStore& md, const std::string& id) {
+  auto set = md.ListBookies();
+  if (!set.ok()) return set.status();
+  for (const auto* list : {&set->writable, &set->readonly}) {
+    for (const auto& b : *list) {
+      if (b.bookie_id() == id) return std::optional<std::string>(b.grpc_endpoint());
+    }
+  }
+  return std::optional<std::string>();
+}
+
+int Format(const Program& p, const DaemonOptions& o, bool yes, bool force) {
   if (!yes) {
     std::fprintf(stderr,
                  "%s: format ERASES every journal and ledger directory "
@@ -52,8 +74,38 @@ int Format(const Program& p, const DaemonOptions& o, bool yes) {
                  p.hooks.program, o.bookie_id.c_str());
     return 1;
   }
-  auto md = metadata::Open(o.metadata_uri);
+  // A running bookie holds these locks from before its cookie check until
+  // it exits, so a held one means a live process on this host: no flag
+  // overrides it. Held here until the format is done.
+  std::vector<std::string> dirs = o.store.journal.dirs;
+  dirs.insert(dirs.end(), o.store.storage.ledger_dirs.begin(),
+              o.store.storage.ledger_dirs.end());
+  auto locks = DirLock::AcquireAll(dirs);
+  if (!locks.ok()) {
+    return RefuseFormat(p, std::string(locks.status().message()));
+  }
+  auto md = metadata::Open(o.metadata_uri, MetadataOpenOptions(o));
   if (!md.ok()) return p.Fail(md.status());
+  // Registered: running on another host with these settings, or dead for
+  // less than a session timeout (its registration goes with its session).
+  auto endpoint = RegisteredEndpoint(**md, o.bookie_id);
+  if (!endpoint.ok()) return p.Fail(endpoint.status());
+  if (endpoint->has_value() && !force) {
+    return RefuseFormat(
+        p, absl::StrCat(
+               "bookie ", o.bookie_id, " is registered in ", o.metadata_uri,
+               " (gRPC ", **endpoint,
+               "): it is running, or it stopped less than a session timeout "
+               "(zkTimeout) ago. Stop it (systemctl stop bookie), wait for "
+               "the registration to go and run this again; if no bookie "
+               "process uses this id any more, add --force"));
+  }
+  if (endpoint->has_value()) {
+    std::fprintf(stderr,
+                 "%s: bookie %s is registered (gRPC %s); formatting anyway "
+                 "(--force)\n",
+                 p.hooks.program, o.bookie_id.c_str(), (*endpoint)->c_str());
+  }
   auto instance = (*md)->InstanceId();
   if (!instance.ok()) return p.Fail(instance.status());
   proto::Cookie cookie =
@@ -127,23 +179,25 @@ int RunBookie(int argc, char** argv, const BookieMainHooks& hooks) {
       return 0;
     }
   }
-  // `format --yes` is a switch: the generic parser wants --key=value, so
-  // a bare --yes (anywhere) becomes --yes=true.
+  // `format --yes --force` are switches: the generic parser wants
+  // --key=value, so a bare --yes or --force (anywhere) becomes =true.
   std::vector<const char*> args(argv, argv + argc);
   for (const char*& a : args) {
     if (std::strcmp(a, "--yes") == 0) a = "--yes=true";
+    if (std::strcmp(a, "--force") == 0) a = "--force=true";
   }
   auto cl = ParseCommandLine(argc, args.data());
   if (!cl.ok()) return p.Fail(cl.status());
   if (cl->help) {
     std::printf(
-        "usage: %s [format [--yes]] [--conf=FILE] [--key=value ...]\n"
+        "usage: %s [format [--yes] [--force]] [--conf=FILE] "
+        "[--key=value ...]\n"
         "       %s --print-config | --print-config-template | --help\n\n"
         "Keys (file key=value, env BK_<key>, or --key=value; flags win):\n%s",
         hooks.program, hooks.program, p.schema.Help().c_str());
     return 0;
   }
-  bool format = false, yes = false;
+  bool format = false, yes = false, force = false;
   for (const auto& arg : cl->positional) {
     if (arg != "format") {
       return p.Fail(absl::InvalidArgumentError(
@@ -153,6 +207,10 @@ int RunBookie(int argc, char** argv, const BookieMainHooks& hooks) {
   }
   if (auto it = cl->flags.find("yes"); it != cl->flags.end()) {
     yes = it->second == "true" || it->second.empty();
+    cl->flags.erase(it);
+  }
+  if (auto it = cl->flags.find("force"); it != cl->flags.end()) {
+    force = it->second == "true" || it->second.empty();
     cl->flags.erase(it);
   }
   ConfigSources sources;
@@ -169,7 +227,7 @@ int RunBookie(int argc, char** argv, const BookieMainHooks& hooks) {
   auto options = DaemonOptionsFromConfig(*config);
   if (!options.ok()) return p.Fail(options.status());
   log::Init(options->log_level, options->bookie_id);
-  if (format) return Format(p, *options, yes);
+  if (format) return Format(p, *options, yes, force);
   Env* env = Env::Default();
   if (hooks.make_env) {
     auto made = hooks.make_env(*config);

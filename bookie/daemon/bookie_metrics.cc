@@ -176,6 +176,9 @@ std::vector<MetricFamily> StatsCollector::Collect() const {
           s.ledger_tombstones);
 
   const MetadataLedgerFilter::Stats g = sources_.gc_filter();
+  f.Counter("bookie_gc_metadata_syncs_total",
+            "Metadata store syncs by GC, one before each pass's lookups",
+            g.syncs);
   f.Counter("bookie_gc_metadata_reads_total",
             "Ledger metadata reads by GC to confirm a deletion",
             g.verify_reads);

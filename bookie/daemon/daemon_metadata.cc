@@ -9,9 +9,7 @@
 namespace bk::bookie {
 
 absl::Status OpenMetadata(const DaemonOptions& options, DaemonParts& p) {
-  metadata::OpenOptions mo;
-  mo.session_timeout = options.metadata_session_timeout;
-  auto md = metadata::Open(options.metadata_uri, mo);
+  auto md = metadata::Open(options.metadata_uri, MetadataOpenOptions(options));
   if (!md.ok()) return md.status();
   p.metadata = std::move(*md);
   auto instance = p.metadata->InstanceId();
@@ -52,6 +50,20 @@ absl::Status WaitForOldRegistration(const DaemonOptions& options,
     }
     absl::SleepFor(absl::Milliseconds(100));
   }
+}
+
+absl::Status LockDirectories(const DaemonOptions& options, DaemonParts& p) {
+  std::vector<std::string> dirs = options.store.journal.dirs;
+  dirs.insert(dirs.end(), options.store.storage.ledger_dirs.begin(),
+              options.store.storage.ledger_dirs.end());
+  auto locks = DirLock::AcquireAll(dirs);
+  if (!locks.ok()) {
+    return absl::Status(
+        locks.status().code(),
+        absl::StrCat("bookie start refused: ", locks.status().message()));
+  }
+  p.dir_locks = *std::move(locks);
+  return absl::OkStatus();
 }
 
 absl::Status CheckCookies(const DaemonOptions& options, DaemonParts& p) {

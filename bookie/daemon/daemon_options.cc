@@ -48,6 +48,11 @@ absl::StatusOr<DaemonOptions> DaemonOptionsFromConfig(const Config& c) {
         absl::StrCat("bookieId '", o.bookie_id, "' may not contain '/'"));
   }
   if (absl::Status s = CheckLocation(o.network_location); !s.ok()) return s;
+  if (o.zk_enable_security && o.zk_digest_file.empty()) {
+    return absl::InvalidArgumentError(
+        "zkEnableSecurity=true needs zkDigestFile (a file holding "
+        "user:password)");
+  }
 
   if (o.store.journal.dirs.empty()) {
     return absl::InvalidArgumentError("journalDirectories is empty");
@@ -68,6 +73,14 @@ absl::StatusOr<DaemonOptions> DaemonOptionsFromConfig(const Config& c) {
   o.monitor.journal_dirs = o.store.journal.dirs;
   o.monitor.ledger_dirs = st.ledger_dirs;
   return o;
+}
+
+metadata::OpenOptions MetadataOpenOptions(const DaemonOptions& o) {
+  metadata::OpenOptions mo;
+  mo.session_timeout = o.metadata_session_timeout;
+  mo.zk_enable_security = o.zk_enable_security;
+  mo.zk_digest_file = o.zk_digest_file;
+  return mo;
 }
 
 }  // namespace bk::bookie

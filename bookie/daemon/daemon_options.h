@@ -15,6 +15,7 @@
 #include "bookie/tls.h"
 #include "common/config.h"
 #include "common/logging.h"
+#include "metadata/metadata_store.h"
 #include "monitor/monitor_options.h"
 
 namespace bk::bookie {
@@ -35,6 +36,10 @@ struct DaemonOptions {
   // metadataServiceUri: zk://host:port[,host:port]/root or mem://.
   std::string metadata_uri = "zk://127.0.0.1:2181/ledgers";
   absl::Duration metadata_session_timeout = absl::Seconds(10);  // zkTimeout
+  // zkEnableSecurity / zkDigestFile: ZooKeeper digest authentication and
+  // creator-only ACLs (metadata::OpenOptions, deploy/README.md).
+  bool zk_enable_security = false;
+  std::string zk_digest_file;
   TlsOptions tls;
   StoreOptions store;
   ServiceOptions service;
@@ -55,6 +60,9 @@ struct DaemonOptions {
 // the rules that span keys: the default bookie id, /region/rack, non-empty
 // directories, each component's Validate. Errors name the key and what is
 // wrong with it.
+// How the daemon and its format command open the metadata store.
+metadata::OpenOptions MetadataOpenOptions(const DaemonOptions& o);
+
 absl::StatusOr<DaemonOptions> DaemonOptionsFromConfig(const Config& config);
 
 }  // namespace bk::bookie

@@ -1,7 +1,8 @@
 // The wiring units of BookieDaemon::Start (bookie_daemon.h), one per part
 // of a running bookie, in the order Start runs them:
 //
-//   metadata     OpenMetadata, WaitForOldRegistration, CheckCookies
+//   metadata     OpenMetadata, WaitForOldRegistration, LockDirectories,
+//                CheckCookies
 //   storage      OpenStorage (journal replay), InstallGcFilter
 //   monitor      StartMonitor (the BP-65 load figures)
 //   disk         StartDiskChecker; CheckDisks while running
@@ -24,6 +25,7 @@
 #include <atomic>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
@@ -32,6 +34,7 @@
 #include "bookie/daemon/daemon_options.h"
 #include "bookie/daemon/metadata_ledger_filter.h"
 #include "bookie/daemon/registration_keeper.h"
+#include "bookie/dir_lock.h"
 #include "bookie/http/http_server.h"
 #include "bookie/service/grpc_server.h"
 #include "common/env.h"
@@ -53,6 +56,10 @@ struct DaemonParts {
   log::Logger log;
   Env* env = nullptr;  // not owned; outlives the daemon
   int64_t start_time_ms = 0;
+  // The journal and ledger directories' locks (dir_lock.h), held from
+  // before the cookie check until the parts are destroyed, after the store
+  // has closed (declared first: destroyed last).
+  std::vector<DirLock> dir_locks;
 
   // metadata
   std::unique_ptr<metadata::MetadataStore> metadata;
@@ -101,6 +108,10 @@ absl::Status OpenMetadata(const DaemonOptions& options, DaemonParts& p);
 // two session timeouts for it to go, then refuses. Touches no directory.
 absl::Status WaitForOldRegistration(const DaemonOptions& options,
                                     DaemonParts& p);
+// Takes every journal and ledger directory's lock (creating missing
+// directories), or refuses start when another process holds one: two
+// bookies on one directory, or a `bookie format` running.
+absl::Status LockDirectories(const DaemonOptions& options, DaemonParts& p);
 // Every directory and the metadata store agree on the cookie, or start is
 // refused with what differs and how to repair; a new bookie's cookies are
 // written.

@@ -18,6 +18,7 @@ absl::StatusOr<JournalReplayReport> Journal::Replay(const JournalReplayFn& fn) {
   if (!s.ok()) return s;
   JournalReaderOptions reader_options;
   reader_options.skip_corrupt_records = options_.skip_corrupt_records;
+  reader_options.cut_newest_tail_at = options_.cut_newest_tail_at;
   JournalReplayReport report;
   for (const std::string& dir : options_.dirs) {
     auto d = ReplayJournalDir(env_, dir, reader_options, fn);

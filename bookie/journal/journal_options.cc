@@ -1,13 +1,33 @@
 #include "bookie/journal/journal_options.h"
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 
 namespace bk::bookie {
 
+absl::StatusOr<std::optional<TailCut>> ParseTailCut(const std::string& value) {
+  if (value.empty()) return std::optional<TailCut>();
+  const size_t colon = value.rfind(':');
+  TailCut cut;
+  if (colon == std::string::npos || colon == 0 || colon + 1 == value.size() ||
+      value.find_first_not_of("0123456789", colon + 1) != std::string::npos ||
+      !absl::SimpleAtoi(value.substr(colon + 1), &cut.offset)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("journalCutNewestTailAt '", value,
+                     "': expected <journal file>:<offset>, as the refusal "
+                     "to start printed it"));
+  }
+  cut.path = value.substr(0, colon);
+  return std::optional<TailCut>(std::move(cut));
+}
+
 absl::Status JournalOptions::Validate() const {
   if (dirs.empty()) {
     return absl::InvalidArgumentError("journalDirectories is empty");
+  }
+  if (auto cut = ParseTailCut(cut_newest_tail_at); !cut.ok()) {
+    return cut.status();
   }
   absl::flat_hash_set<std::string> seen;
   for (const std::string& d : dirs) {

@@ -4,10 +4,12 @@
 #define BK_BOOKIE_JOURNAL_JOURNAL_OPTIONS_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/time/time.h"
 
 namespace bk::bookie {
@@ -84,6 +86,17 @@ struct JournalOptions {
   // journalSkipCorruptRecords (ours, false): see journal_reader.h.
   bool skip_corrupt_records = false;
 
+  // journalCutNewestTailAt (ours, empty): "<journal file>:<offset>", for one
+  // start after a power loss. When replay finds invalid bytes followed by
+  // valid records in the newest file of a directory (a later page of the
+  // last, unsynced group reached the disk before an earlier one), it refuses
+  // start and prints this override with the file and offset filled in.
+  // Given back, it makes replay cut exactly that file at exactly that
+  // offset, as a torn tail. It changes nothing elsewhere: another offset,
+  // another file, or damage in an older file still refuses start. Harmless
+  // when left set: every start writes a new newest file.
+  std::string cut_newest_tail_at;
+
   // Told about every group written, on the journal thread (for metrics).
   // Not owned; must outlive the Journal. May be null.
   JournalObserver* observer = nullptr;
@@ -91,6 +104,15 @@ struct JournalOptions {
   // InvalidArgument naming the first bad field.
   absl::Status Validate() const;
 };
+
+// journalCutNewestTailAt, parsed.
+struct TailCut {
+  std::string path;  // a journal file
+  uint64_t offset = 0;
+};
+// Empty `value`: nullopt. InvalidArgument naming the key when it is not
+// "<path>:<offset>" (the last ':' separates them).
+absl::StatusOr<std::optional<TailCut>> ParseTailCut(const std::string& value);
 
 }  // namespace bk::bookie
 

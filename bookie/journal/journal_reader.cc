@@ -200,13 +200,38 @@ absl::Status JournalFileReader::HandleInvalid(uint64_t offset,
     return absl::OkStatus();
   }
   const uint64_t resume = **next;
+  if (options_.cut_tail_at >= 0 &&
+      offset == static_cast<uint64_t>(options_.cut_tail_at)) {
+    report_.torn_bytes = size_ - offset;
+    report_.torn_reason =
+        absl::StrCat(reason, "; cut here by journalCutNewestTailAt, with the "
+                             "valid records after it");
+    done_ = true;
+    return absl::OkStatus();
+  }
   if (!options_.skip_corrupt_records) {
+    const std::string where = absl::StrCat(
+        "journal file ", report_.path, " is corrupt at offset ", offset, " (",
+        reason, "), and a valid record follows at offset ", resume);
+    if (!options_.newest_file) {
+      return error_ = absl::DataLossError(absl::StrCat(
+                 where,
+                 ": this is damage to durable data, not a torn tail. Start "
+                 "refused. To start anyway and lose the entries in bytes [",
+                 offset, ", ", resume,
+                 "), set journalSkipCorruptRecords=true"));
+    }
     return error_ = absl::DataLossError(absl::StrCat(
-               "journal file ", report_.path, " is corrupt at offset ", offset,
-               " (", reason, "), and a valid record follows at offset ", resume,
-               ": this is damage to durable data, not a torn tail. Start "
-               "refused. To start anyway and lose the entries in bytes [",
-               offset, ", ", resume, "), set journalSkipCorruptRecords=true"));
+               where,
+               ". Start refused. This is the newest journal file: if the "
+               "bookie lost power, the bytes from offset ", offset,
+               " on are its last group, never acknowledged, a later page of "
+               "which reached the disk before an earlier one; start once with "
+               "--journalCutNewestTailAt=", report_.path, ":", offset,
+               " to cut the file there. If it is damage instead (that cut "
+               "would lose acknowledged entries after offset ", offset,
+               "), journalSkipCorruptRecords=true skips only bytes [", offset,
+               ", ", resume, ")"));
   }
   report_.skipped.push_back({offset, resume - offset, reason});
   pos_ = resume;

@@ -15,7 +15,9 @@
 //  - Corruption: invalid bytes followed by at least one valid record. Data
 //    that was once durable has been damaged. Next() fails with DataLoss and
 //    a message that says where, unless `skip_corrupt_records` is set; then
-//    the range is skipped and recorded in report().skipped.
+//    the range is skipped and recorded in report().skipped. In the newest
+//    file, `cut_tail_at` may name the offset to cut instead (the operator's
+//    per-start override after a power loss).
 //  - An unknown format version is FailedPrecondition (never skipped).
 //
 // A file whose header is torn and which holds nothing valid is a file whose
@@ -45,6 +47,17 @@ struct JournalReaderOptions {
   // corrupt record in the middle of a journal refuses start. When true, the
   // corrupt range is skipped and reported; the entries in it are lost.
   bool skip_corrupt_records = false;
+  // journalCutNewestTailAt as configured (journal_options.h); replay turns
+  // it into cut_tail_at for the file it names, if that file is the newest.
+  std::string cut_newest_tail_at;
+  // The file is its directory's newest: a refusal then also offers
+  // journalCutNewestTailAt (journal_options.h) at the corrupt offset.
+  bool newest_file = false;
+  // >= 0: when the file's first invalid bytes start exactly here, they and
+  // everything after them are a torn tail (reported in torn_bytes, for the
+  // replay to cut), even though valid records follow. Replay sets it only
+  // for the newest file named by journalCutNewestTailAt.
+  int64_t cut_tail_at = -1;
 };
 
 struct JournalRecordView {

@@ -1,8 +1,12 @@
 #include "bookie/journal/journal_replay.h"
 
 #include <algorithm>
+#include <filesystem>
+#include <optional>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "bookie/journal/journal_options.h"
 
 namespace bk::bookie {
 
@@ -20,11 +24,19 @@ absl::Status CutTail(Env* env, const std::string& path, uint64_t size) {
   return s.ok() ? c : s;
 }
 
+bool SameFile(const std::string& a, const std::string& b) {
+  return std::filesystem::path(a).lexically_normal() ==
+         std::filesystem::path(b).lexically_normal();
+}
+
 }  // namespace
 
 absl::StatusOr<JournalDirReplay> ReplayJournalDir(
     Env* env, const std::string& dir, const JournalReaderOptions& options,
     const JournalReplayFn& fn) {
+  auto parsed = ParseTailCut(options.cut_newest_tail_at);
+  if (!parsed.ok()) return parsed.status();
+  const std::optional<TailCut> cut = *std::move(parsed);
   JournalDirReplay out;
   out.dir = dir;
   absl::Status s = env->CreateDirRecursive(dir);
@@ -51,7 +63,13 @@ absl::StatusOr<JournalDirReplay> ReplayJournalDir(
     const std::string path = JournalFilePath(dir, id);
     const uint64_t start =
         id == out.checkpoint.file_id ? out.checkpoint.offset : 0;
-    auto reader = JournalFileReader::Open(env, path, id, start, options);
+    JournalReaderOptions file_options = options;
+    file_options.newest_file = newest;
+    file_options.cut_tail_at = -1;
+    if (newest && cut.has_value() && SameFile(cut->path, path)) {
+      file_options.cut_tail_at = static_cast<int64_t>(cut->offset);
+    }
+    auto reader = JournalFileReader::Open(env, path, id, start, file_options);
     if (!reader.ok()) return reader.status();
     JournalRecordView record;
     while (true) {

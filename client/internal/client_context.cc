@@ -86,7 +86,10 @@ absl::StatusOr<std::shared_ptr<ClientContext>> ClientContext::Create(
       "client starting: metadata={} seed={} weighting={}",
       c.options_.metadata_service_uri, c.seed_,
       std::string(placement::WeightingName(c.options_.placement.weighting)));
-  auto store = metadata::Open(c.options_.metadata_service_uri);
+  metadata::OpenOptions mo;
+  mo.zk_enable_security = c.options_.zk_enable_security;
+  mo.zk_digest_file = c.options_.zk_digest_file;
+  auto store = metadata::Open(c.options_.metadata_service_uri, mo);
   if (!store.ok()) return store.status();
   c.store_ = std::move(*store);
   auto registry = c.options_.registry

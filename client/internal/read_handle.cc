@@ -84,13 +84,52 @@ class RangeIterator final : public EntryIterator {
 
 ReadHandle::ReadHandle(ClientContext* ctx, int64_t ledger_id,
                        metadata::Versioned<proto::LedgerMetadata> metadata)
-    : ctx_(ctx), ledger_id_(ledger_id), metadata_(std::move(metadata.value)) {
+    : ctx_(ctx),
+      ledger_id_(ledger_id),
+      metadata_(std::move(metadata.value)),
+      version_(metadata.version) {
   if (metadata_.state() == proto::CLOSED) {
     lac_ = metadata_.last_entry_id();
   } else {
     // Entries before the last segment were confirmed when it began.
     lac_ =
         metadata_.segments(metadata_.segments_size() - 1).first_entry_id() - 1;
+  }
+}
+
+ReadHandle::~ReadHandle() = default;
+
+void ReadHandle::Start() {
+  {
+    absl::MutexLock l(&mu_);
+    if (metadata_.state() == proto::CLOSED) return;
+  }
+  std::weak_ptr<ReadHandle> weak = weak_from_this();
+  watch_ = ctx_->store()->WatchLedger(
+      ledger_id_,
+      [weak](absl::StatusOr<metadata::Versioned<proto::LedgerMetadata>> md) {
+        auto self = weak.lock();
+        if (self != nullptr && md.ok()) self->Adopt(*md);
+      });
+}
+
+void ReadHandle::Adopt(const metadata::Versioned<proto::LedgerMetadata>& md) {
+  absl::MutexLock l(&mu_);
+  AdoptLocked(md);
+}
+
+void ReadHandle::AdoptLocked(
+    const metadata::Versioned<proto::LedgerMetadata>& md) {
+  if (md.version <= version_ || md.value.segments_size() == 0) return;
+  metadata_ = md.value;
+  version_ = md.version;
+  if (metadata_.state() == proto::CLOSED) {
+    lac_ = metadata_.last_entry_id();
+  } else {
+    lac_ = std::max(
+        lac_,
+        metadata_.segments(metadata_.segments_size() - 1).first_entry_id() -
+            1);
   }
 }
 
@@ -133,7 +172,49 @@ ReadOpOptions ReadHandle::OptionsFor(int64_t entry_id) const {
 }
 
 void ReadHandle::ReadAsync(int64_t entry_id, ReadDone done) {
-  StartRead(ctx_, OptionsFor(entry_id), std::move(done));
+  ReadOpOptions o = OptionsFor(entry_id);
+  std::vector<std::string> ensemble = o.ensemble;
+  std::weak_ptr<ReadHandle> weak = weak_from_this();
+  StartRead(ctx_, std::move(o),
+            [weak, entry_id, ensemble = std::move(ensemble),
+             done = std::move(done)](absl::StatusOr<ReadResult> r) mutable {
+              auto self = weak.lock();
+              if (r.ok() || !absl::IsNotFound(r.status()) || self == nullptr ||
+                  entry_id > self->LastAddConfirmed()) {
+                done(std::move(r));
+                return;
+              }
+              // Confirmed, yet on none of the replicas asked: the writer
+              // may have changed the ensemble since our metadata.
+              self->RetryWithFreshMetadata(entry_id, std::move(ensemble),
+                                           std::move(r), std::move(done));
+            });
+}
+
+void ReadHandle::RetryWithFreshMetadata(int64_t entry_id,
+                                        std::vector<std::string> ensemble,
+                                        absl::StatusOr<ReadResult> result,
+                                        ReadDone done) {
+  std::weak_ptr<ReadHandle> weak = weak_from_this();
+  ctx_->store()->ReadLedgerAsync(
+      ledger_id_,
+      [weak, entry_id, ensemble = std::move(ensemble),
+       result = std::move(result), done = std::move(done)](
+          absl::StatusOr<metadata::Versioned<proto::LedgerMetadata>>
+              md) mutable {
+        auto self = weak.lock();
+        if (self == nullptr || !md.ok()) {
+          done(std::move(result));
+          return;
+        }
+        self->Adopt(*md);
+        ReadOpOptions o = self->OptionsFor(entry_id);
+        if (o.ensemble == ensemble) {
+          done(std::move(result));
+          return;
+        }
+        StartRead(self->ctx_, std::move(o), std::move(done));
+      });
 }
 
 std::unique_ptr<EntryIterator> ReadHandle::Read(int64_t first, int64_t last) {

@@ -1,14 +1,26 @@
 // ReadHandle: the state behind a LedgerReader (semantics in
-// client/ledger_reader.h): the ledger's metadata as opened, and the highest
-// LAC learnt so far.
+// client/ledger_reader.h): the ledger's metadata, kept current, and the
+// highest LAC learnt so far.
+//
+// Metadata. A reader of a ledger still open follows it as the writer does:
+// Start() watches the ledger, and each newer version (an ensemble change,
+// recovery, the close) replaces the one held, so reads and LAC requests go
+// to the ensemble that holds the entries. A read that every replica answers
+// NotFound for an entry at or below the LAC re-reads the metadata once
+// (the watch may not have delivered yet) and, if the entry's ensemble
+// changed, reads again from the new one. The metadata never goes back to
+// an older version; a deleted ledger keeps the last one seen.
 //
 // Thread-safe: mu_ guards the metadata and the LAC; reads run as ReadOps.
+// Watch and refresh callbacks run on the store's callback thread.
 
 #ifndef BK_CLIENT_INTERNAL_READ_HANDLE_H_
 #define BK_CLIENT_INTERNAL_READ_HANDLE_H_
 
 #include <cstdint>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
@@ -25,6 +37,11 @@ class ReadHandle : public std::enable_shared_from_this<ReadHandle> {
   // `ctx` must outlive the handle.
   ReadHandle(ClientContext* ctx, int64_t ledger_id,
              metadata::Versioned<proto::LedgerMetadata> metadata);
+  ~ReadHandle();
+
+  // Watches the ledger's metadata unless it is closed (then it never
+  // changes). Call once, after construction.
+  void Start();
 
   int64_t ledger_id() const { return ledger_id_; }
   LedgerState state() const;
@@ -41,6 +58,17 @@ class ReadHandle : public std::enable_shared_from_this<ReadHandle> {
  private:
   ReadOpOptions OptionsFor(int64_t entry_id) const;
   void LearnLac(int64_t lac);
+  // Takes `md` if it is newer than the metadata held.
+  void Adopt(const metadata::Versioned<proto::LedgerMetadata>& md);
+  void AdoptLocked(const metadata::Versioned<proto::LedgerMetadata>& md)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // After a NotFound read of `entry_id` from `ensemble`: re-reads the
+  // metadata and reads again if the entry's ensemble changed, else
+  // answers `result`.
+  void RetryWithFreshMetadata(int64_t entry_id,
+                              std::vector<std::string> ensemble,
+                              absl::StatusOr<ReadResult> result,
+                              ReadDone done);
 
   // Constant after construction.
   ClientContext* const ctx_;
@@ -48,7 +76,10 @@ class ReadHandle : public std::enable_shared_from_this<ReadHandle> {
 
   mutable absl::Mutex mu_;
   proto::LedgerMetadata metadata_ ABSL_GUARDED_BY(mu_);
+  metadata::Version version_ ABSL_GUARDED_BY(mu_);
   int64_t lac_ ABSL_GUARDED_BY(mu_) = -1;
+
+  std::unique_ptr<metadata::Subscription> watch_;  // set once in Start
 };
 
 }  // namespace bk::client::internal

@@ -61,7 +61,7 @@ absl::Status ZkError(int rc, const std::string& what) {
 }
 
 struct ZkSession::Op {
-  enum Kind { kCreate, kGet, kSet, kDelete, kChildren, kExists };
+  enum Kind { kCreate, kGet, kSet, kDelete, kChildren, kExists, kSync };
   Kind kind;
   std::string path;
   std::string data;
@@ -123,6 +123,13 @@ zhandle_t* ZkSession::OpenHandleLocked() {
                        ToMillis(options_.open.session_timeout),
                        /*clientid=*/nullptr, contexts_.back().get(),
                        /*flags=*/0);
+  if (zh_ != nullptr && !options_.digest.empty()) {
+    // Queued in the handle: the client sends it right after each
+    // (re)connection, before any call of ours (a digest is never refused;
+    // wrong credentials are another identity, which the ACLs keep out).
+    zoo_add_auth(zh_, "digest", options_.digest.data(),
+                 static_cast<int>(options_.digest.size()), &OnAuth, nullptr);
+  }
   return old;
 }
 
@@ -234,6 +241,10 @@ void ZkSession::Exists(std::string path, bool watch, ZkDone done) {
       new Op{Op::kExists, std::move(path), "", 0, -1, watch, std::move(done)});
 }
 
+void ZkSession::Sync(std::string path, ZkDone done) {
+  Issue(new Op{Op::kSync, std::move(path), "", 0, -1, false, std::move(done)});
+}
+
 ZkResult ZkSession::Call(absl::AnyInvocable<void(ZkDone)> start) {
   absl::Notification done;
   ZkResult result;
@@ -262,7 +273,9 @@ void ZkSession::Issue(Op* op) {
         case Op::kCreate:
           rc = zoo_acreate2(zh_, p, op->data.data(),
                             static_cast<int>(op->data.size()),
-                            &ZOO_OPEN_ACL_UNSAFE, op->flags, &OnString, op);
+                            options_.digest.empty() ? &ZOO_OPEN_ACL_UNSAFE
+                                                    : &ZOO_CREATOR_ALL_ACL,
+                            op->flags, &OnString, op);
           break;
         case Op::kGet:
           rc = zoo_aget(zh_, p, op->watch ? 1 : 0, &OnData, op);
@@ -280,6 +293,9 @@ void ZkSession::Issue(Op* op) {
           break;
         case Op::kExists:
           rc = zoo_aexists(zh_, p, op->watch ? 1 : 0, &OnStat, op);
+          break;
+        case Op::kSync:
+          rc = zoo_async(zh_, p, &OnSynced, op);
           break;
       }
     }
@@ -342,6 +358,15 @@ void ZkSession::OnStat(int rc, const struct Stat* stat, const void* data) {
 }
 
 void ZkSession::OnVoid(int rc, const void* data) {
+  Op* op = static_cast<Op*>(const_cast<void*>(data));
+  ZkResult r;
+  r.rc = rc;
+  op->session->Complete(op, std::move(r));
+}
+
+void ZkSession::OnAuth(int, const void*) {}
+
+void ZkSession::OnSynced(int rc, const char*, const void* data) {
   Op* op = static_cast<Op*>(const_cast<void*>(data));
   ZkResult r;
   r.rc = rc;

@@ -56,6 +56,10 @@ class ZkSession {
     std::string hosts;  // "h1:p1,h2:p2"
     std::string uri;    // for error messages
     OpenOptions open;
+    // "user:password": every handle authenticates with it (scheme digest)
+    // before its first call, and creates znodes creator-only. Empty: no
+    // authentication, znodes open to everyone.
+    std::string digest;
   };
   // A watch event on `path` (ZOO_CHANGED_EVENT, ...). Must not block.
   using WatchSink = absl::AnyInvocable<void(int type, const std::string& path)>;
@@ -82,6 +86,9 @@ class ZkSession {
   void Delete(std::string path, int version, ZkDone done);
   void GetChildren(std::string path, bool watch, ZkDone done);
   void Exists(std::string path, bool watch, ZkDone done);
+  // ZooKeeper's sync: completes once the server this session reads from
+  // has caught up with the leader as of the call.
+  void Sync(std::string path, ZkDone done);
 
   // Runs one of the calls above and waits for its completion.
   ZkResult Call(absl::AnyInvocable<void(ZkDone)> start);
@@ -120,6 +127,8 @@ class ZkSession {
                      const struct Stat* stat, const void* data);
   static void OnStat(int rc, const struct Stat* stat, const void* data);
   static void OnVoid(int rc, const void* data);
+  static void OnSynced(int rc, const char* path, const void* data);
+  static void OnAuth(int rc, const void* data);
   static void OnStrings(int rc, const struct String_vector* strings,
                         const void* data);
 

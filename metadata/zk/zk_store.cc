@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "metadata/zk/zk_auth.h"
 
 namespace bk::metadata {
 
@@ -15,10 +16,17 @@ ZkStore::ZkStore(std::string uri, std::string root, const OpenOptions& options)
 absl::StatusOr<std::unique_ptr<ZkStore>> ZkStore::Open(
     const std::string& uri, const StoreUri& parsed,
     const OpenOptions& options) {
+  std::string digest;
+  if (options.zk_enable_security) {
+    auto read = ReadZkDigestFile(options.zk_digest_file);
+    if (!read.ok()) return read.status();
+    digest = *std::move(read);
+  }
   std::unique_ptr<ZkStore> store(new ZkStore(uri, parsed.root, options));
   ZkStore* s = store.get();
   absl::StatusOr<std::unique_ptr<ZkSession>> session = ZkSession::Connect(
-      ZkSession::Options{absl::StrJoin(parsed.hosts, ","), uri, options},
+      ZkSession::Options{absl::StrJoin(parsed.hosts, ","), uri, options,
+                         std::move(digest)},
       &s->callbacks(),
       [s](int type, const std::string& path) { s->OnWatchEvent(type, path); },
       [s] { s->OnSessionExpired(); }, [s] { s->OnSessionReestablished(); });
@@ -61,6 +69,15 @@ absl::Status ZkStore::CreateLayout() {
     session_->Create(layout_.IdGen(), "0", 0, std::move(d));
   });
   if (r.rc != ZOK && r.rc != ZNODEEXISTS) return ZkError(r.rc, layout_.IdGen());
+  return absl::OkStatus();
+}
+
+absl::Status ZkStore::Sync() {
+  ZkResult r = session_->Call(
+      [&](ZkDone d) { session_->Sync(layout_.root(), std::move(d)); });
+  if (r.rc != ZOK) {
+    return ZkError(r.rc, absl::StrCat("sync of ", uri()));
+  }
   return absl::OkStatus();
 }
 

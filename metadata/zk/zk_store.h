@@ -51,6 +51,7 @@ class ZkStore final : public StoreBase {
   absl::Status DeleteCookie(const std::string& bookie_id,
                             Version expected) override;
   absl::StatusOr<std::string> InstanceId() override;
+  absl::Status Sync() override;
 
  protected:
   void DoNewLedgerId(Callback<LedgerId> done) override;

@@ -186,16 +186,19 @@ TEST_CASE(
   for (const auto& r : records)
     if (r.type == RT::kEntry && r.entry_id == 2) mid = &r;
   REQUIRE(mid != nullptr);
-  restore();
-  {
-    const uint64_t at = mid->offset + h + rng() % (mid->end - mid->offset - h);
+  const uint64_t flip_at =
+      mid->offset + h + rng() % (mid->end - mid->offset - h);
+  const int flip_bit = static_cast<int>(rng() % 8);
+  auto damage = [&] {
+    restore();
     std::ifstream in(jdir + "/" + jname, std::ios::binary);
-    in.seekg(static_cast<std::streamoff>(at));
+    in.seekg(static_cast<std::streamoff>(flip_at));
     char c = 0;
     in.read(&c, 1);
-    Overwrite(jdir + "/" + jname, at,
-              std::string(1, static_cast<char>(c ^ (1 << (rng() % 8)))));
-  }
+    Overwrite(jdir + "/" + jname, flip_at,
+              std::string(1, static_cast<char>(c ^ (1 << flip_bit))));
+  };
+  damage();
   BK_REQUIRE_OK(b->Restart({}, /*wait=*/false));
   auto exit = b->WaitExit(absl::Seconds(30));
   REQUIRE(exit.ok());
@@ -224,6 +227,37 @@ TEST_CASE(
   CHECK(damaged_not_served);
   CHECK(rest_intact);
 
+  // The same damage, started once with the override the refusal printed
+  // (for a power loss: this file is the newest): the file is cut at the
+  // damaged record; the entries before it are served, it and the ones after
+  // are gone (acknowledged here, as this is damage: the refusal says so).
+  const std::string kFlag = "--journalCutNewestTailAt=";
+  const size_t flag_at = refused_log.find(kFlag);
+  REQUIRE(flag_at != std::string::npos);
+  const size_t value_at = flag_at + kFlag.size();
+  const std::string cut_value =
+      refused_log.substr(value_at, refused_log.find(' ', value_at) - value_at);
+  CHECK(cut_value == absl::StrCat(jdir, "/", jname, ":", mid->offset));
+  b->Signal(SIGTERM);
+  REQUIRE(b->WaitExit(absl::Seconds(20)).ok());
+  damage();
+  BK_REQUIRE_OK(b->Restart({{"journalSkipCorruptRecords", "false"},
+                            {"journalCutNewestTailAt", cut_value}}));
+  bool before_intact = true, from_cut_gone = true;
+  {
+    auto stub = Connect(b->grpc_target());
+    for (int64_t e = 0; e < kEntries; ++e) {
+      if (e < 2) {
+        before_intact &= ReadsBackIntact(stub.get(), L, e, size_of(e));
+      } else {
+        from_cut_gone &=
+            Read(stub.get(), L, e).status() == proto::BK_ENOENTRY;
+      }
+    }
+  }
+  CHECK(before_intact);
+  CHECK(from_cut_gone);
+
   fault::Figures fig("torn_journal_process");
   const std::string item = "3 torn journal (process)";
   fig.Add(item, "sampled tail cuts: bookie started",
@@ -237,6 +271,9 @@ TEST_CASE(
   fig.Add(item, "skip mode: started, reported, damaged entry not served",
           reported && damaged_not_served && rest_intact ? "yes" : "no", "yes",
           reported && damaged_not_served && rest_intact);
+  fig.Add(item, "printed journalCutNewestTailAt: started, cut at the record",
+          before_intact && from_cut_gone ? "yes" : "no", "yes",
+          before_intact && from_cut_gone);
 }
 
 // ---------------------------------------------------------------- item 4

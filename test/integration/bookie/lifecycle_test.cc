@@ -4,6 +4,7 @@
 
 #include <signal.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
@@ -43,6 +44,37 @@ TEST_CASE("registration appears when ready and goes on SIGTERM with exit 0",
   CHECK(exit->exit_code == 0);
   // Unregistered before exit: no wait for a session timeout.
   CHECK(Registration(md.get(), "bk-term") == Reg::kAbsent);
+}
+
+TEST_CASE(
+    "a bookie with zkEnableSecurity registers where a session without the "
+    "credentials cannot open the cluster",
+    "[integration][bookie][security]") {
+  TempDir dir;
+  const std::string digest = dir.Sub("zk-digest");
+  {
+    std::ofstream out(digest);
+    out << "bookkeeper:s3cret\n";
+  }
+  REQUIRE(::chmod(digest.c_str(), 0600) == 0);
+  const std::string uri = FreshZkUri("reg-secure");
+  auto b = StartBookie(BookieOptions(
+      dir, "bk-secure", uri,
+      {{"zkEnableSecurity", "true"}, {"zkDigestFile", digest}}));
+  metadata::OpenOptions secured;
+  secured.zk_enable_security = true;
+  secured.zk_digest_file = digest;
+  auto md = metadata::Open(uri, secured);
+  REQUIRE(md.ok());
+  CHECK(Registration(md->get(), "bk-secure") == Reg::kWritable);
+  auto anonymous = metadata::Open(uri);
+  CHECK(absl::IsPermissionDenied(anonymous.status()));
+
+  b->Signal(SIGTERM);
+  auto exit = b->WaitExit(absl::Seconds(15));
+  REQUIRE(exit.ok());
+  CHECK(exit->exit_code == 0);
+  CHECK(Registration(md->get(), "bk-secure") == Reg::kAbsent);
 }
 
 TEST_CASE("registration of a SIGKILLed bookie goes after the session timeout",
@@ -282,6 +314,70 @@ TEST_CASE(
   auto stub = Connect(b->grpc_target());
   CHECK(Read(stub.get(), 4, 0).status() != proto::BK_EOK);  // empty bookie
   CHECK(AddOne(stub.get(), MakeAdd(4, 0)) == proto::BK_EOK);
+}
+
+TEST_CASE(
+    "`bookie format` refuses while the bookie runs, and while it is "
+    "registered unless --force",
+    "[integration][bookie]") {
+  TempDir dir;
+  const std::string uri = FreshZkUri("format-live");
+  auto b = StartBookie(BookieOptions(dir, "bk-live", uri));
+  auto stub = Connect(b->grpc_target());
+  REQUIRE(AddOne(stub.get(), MakeAdd(5, 0)) == proto::BK_EOK);
+  const std::vector<std::string> format = {
+      "format",
+      "--bookieId=bk-live",
+      "--metadataServiceUri=" + uri,
+      "--journalDirectories=" + dir.Sub("journal"),
+      "--ledgerDirectories=" + dir.Sub("ledgers"),
+      "--yes"};
+  auto with_force = format;
+  with_force.push_back("--force");
+
+  // Running here: its directories are locked; --force does not override a
+  // live process.
+  for (const auto& args : {format, with_force}) {
+    auto r = bk::testing::RunProcess(BookieBinary(), args, absl::Seconds(20));
+    REQUIRE(r.ok());
+    INFO(r->err);
+    CHECK(r->exit.exit_code == 1);
+    CHECK(r->err.find("format refused") != std::string::npos);
+    CHECK(r->err.find("in use by a running bookie (pid ") !=
+          std::string::npos);
+  }
+  CHECK(Read(stub.get(), 5, 0).status() == proto::BK_EOK);
+  CHECK(HttpGet(b->http_port(), "/ready").status == 200);
+
+  // Stopped here, but registered (running elsewhere with these settings,
+  // or dead for less than a session timeout): refused, naming --force.
+  b->Signal(SIGTERM);
+  REQUIRE(b->WaitExit(absl::Seconds(15)).ok());
+  auto md = OpenMetadata(uri);
+  proto::BookieServiceInfo elsewhere;
+  elsewhere.set_bookie_id("bk-live");
+  elsewhere.set_grpc_endpoint("10.0.0.9:3181");
+  REQUIRE(md->RegisterBookie(elsewhere).ok());
+  {
+    auto r = bk::testing::RunProcess(BookieBinary(), format, absl::Seconds(20));
+    REQUIRE(r.ok());
+    INFO(r->err);
+    CHECK(r->exit.exit_code == 1);
+    CHECK(r->err.find("is registered") != std::string::npos);
+    CHECK(r->err.find("10.0.0.9:3181") != std::string::npos);
+    CHECK(r->err.find("--force") != std::string::npos);
+  }
+  {
+    auto r =
+        bk::testing::RunProcess(BookieBinary(), with_force, absl::Seconds(20));
+    REQUIRE(r.ok());
+    INFO(r->err);
+    CHECK(r->exit.exit_code == 0);
+  }
+  REQUIRE(md->UnregisterBookie("bk-live").ok());
+  BK_REQUIRE_OK(b->Restart());
+  stub = Connect(b->grpc_target());
+  CHECK(Read(stub.get(), 5, 0).status() != proto::BK_EOK);  // formatted
 }
 
 }  // namespace

@@ -1,0 +1,127 @@
+// A tailing reader (opened without recovery while the writer goes on)
+// across the writer's ensemble changes: it must follow the ledger's
+// metadata, or it keeps asking the old ensemble, whose bookies do not hold
+// the later entries, and its LAC stalls.
+
+#include <catch2/catch.hpp>
+#include <set>
+
+#include "test/unit/client/test_util.h"
+
+namespace bk::client::testing {
+namespace {
+
+// One at a time, so that each entry carries the LAC of the one before.
+void AppendConfirmed(LedgerWriter* w, int first, int last) {
+  for (int e = first; e <= last; ++e) {
+    auto f = w->Append(Payload(e));
+    auto r = Get(f);
+    INFO("entry " << e << ": " << r.status().ToString());
+    REQUIRE(r.ok());
+    REQUIRE(*r == e);
+  }
+}
+
+// Asks the bookies for the LAC until it reaches `at_least`; returns the
+// last one learnt (or -2 when every ask failed).
+int64_t LacReaching(LedgerReader* r, int64_t at_least) {
+  int64_t lac = -2;
+  PollUntil(
+      [&] {
+        auto l = r->ReadLac();
+        if (l.ok()) lac = *l;
+        return lac >= at_least;
+      },
+      absl::Seconds(30));
+  return lac;
+}
+
+// Makes every bookie of the ledger's current ensemble refuse adds from
+// `from` on, so the writer replaces them all.
+std::set<std::string> FailEnsemble(LocalBookies& bookies, int64_t id,
+                                   int64_t from, int how_many) {
+  const auto md = ReadMetadata(bookies, id);
+  const auto& seg = md.segments(md.segments_size() - 1);
+  std::set<std::string> failed;
+  for (int i = 0; i < how_many; ++i) {
+    bookies.faults(bookies.IndexOf(seg.bookies(i)))->fail_adds_from = from;
+    failed.insert(seg.bookies(i));
+  }
+  return failed;
+}
+
+TEST_CASE(
+    "a tailing reader follows an ensemble change that replaces every bookie",
+    "[client]") {
+  LocalBookies bookies(6);
+  auto writer_client = MakeClient(FastOptions(bookies));
+  auto reader_client = MakeClient(FastOptions(bookies));
+  auto w = writer_client->CreateLedger({.ensemble_size = 3,
+                                        .write_quorum = 3,
+                                        .ack_quorum = 3,
+                                        .password = "p"});
+  REQUIRE(w.ok());
+  const int64_t id = (*w)->ledger_id();
+  AppendConfirmed(w->get(), 0, 9);
+  auto r = reader_client->OpenLedger(id, "p", /*recover=*/false);
+  REQUIRE(r.ok());
+  const int64_t lac0 = LacReaching(r->get(), 8);
+  REQUIRE(lac0 >= 8);
+  ExpectEntries(r->get(), 0, lac0);
+
+  const std::set<std::string> old = FailEnsemble(bookies, id, 10, 3);
+  AppendConfirmed(w->get(), 10, 29);
+  const auto md = ReadMetadata(bookies, id);
+  REQUIRE(md.segments_size() == 2);
+  for (const auto& b : md.segments(1).bookies()) REQUIRE(old.count(b) == 0);
+
+  // Entry 29 carries LAC 28: only the new ensemble knows it.
+  const int64_t lac = LacReaching(r->get(), 28);
+  CHECK(lac >= 28);
+  ExpectEntries(r->get(), lac0 + 1, std::max<int64_t>(lac, lac0 + 1));
+  CHECK((*r)->state() == LedgerState::kOpen);
+
+  SECTION("and sees the ledger closed afterwards") {
+    REQUIRE((*w)->Close().ok());
+    CHECK(PollUntil([&] { return (*r)->state() == LedgerState::kClosed; },
+                    absl::Seconds(30)));
+    CHECK((*r)->LastAddConfirmed() == 29);
+    ExpectEntries(r->get(), 0, 29);
+  }
+}
+
+TEST_CASE(
+    "a tailing reader reads entries whose whole write set was replaced, "
+    "though a surviving bookie told it the LAC",
+    "[client]") {
+  LocalBookies bookies(5);
+  auto writer_client = MakeClient(FastOptions(bookies));
+  auto reader_client = MakeClient(FastOptions(bookies));
+  auto w = writer_client->CreateLedger({.ensemble_size = 3,
+                                        .write_quorum = 2,
+                                        .ack_quorum = 2,
+                                        .password = "p"});
+  REQUIRE(w.ok());
+  const int64_t id = (*w)->ledger_id();
+  AppendConfirmed(w->get(), 0, 9);
+  auto r = reader_client->OpenLedger(id, "p", /*recover=*/false);
+  REQUIRE(r.ok());
+  REQUIRE(LacReaching(r->get(), 8) >= 8);
+
+  // Two of three replaced: the entries striped on exactly those two are on
+  // no bookie of the reader's first ensemble.
+  FailEnsemble(bookies, id, 10, 2);
+  AppendConfirmed(w->get(), 10, 40);
+  REQUIRE(ReadMetadata(bookies, id).segments_size() >= 2);
+  const int64_t lac = LacReaching(r->get(), 39);
+  REQUIRE(lac >= 39);
+  for (int64_t e = 0; e <= lac; ++e) {
+    auto got = (*r)->ReadEntry(e);
+    INFO("entry " << e << ": " << got.status().ToString());
+    REQUIRE(got.ok());
+    CHECK(got->payload == Payload(e));
+  }
+}
+
+}  // namespace
+}  // namespace bk::client::testing
