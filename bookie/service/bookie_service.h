@@ -39,9 +39,9 @@
 #include <functional>
 
 #include "bookie/bookie_store.h"
-#include "bookie/store/deadline_timer.h"
 #include "bookie/service/service_probe.h"
 #include "bookie/service/windowed_latency.h"
+#include "common/deadline_timer.h"
 #include "proto/bookie.grpc.pb.h"
 
 namespace bk::bookie {
