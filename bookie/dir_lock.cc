@@ -49,16 +49,14 @@ absl::StatusOr<DirLock> DirLock::Acquire(const std::string& dir) {
     ::close(fd);
     if (err == EWOULDBLOCK) {
       return absl::FailedPreconditionError(absl::StrCat(
-          dir, " is in use by a running bookie", holder,
-          ": stop it first"));
+          dir, " is in use by a running bookie", holder, ": stop it first"));
     }
     errno = err;
     return Errno(absl::StrCat("cannot lock ", path));
   }
   const std::string pid = absl::StrCat(::getpid(), "\n");
-  if (::ftruncate(fd, 0) != 0 ||
-      ::pwrite(fd, pid.data(), pid.size(), 0) !=
-          static_cast<ssize_t>(pid.size())) {
+  if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, pid.data(), pid.size(), 0) !=
+                                     static_cast<ssize_t>(pid.size())) {
     absl::Status s = Errno(absl::StrCat("cannot write ", path));
     ::close(fd);
     return s;

@@ -149,10 +149,9 @@ size_t AdaptiveChooser::Choose(absl::Span<const BookieId* const> eligible,
     for (size_t k = ranked.size(); k > 1; --k) {
       std::swap(ranked[k - 1], ranked[absl::Uniform<size_t>(gen, 0, k)]);
     }
-    std::stable_sort(ranked.begin(), ranked.end(),
-                     [](const auto& a, const auto& b) {
-                       return a.first < b.first;
-                     });
+    std::stable_sort(
+        ranked.begin(), ranked.end(),
+        [](const auto& a, const auto& b) { return a.first < b.first; });
     return ranked;
   };
 
@@ -180,8 +179,8 @@ size_t AdaptiveChooser::Choose(absl::Span<const BookieId* const> eligible,
   }
   // At most one in 16 candidates: a small cluster keeps its few bookies
   // for every slot.
-  const size_t reserve = std::min(
-      static_cast<size_t>(options_.reserve_for_big), ranked.size() / 16);
+  const size_t reserve = std::min(static_cast<size_t>(options_.reserve_for_big),
+                                  ranked.size() / 16);
   if (has_rate && reserve > 0) {
     ranked.erase(ranked.begin(), ranked.begin() + reserve);
   }
@@ -192,7 +191,8 @@ size_t AdaptiveChooser::Choose(absl::Span<const BookieId* const> eligible,
     const double top = static_cast<double>(n - 1);
     const double q = Quantile(slot_mib, absl::Uniform<double>(gen, 0, 1));
     const double target = (1 - q) * top;
-    const double w = std::max(1.0, options_.rank_spread * static_cast<double>(n));
+    const double w =
+        std::max(1.0, options_.rank_spread * static_cast<double>(n));
     // Reflected, not clipped: a clipped window would draw the two ends
     // twice as often as the middle ranks (a herd on the least and the most
     // loaded bookies).
@@ -205,9 +205,9 @@ size_t AdaptiveChooser::Choose(absl::Span<const BookieId* const> eligible,
 
   std::vector<double> weights(n);
   for (size_t r = 0; r < n; ++r) {
-    weights[r] = 1 + options_.rankless_tilt *
-                         (1 - 2 * static_cast<double>(r) /
-                                  static_cast<double>(n - 1));
+    weights[r] =
+        1 + options_.rankless_tilt *
+                (1 - 2 * static_cast<double>(r) / static_cast<double>(n - 1));
   }
   return ranked[PickWeighted(weights, gen)].second;
 }

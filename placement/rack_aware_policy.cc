@@ -26,9 +26,7 @@ absl::Status CheckQuorums(int ensemble_size, int write_quorum, int ack_quorum) {
 
 RackAwarePolicy::RackAwarePolicy(const PlacementOptions& options,
                                  absl::BitGenRef gen)
-    : options_(options),
-      gen_(gen),
-      chooser_(options.adaptive) {}
+    : options_(options), gen_(gen), chooser_(options.adaptive) {}
 
 void RackAwarePolicy::OnClusterChanged(
     const std::vector<BookieNode>& writable,
@@ -114,8 +112,8 @@ RackAwarePolicy::WeightTable RackAwarePolicy::PrepareWeights() const {
 double RackAwarePolicy::SlotMiB(const LedgerHints& hints, int ensemble_size,
                                 int write_quorum) {
   if (!hints.has_rate()) return -1;
-  return hints.expected_write_bytes_per_second * write_quorum /
-         ensemble_size / kBytesPerMiB;
+  return hints.expected_write_bytes_per_second * write_quorum / ensemble_size /
+         kBytesPerMiB;
 }
 
 void RackAwarePolicy::RecordPlaced(const std::vector<BookieId>& bookies,
@@ -290,7 +288,8 @@ absl::StatusOr<ReplacementResult> RackAwarePolicy::ReplaceBookie(
   absl::StatusOr<ReplacementResult> result =
       TryReplace(ensemble, index, write_quorum, excluded, false, slot_mib);
   if (IsNotEnoughBookies(result.status()) && !quarantined_until_.empty()) {
-    result = TryReplace(ensemble, index, write_quorum, excluded, true, slot_mib);
+    result =
+        TryReplace(ensemble, index, write_quorum, excluded, true, slot_mib);
   }
   if (result.ok()) RecordPlaced({result->bookie}, slot_mib);
   return result;
@@ -316,9 +315,8 @@ absl::StatusOr<ReplacementResult> RackAwarePolicy::TryReplace(
     for (const BookieId* id : pool) {
       if (accept(topology_.Rack(*id))) eligible.push_back(id);
     }
-    return eligible.empty()
-               ? nullptr
-               : eligible[Draw(eligible, pool, table, slot_mib)];
+    return eligible.empty() ? nullptr
+                            : eligible[Draw(eligible, pool, table, slot_mib)];
   };
   const BookieId* chosen = choose_where(
       [&](const std::string& rack) { return rack == replaced_rack; });

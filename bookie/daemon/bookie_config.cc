@@ -80,8 +80,8 @@ void AddJournal(ConfigTable<DaemonOptions>& t) {
           BK_FIELD(store.journal.skip_corrupt_records), "-", {},
           "on replay, skip (and report) a corrupt record mid-journal instead "
           "of refusing to start");
-  t.Value("journalCutNewestTailAt",
-          BK_FIELD(store.journal.cut_newest_tail_at), "-", {},
+  t.Value("journalCutNewestTailAt", BK_FIELD(store.journal.cut_newest_tail_at),
+          "-", {},
           "for one start after a power loss: <journal file>:<offset>, as the "
           "refusal to start prints it; cuts only that newest file at only "
           "that offset, where invalid bytes are followed by valid records");

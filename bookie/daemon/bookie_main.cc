@@ -60,7 +60,8 @@ absl::StatusOr<std::optional<std::string>> RegisteredEndpoint(
   if (!set.ok()) return set.status();
   for (const auto* list : {&set->writable, &set->readonly}) {
     for (const auto& b : *list) {
-      if (b.bookie_id() == id) return std::optional<std::string>(b.grpc_endpoint());
+      if (b.bookie_id() == id)
+        return std::optional<std::string>(b.grpc_endpoint());
     }
   }
   return std::optional<std::string>();

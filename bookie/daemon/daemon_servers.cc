@@ -42,10 +42,9 @@ HttpResponse Health(DaemonParts& p) {
   if (p.store) {
     StoreStats st = p.store->Stats();
     if (!st.healthy) {
-      return HttpResponse{
-          503, "text/plain; charset=utf-8",
-          absl::StrCat("failed (restart to recover): ", st.unhealthy_reason,
-                       "\n")};
+      return HttpResponse{503, "text/plain; charset=utf-8",
+                          absl::StrCat("failed (restart to recover): ",
+                                       st.unhealthy_reason, "\n")};
     }
   }
   return HttpResponse{200, "text/plain; charset=utf-8", "alive\n"};
@@ -98,20 +97,19 @@ absl::Status StartHttp(const DaemonOptions& options, DaemonParts& p) {
   DaemonParts* q = &p;
   p.collector = std::make_shared<StatsCollector>(
       options.bookie_id,
-      StatsSources{[q] { return q->store->journal_stats(); },
-                   [q] { return q->store->storage_stats(); },
-                   [q] { return q->store->Stats(); },
-                   [q] { return q->monitor->Snapshot(); },
-                   [q] { return q->LastDisk(); },
-                   [q] { return q->registered.load(); },
-                   [q] {
-                     return q->gc_filter ? q->gc_filter->stats()
-                                         : MetadataLedgerFilter::Stats{};
-                   },
-                   [q] {
-                     return q->registration ? q->registration->failures()
-                                            : uint64_t{0};
-                   }});
+      StatsSources{
+          [q] { return q->store->journal_stats(); },
+          [q] { return q->store->storage_stats(); },
+          [q] { return q->store->Stats(); },
+          [q] { return q->monitor->Snapshot(); }, [q] { return q->LastDisk(); },
+          [q] { return q->registered.load(); },
+          [q] {
+            return q->gc_filter ? q->gc_filter->stats()
+                                : MetadataLedgerFilter::Stats{};
+          },
+          [q] {
+            return q->registration ? q->registration->failures() : uint64_t{0};
+          }});
   if (!options.http_enabled) return absl::OkStatus();
   std::map<std::string, HttpHandler> routes;
   routes["/metrics"] = [q](const HttpRequest&) { return Metrics(*q); };

@@ -146,8 +146,9 @@ bool MetadataLedgerFilter::ConfirmMissing(metadata::LedgerId id,
     return false;
   }
   deleted_.fetch_add(1, std::memory_order_relaxed);
-  log_->info("GC: ledger {} has no metadata in {} passes (deleted); dropping it",
-             id, seen);
+  log_->info(
+      "GC: ledger {} has no metadata in {} passes (deleted); dropping it", id,
+      seen);
   return true;
 }
 

@@ -96,8 +96,8 @@ class MetadataLedgerFilter {
   absl::flat_hash_map<metadata::LedgerId, Miss> misses_ ABSL_GUARDED_BY(mu_);
 
   // Own synchronisation.
-  std::atomic<uint64_t> syncs_{0}, listings_{0}, verify_reads_{0},
-      missing_{0}, deleted_{0}, errors_{0};
+  std::atomic<uint64_t> syncs_{0}, listings_{0}, verify_reads_{0}, missing_{0},
+      deleted_{0}, errors_{0};
 };
 
 }  // namespace bk::bookie

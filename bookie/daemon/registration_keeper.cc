@@ -6,8 +6,7 @@
 namespace bk::bookie {
 
 RegistrationKeeper::RegistrationKeeper(
-    std::function<absl::Status()> register_fn, Options options,
-    log::Logger log)
+    std::function<absl::Status()> register_fn, Options options, log::Logger log)
     : register_fn_(std::move(register_fn)),
       options_(options),
       log_(std::move(log)),

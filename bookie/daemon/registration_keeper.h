@@ -36,8 +36,8 @@ class RegistrationKeeper {
     absl::Duration max_backoff = absl::Seconds(10);  // doubling up to this
   };
 
-  RegistrationKeeper(std::function<absl::Status()> register_fn,
-                     Options options, log::Logger log);
+  RegistrationKeeper(std::function<absl::Status()> register_fn, Options options,
+                     log::Logger log);
   ~RegistrationKeeper();
   RegistrationKeeper(const RegistrationKeeper&) = delete;
   RegistrationKeeper& operator=(const RegistrationKeeper&) = delete;
@@ -48,7 +48,9 @@ class RegistrationKeeper {
   // Asks for a registration now; retried until one succeeds.
   void RegisterAgain();
   // Registration attempts that failed.
-  uint64_t failures() const { return failures_.load(std::memory_order_relaxed); }
+  uint64_t failures() const {
+    return failures_.load(std::memory_order_relaxed);
+  }
 
  private:
   void Run();

@@ -204,8 +204,9 @@ absl::Status JournalFileReader::HandleInvalid(uint64_t offset,
       offset == static_cast<uint64_t>(options_.cut_tail_at)) {
     report_.torn_bytes = size_ - offset;
     report_.torn_reason =
-        absl::StrCat(reason, "; cut here by journalCutNewestTailAt, with the "
-                             "valid records after it");
+        absl::StrCat(reason,
+                     "; cut here by journalCutNewestTailAt, with the "
+                     "valid records after it");
     done_ = true;
     return absl::OkStatus();
   }
@@ -224,14 +225,16 @@ absl::Status JournalFileReader::HandleInvalid(uint64_t offset,
     return error_ = absl::DataLossError(absl::StrCat(
                where,
                ". Start refused. This is the newest journal file: if the "
-               "bookie lost power, the bytes from offset ", offset,
+               "bookie lost power, the bytes from offset ",
+               offset,
                " on are its last group, never acknowledged, a later page of "
                "which reached the disk before an earlier one; start once with "
-               "--journalCutNewestTailAt=", report_.path, ":", offset,
+               "--journalCutNewestTailAt=",
+               report_.path, ":", offset,
                " to cut the file there. If it is damage instead (that cut "
-               "would lose acknowledged entries after offset ", offset,
-               "), journalSkipCorruptRecords=true skips only bytes [", offset,
-               ", ", resume, ")"));
+               "would lose acknowledged entries after offset ",
+               offset, "), journalSkipCorruptRecords=true skips only bytes [",
+               offset, ", ", resume, ")"));
   }
   report_.skipped.push_back({offset, resume - offset, reason});
   pos_ = resume;

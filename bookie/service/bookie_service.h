@@ -105,9 +105,10 @@ using BookieServiceBase = proto::Bookie::WithRawCallbackMethod_AddEntries<
             proto::Bookie::WithCallbackMethod_ReadLac<
                 proto::Bookie::WithCallbackMethod_WriteLac<
                     proto::Bookie::WithCallbackMethod_ForceLedger<
-                        proto::Bookie::WithCallbackMethod_GetListOfEntriesOfLedger<
-                            proto::Bookie::WithCallbackMethod_GetBookieInfo<
-                                proto::Bookie::Service>>>>>>>>;
+                        proto::Bookie::
+                            WithCallbackMethod_GetListOfEntriesOfLedger<
+                                proto::Bookie::WithCallbackMethod_GetBookieInfo<
+                                    proto::Bookie::Service>>>>>>>>;
 
 class BookieServiceImpl final : public BookieServiceBase {
  public:

@@ -27,7 +27,8 @@ double SecondsSince(std::chrono::steady_clock::time_point start) {
 // permit, never a read permit, from construction to OnDone.
 class LongPollReactor final : public grpc::ServerUnaryReactor {
  public:
-  LongPollReactor(BookieServiceImpl* service, const proto::ReadEntryRequest& req,
+  LongPollReactor(BookieServiceImpl* service,
+                  const proto::ReadEntryRequest& req,
                   proto::ReadEntryResponse* resp)
       : service_(service),
         ledger_(req.ledger_id()),
@@ -115,9 +116,9 @@ grpc::ServerUnaryReactor* BookieServiceImpl::LongPoll(
     return reactor;
   }
   auto* reactor = new LongPollReactor(this, *req, resp);
-  reactor->Start(req->previous_lac(),
-                 std::min(absl::Milliseconds(req->timeout_ms()),
-                          options_.max_long_poll));
+  reactor->Start(
+      req->previous_lac(),
+      std::min(absl::Milliseconds(req->timeout_ms()), options_.max_long_poll));
   return reactor;
 }
 

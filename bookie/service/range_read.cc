@@ -31,8 +31,7 @@ struct RangeDeadline {
 class RangeReadReactor final
     : public grpc::ServerWriteReactor<proto::ReadEntryResponse> {
  public:
-  RangeReadReactor(BookieServiceImpl* service,
-                   grpc::CallbackServerContext* ctx,
+  RangeReadReactor(BookieServiceImpl* service, grpc::CallbackServerContext* ctx,
                    const proto::ReadEntriesRequest& req, bool permitted)
       : service_(service),
         ledger_(req.ledger_id()),
@@ -49,8 +48,7 @@ class RangeReadReactor final
       deadline_->ctx = ctx;
     }
     timer_id_ = service_->timer().Schedule(
-        absl::Now() + service_->options().range_read_timeout,
-        [d = deadline_] {
+        absl::Now() + service_->options().range_read_timeout, [d = deadline_] {
           // gRPC runs the reactions a cancel causes on its own threads,
           // never inside TryCancel, so holding mu here cannot deadlock
           // against OnDone.

@@ -39,10 +39,9 @@ absl::StatusOr<std::vector<int64_t>> LedgerDir::ListEntries(
   // The write cache's ids (bounded by its size) and the index's first
   // max_entries: the first max_entries of their union are the answer.
   write_cache_->ListEntries(ledger_id, &ids);
-  ids.erase(std::remove_if(ids.begin(), ids.end(),
-                           [first_entry_id](int64_t id) {
-                             return id < first_entry_id;
-                           }),
+  ids.erase(std::remove_if(
+                ids.begin(), ids.end(),
+                [first_entry_id](int64_t id) { return id < first_entry_id; }),
             ids.end());
   if (absl::Status s =
           index_->ListEntries(ledger_id, first_entry_id, max_entries, &ids);

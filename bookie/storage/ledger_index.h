@@ -86,8 +86,7 @@ class LedgerIndex {
   // Entry ids with a location, ascending, from first_entry_id on, at most
   // max_entries of them, appended to *out.
   absl::Status ListEntries(uint64_t ledger_id, int64_t first_entry_id,
-                           size_t max_entries,
-                           std::vector<int64_t>* out) const;
+                           size_t max_entries, std::vector<int64_t>* out) const;
   // Removes every location of the ledger (one range tombstone), durably.
   absl::Status DeleteLocations(uint64_t ledger_id);
 

@@ -158,8 +158,7 @@ absl::StatusOr<Placement> ClusterView::NewEnsemble(
                                QuarantinedSetLocked(), hints);
   if (!r.ok() && placement::IsNotEnoughBookies(r.status())) {
     // Quarantine is best effort: use quarantined bookies rather than fail.
-    r = policy_.NewEnsemble(ensemble_size, write_quorum, ack_quorum, {},
-                            hints);
+    r = policy_.NewEnsemble(ensemble_size, write_quorum, ack_quorum, {}, hints);
   }
   if (!r.ok()) return r.status();
   Placement p;

@@ -128,8 +128,7 @@ void ReadHandle::AdoptLocked(
   } else {
     lac_ = std::max(
         lac_,
-        metadata_.segments(metadata_.segments_size() - 1).first_entry_id() -
-            1);
+        metadata_.segments(metadata_.segments_size() - 1).first_entry_id() - 1);
   }
 }
 
@@ -197,11 +196,10 @@ void ReadHandle::RetryWithFreshMetadata(int64_t entry_id,
                                         ReadDone done) {
   std::weak_ptr<ReadHandle> weak = weak_from_this();
   ctx_->store()->ReadLedgerAsync(
-      ledger_id_,
-      [weak, entry_id, ensemble = std::move(ensemble),
-       result = std::move(result), done = std::move(done)](
-          absl::StatusOr<metadata::Versioned<proto::LedgerMetadata>>
-              md) mutable {
+      ledger_id_, [weak, entry_id, ensemble = std::move(ensemble),
+                   result = std::move(result), done = std::move(done)](
+                      absl::StatusOr<metadata::Versioned<proto::LedgerMetadata>>
+                          md) mutable {
         auto self = weak.lock();
         if (self == nullptr || !md.ok()) {
           done(std::move(result));

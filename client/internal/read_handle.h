@@ -67,8 +67,7 @@ class ReadHandle : public std::enable_shared_from_this<ReadHandle> {
   // answers `result`.
   void RetryWithFreshMetadata(int64_t entry_id,
                               std::vector<std::string> ensemble,
-                              absl::StatusOr<ReadResult> result,
-                              ReadDone done);
+                              absl::StatusOr<ReadResult> result, ReadDone done);
 
   // Constant after construction.
   ClientContext* const ctx_;

@@ -250,8 +250,7 @@ TEST_CASE(
       if (e < 2) {
         before_intact &= ReadsBackIntact(stub.get(), L, e, size_of(e));
       } else {
-        from_cut_gone &=
-            Read(stub.get(), L, e).status() == proto::BK_ENOENTRY;
+        from_cut_gone &= Read(stub.get(), L, e).status() == proto::BK_ENOENTRY;
       }
     }
   }

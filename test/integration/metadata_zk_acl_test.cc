@@ -76,7 +76,8 @@ class RawSession {
                            nullptr) == ZOK);
     }
     absl::MutexLock l(&mu_);
-    auto up = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return connected_; };
+    auto up = [this]()
+                  ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return connected_; };
     REQUIRE(mu_.AwaitWithTimeout(absl::Condition(&up), absl::Seconds(30)));
   }
   ~RawSession() { zookeeper_close(zh_); }
@@ -102,8 +103,7 @@ class RawSession {
   }
 
  private:
-  static void Watcher(zhandle_t*, int type, int state, const char*,
-                      void* ctx) {
+  static void Watcher(zhandle_t*, int type, int state, const char*, void* ctx) {
     if (type != ZOO_SESSION_EVENT) return;
     auto* self = static_cast<RawSession*>(ctx);
     absl::MutexLock l(&self->mu_);
@@ -154,7 +154,8 @@ TEST_CASE(
   REQUIRE(store.ok());
   const std::vector<std::string> znodes = ClusterZnodes(**store, root);
 
-  for (const std::string& who : {std::string(), std::string("bookkeeper:guess")}) {
+  for (const std::string& who :
+       {std::string(), std::string("bookkeeper:guess")}) {
     INFO("credentials '" << who << "'");
     RawSession outsider(zk.hosts(), who);
     for (const std::string& path : znodes) {
@@ -188,8 +189,8 @@ TEST_CASE("a secured store authenticates again after its session expires",
   test::ZkServer& zk = test::SharedZkServer();
   testing::TempDir dir;
   const std::string digest = WriteCredentials(dir, "bookkeeper:s3cret");
-  auto store =
-      metadata::Open("zk://" + zk.hosts() + UniqueRoot("expiry"), Secured(digest));
+  auto store = metadata::Open("zk://" + zk.hosts() + UniqueRoot("expiry"),
+                              Secured(digest));
   REQUIRE(store.ok());
   REQUIRE((*store)->CreateLedger(1, Md()).ok());
   auto& session = static_cast<metadata::ZkStore*>(store->get())->session();
@@ -199,9 +200,8 @@ TEST_CASE("a secured store authenticates again after its session expires",
     REQUIRE(test::ExpireZkSession(zk.hosts(), session.client_id(),
                                   absl::Seconds(10))
                 .ok());
-    expired = testing::PollUntil(
-        [&] { return session.generation() != before; }, absl::Seconds(2),
-        absl::Milliseconds(10));
+    expired = testing::PollUntil([&] { return session.generation() != before; },
+                                 absl::Seconds(2), absl::Milliseconds(10));
   }
   REQUIRE(expired);
   // The new session carries the credentials: it may change the old nodes

@@ -17,8 +17,7 @@ namespace bk::testing {
 class ForwardingStore : public metadata::MetadataStore {
  public:
   // `target` must outlive this store.
-  explicit ForwardingStore(metadata::MetadataStore* target)
-      : target_(target) {}
+  explicit ForwardingStore(metadata::MetadataStore* target) : target_(target) {}
   // Owns its target.
   explicit ForwardingStore(std::unique_ptr<metadata::MetadataStore> target)
       : owned_(std::move(target)), target_(owned_.get()) {}

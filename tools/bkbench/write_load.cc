@@ -24,10 +24,11 @@ absl::StatusOr<std::unique_ptr<WriteLoad>> WriteLoad::Create(
   std::vector<std::unique_ptr<client::LedgerWriter>> writers;
   // Each ledger's share of a paced rate is its expected write rate, the hint
   // a broker would give; an unpaced run gives none.
-  const double hint =
-      options.rate > 0 ? options.rate * static_cast<double>(options.entry_size) /
-                             options.ledgers
-                       : -1;
+  const double hint = options.rate > 0
+                          ? options.rate *
+                                static_cast<double>(options.entry_size) /
+                                options.ledgers
+                          : -1;
   for (int i = 0; i < options.ledgers; ++i) {
     auto lw = client->CreateLedger({.ensemble_size = options.ensemble,
                                     .write_quorum = options.write_quorum,

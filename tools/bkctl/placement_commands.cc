@@ -133,8 +133,8 @@ absl::Status ParseCommon(const ParsedFlags& flags, Run* run) {
   for (const std::string& item : *custom) {
     const size_t eq = item.find('=');
     if (eq == std::string::npos || eq == 0) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--custom: \"", item, "\" is not KEY=VALUE"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("--custom: \"", item, "\" is not KEY=VALUE"));
     }
     run->hints.custom_metadata[item.substr(0, eq)] = item.substr(eq + 1);
   }
@@ -227,8 +227,8 @@ int NewEnsemble(const std::vector<std::string>& args, std::ostream& out,
   Tally tally(run.cluster);
   for (int64_t i = 0; i < run.draws; ++i) {
     absl::StatusOr<placement::PlacementResult> result =
-        policy.NewEnsemble(run.ensemble_size, run.write_quorum,
-                           run.ack_quorum, run.excluded, run.hints);
+        policy.NewEnsemble(run.ensemble_size, run.write_quorum, run.ack_quorum,
+                           run.excluded, run.hints);
     if (placement::IsNotEnoughBookies(result.status())) {
       tally.AddNotEnough();
       continue;
@@ -289,8 +289,8 @@ int Replace(const std::vector<std::string>& args, std::ostream& out,
   Tally tally(run.cluster);
   for (int64_t i = 0; i < run.draws; ++i) {
     absl::StatusOr<placement::ReplacementResult> result =
-        policy.ReplaceBookie(*ensemble, index, run.write_quorum,
-                             run.ack_quorum, run.excluded, run.hints);
+        policy.ReplaceBookie(*ensemble, index, run.write_quorum, run.ack_quorum,
+                             run.excluded, run.hints);
     if (placement::IsNotEnoughBookies(result.status())) {
       tally.AddNotEnough();
       continue;

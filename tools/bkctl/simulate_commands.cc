@@ -81,16 +81,17 @@ const std::vector<FlagSpec>& SweepFlags() {
 }
 
 std::string Table(const sim::SimulationResult& r) {
-  std::string out = absl::StrFormat(
-      "%-9s %10s %6s %10s %10s %9s %9s %9s %6s %7s %7s\n", "policy", "stddev",
-      "gap%", "range", "top10", "p50_s", "p99_s", "p999_s", "herd", "changes",
-      "wall_s");
+  std::string out =
+      absl::StrFormat("%-9s %10s %6s %10s %10s %9s %9s %9s %6s %7s %7s\n",
+                      "policy", "stddev", "gap%", "range", "top10", "p50_s",
+                      "p99_s", "p999_s", "herd", "changes", "wall_s");
   for (const sim::PolicyRun& run : r.runs) {
     const sim::PolicySummary& s = run.summary;
     const absl::string_view name = placement::WeightingName(run.weighting);
     const double gap = sim::GapClosed(r, run);
     absl::StrAppendFormat(
-        &out, "%-9s %10.2f %6s %10.2f %10.2f %9.4f %9.4f %9.4f %6.2f %7d %7.1f\n",
+        &out,
+        "%-9s %10.2f %6s %10.2f %10.2f %9.4f %9.4f %9.4f %6.2f %7d %7.1f\n",
         std::string(name.data(), name.size()), s.throughput_stddev,
         std::isnan(gap) ? std::string("-") : absl::StrFormat("%.0f", 100 * gap),
         s.throughput_range, s.top10_throughput, s.p50_write_latency,
@@ -146,9 +147,9 @@ absl::Status OverrideScenario(const ParsedFlags& flags, sim::Scenario* s) {
   if (flags.Has("report-interval")) {
     double v = 0;
     if (!absl::SimpleAtod(flags.Get("report-interval"), &v)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--report-interval: \"", flags.Get("report-interval"),
-          "\" is not a number"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("--report-interval: \"", flags.Get("report-interval"),
+                       "\" is not a number"));
     }
     s->clients.report_interval_s = v;
   }
@@ -158,8 +159,8 @@ absl::Status OverrideScenario(const ParsedFlags& flags, sim::Scenario* s) {
     const int64_t topics =
         static_cast<int64_t>(s->clients.count) * s->clients.topics_per_client;
     s->clients.count = static_cast<int>(*n);
-    s->clients.topics_per_client = static_cast<int>(std::max<int64_t>(
-        1, std::llround(static_cast<double>(topics) / *n)));
+    s->clients.topics_per_client = static_cast<int>(
+        std::max<int64_t>(1, std::llround(static_cast<double>(topics) / *n)));
   }
   return sim::ValidateScenario(*s);
 }
@@ -270,11 +271,10 @@ absl::StatusOr<std::vector<uint64_t>> SeedRange(const std::string& text) {
   const size_t dash = text.find('-');
   uint64_t lo = 0;
   uint64_t hi = 0;
-  const bool ok =
-      dash == std::string::npos
-          ? absl::SimpleAtoi(text, &lo) && (hi = lo, true)
-          : absl::SimpleAtoi(text.substr(0, dash), &lo) &&
-                absl::SimpleAtoi(text.substr(dash + 1), &hi);
+  const bool ok = dash == std::string::npos
+                      ? absl::SimpleAtoi(text, &lo) && (hi = lo, true)
+                      : absl::SimpleAtoi(text.substr(0, dash), &lo) &&
+                            absl::SimpleAtoi(text.substr(dash + 1), &hi);
   if (!ok || hi < lo || hi - lo >= 1000) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--seeds: \"", text, "\" is not first-last (at most 1000 seeds)"));

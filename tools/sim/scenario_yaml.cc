@@ -195,10 +195,10 @@ absl::Status ReadPlacement(const YAML::Node& node, Scenario* s) {
   ar.Get("slow_latency_multiple", &a.slow_latency_multiple);
   ar.Get("observation_max_age_s", &observation_max_age_s);
   if (absl::Status st = ar.Finish(); !st.ok()) return st;
-  for (auto [name, v] : {std::pair{"report_window_s", report_window_s},
-                         std::pair{"max_report_age_s", max_report_age_s},
-                         std::pair{"observation_max_age_s",
-                                   observation_max_age_s}}) {
+  for (auto [name, v] :
+       {std::pair{"report_window_s", report_window_s},
+        std::pair{"max_report_age_s", max_report_age_s},
+        std::pair{"observation_max_age_s", observation_max_age_s}}) {
     if (!(v >= 0 && v < 1e9)) {
       return absl::InvalidArgumentError(absl::StrCat(
           "placement.adaptive.", name, " must be in [0, 1e9), got ", v));

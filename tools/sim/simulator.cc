@@ -4,8 +4,8 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
-#include <memory>
 #include <limits>
+#include <memory>
 #include <queue>
 
 #include "absl/random/distributions.h"
@@ -180,8 +180,8 @@ class Run {
         if (l.ensemble.empty()) continue;
         const double bytes = l.bytes_per_second * tick_s_;
         if (measured) offered_bytes_measured_ += bytes;
-        const double member = bytes * lc.write_quorum /
-                              static_cast<double>(l.ensemble.size());
+        const double member =
+            bytes * lc.write_quorum / static_cast<double>(l.ensemble.size());
         for (double& b : l.member_bytes) b += member;
         AddLedgerLatency(l, lc, bytes / entry_bytes);
       }
@@ -192,8 +192,7 @@ class Run {
         for (Topic& t : client->topics()) FlushSlots(t.ledger);
       }
       metrics_.CloseInterval(
-          next_interval_end_,
-          IdealBalanceStddev(slots_, WritableCount(), 1),
+          next_interval_end_, IdealBalanceStddev(slots_, WritableCount(), 1),
           BalanceLowerBoundStddev(slots_, WritableCount(), 1));
       slots_.clear();
       next_interval_end_ += s_.metrics_interval_s;
@@ -251,7 +250,8 @@ class Run {
       if (failing_[b]) excluded.insert(ids.back());
     }
     if (s_.clients.quarantine_s > 0) {
-      policy.Quarantine(ids[index], now + absl::Seconds(s_.clients.quarantine_s));
+      policy.Quarantine(ids[index],
+                        now + absl::Seconds(s_.clients.quarantine_s));
     }
     absl::StatusOr<placement::ReplacementResult> r = policy.ReplaceBookie(
         ids, static_cast<int>(index), s_.ledgers.write_quorum,
@@ -423,7 +423,6 @@ PolicyRun SimulatePolicy(const Scenario& scenario,
   return result;
 }
 
-
 SimulationResult Simulate(const Scenario& scenario, uint64_t seed) {
   const auto start = std::chrono::steady_clock::now();
   SimulationResult result;
@@ -447,8 +446,7 @@ double LowerBoundStddev(const SimulationResult& r) {
 double GapClosed(const SimulationResult& r, const PolicyRun& run) {
   for (const PolicyRun& none : r.runs) {
     if (none.weighting != placement::Weighting::kNone) continue;
-    const double gap =
-        none.summary.throughput_stddev - LowerBoundStddev(r);
+    const double gap = none.summary.throughput_stddev - LowerBoundStddev(r);
     if (!(gap > 0)) break;
     return (none.summary.throughput_stddev - run.summary.throughput_stddev) /
            gap;

@@ -47,13 +47,21 @@ std::vector<Variant> Variants(bool with_partitioned) {
   };
   std::vector<Variant> v = {
       {"base", false, {kNone, kLoad, kAdaptive}, [](Scenario&) {}},
-      {"fresh", false, {kAdaptive},
+      {"fresh",
+       false,
+       {kAdaptive},
        [](Scenario& s) { s.clients.report_interval_s = 1; }},
-      {"blind", false, {kAdaptive},
+      {"blind",
+       false,
+       {kAdaptive},
        [](Scenario& s) { s.clients.rate_hints = false; }},
-      {"no_gray", false, {kNone, kAdaptive},
+      {"no_gray",
+       false,
+       {kNone, kAdaptive},
        [](Scenario& s) { s.gray_failures.clear(); }},
-      {"perfect", false, {kAdaptive},
+      {"perfect",
+       false,
+       {kAdaptive},
        [](Scenario& s) { s.clients.perfect_reports = true; }},
       {"herd_60s_20c", false, {kAdaptive}, herd(60, 20)},
       {"herd_30s_50c", false, {kAdaptive}, herd(30, 50)},
@@ -171,9 +179,9 @@ absl::StatusOr<TargetsResult> MeasureTargets(const TargetsOptions& options) {
   std::atomic<size_t> next{0};
   auto worker = [&]() {
     for (size_t j = next++; j < jobs.size(); j = next++) {
-      result.runs[j] = {jobs[j].seed, jobs[j].variant->name,
-                        SimulatePolicy(jobs[j].scenario, jobs[j].policy,
-                                       jobs[j].seed)};
+      result.runs[j] = {
+          jobs[j].seed, jobs[j].variant->name,
+          SimulatePolicy(jobs[j].scenario, jobs[j].policy, jobs[j].seed)};
     }
   };
   std::vector<std::thread> threads;
@@ -236,11 +244,11 @@ std::string TargetsToMarkdown(const TargetsOptions& options,
     const double g1 = Gap(r, seed, "fresh");
     const double gb = Gap(r, seed, "blind");
     absl::StrAppendFormat(
-        &spread, "| %d | %.2f | %.2f | %.2f | %.2f | %s | %s | %s | %s | %s |\n",
-        seed, none->throughput_stddev, load->throughput_stddev,
-        ad->throughput_stddev, SeedBound(r, seed, false),
-        Pct(Gap(r, seed, "base", kLoad)), Pct(g30), Pct(g1),
-        Pct(Gap(r, seed, "perfect")), Pct(gb));
+        &spread,
+        "| %d | %.2f | %.2f | %.2f | %.2f | %s | %s | %s | %s | %s |\n", seed,
+        none->throughput_stddev, load->throughput_stddev, ad->throughput_stddev,
+        SeedBound(r, seed, false), Pct(Gap(r, seed, "base", kLoad)), Pct(g30),
+        Pct(g1), Pct(Gap(r, seed, "perfect")), Pct(gb));
     gap30.Add(seed, g30 >= 0.5);
     gap1.Add(seed, g1 >= 0.9);
     gap_blind.Add(seed, gb >= 0.25);
@@ -249,11 +257,11 @@ std::string TargetsToMarkdown(const TargetsOptions& options,
     const PolicySummary* none_clean = Summary(r, seed, "no_gray", kNone);
     const PolicySummary* ad_clean = Summary(r, seed, "no_gray", kAdaptive);
     const PolicyRun* ad_run = FindRun(r, seed, "base", kAdaptive);
-    absl::StrAppendFormat(&tail, "| %d | %.3f | %.3f | %.3f | %.3f | %.3f | %d |\n",
-                          seed, none->p99_write_latency,
-                          load->p99_write_latency, ad->p99_write_latency,
-                          none_clean->p99_write_latency,
-                          ad_clean->p99_write_latency, ad_run->ensemble_changes);
+    absl::StrAppendFormat(
+        &tail, "| %d | %.3f | %.3f | %.3f | %.3f | %.3f | %d |\n", seed,
+        none->p99_write_latency, load->p99_write_latency, ad->p99_write_latency,
+        none_clean->p99_write_latency, ad_clean->p99_write_latency,
+        ad_run->ensemble_changes);
     tail_clean.Add(seed, ad_clean->p99_write_latency < 1 &&
                              ad_clean->p99_write_latency * 10 <=
                                  none_clean->p99_write_latency);
@@ -270,24 +278,27 @@ std::string TargetsToMarkdown(const TargetsOptions& options,
     herding += row + "\n";
     herd.Add(seed, worst <= 1.3);
 
-    const double sd_change = load->throughput_stddev / none->throughput_stddev - 1;
+    const double sd_change =
+        load->throughput_stddev / none->throughput_stddev - 1;
     const double range_change =
         load->throughput_range / none->throughput_range - 1;
-    absl::StrAppendFormat(&direction, "| %d | %+.0f %% | %+.0f %% | %.2f -> %.2f |\n",
-                          seed, 100 * sd_change, 100 * range_change,
+    absl::StrAppendFormat(&direction,
+                          "| %d | %+.0f %% | %+.0f %% | %.2f -> %.2f |\n", seed,
+                          100 * sd_change, 100 * range_change,
                           none->p99_write_latency, load->p99_write_latency);
     dir_sd.Add(seed, sd_change <= -0.10);
     dir_range.Add(seed, range_change < 0);
-    dir_p99.Add(seed, none->p99_write_latency >= 10 &&
-                          load->p99_write_latency < 1);
+    dir_p99.Add(seed,
+                none->p99_write_latency >= 10 && load->p99_write_latency < 1);
 
     if (options.partitioned) {
       const PolicySummary* pn = Summary(r, seed, "partitioned", kNone);
       const PolicySummary* pa = Summary(r, seed, "partitioned", kAdaptive);
       const double ratio = pa->throughput_stddev / pn->throughput_stddev;
-      absl::StrAppendFormat(&partitioned, "| %d | %.2f | %.2f | %.2f | %.2f |\n",
-                            seed, SeedBound(r, seed, true),
-                            pn->throughput_stddev, pa->throughput_stddev, ratio);
+      absl::StrAppendFormat(&partitioned,
+                            "| %d | %.2f | %.2f | %.2f | %.2f |\n", seed,
+                            SeedBound(r, seed, true), pn->throughput_stddev,
+                            pa->throughput_stddev, ratio);
       part.Add(seed, ratio <= 0.5);
     }
   }
@@ -323,10 +334,10 @@ ordered_json TargetsToJson(const TargetsOptions& options,
     one.runs.push_back(t.run);
     const std::string name(placement::WeightingName(t.run.weighting));
     ordered_json run = ResultToJson(one)["policies"][name];
-    run["gap_closed"] = std::isnan(Gap(r, t.seed, t.variant, t.run.weighting))
-                            ? ordered_json(nullptr)
-                            : ordered_json(Gap(r, t.seed, t.variant,
-                                               t.run.weighting));
+    run["gap_closed"] =
+        std::isnan(Gap(r, t.seed, t.variant, t.run.weighting))
+            ? ordered_json(nullptr)
+            : ordered_json(Gap(r, t.seed, t.variant, t.run.weighting));
     if (t.variant == "partitioned") run["gap_closed"] = nullptr;
     j["runs"].push_back({{"seed", t.seed},
                          {"variant", t.variant},

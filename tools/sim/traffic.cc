@@ -24,7 +24,7 @@ double DrawLedgerRate(const TrafficConfig& t, double topic_rate,
   const double rate =
       topic_rate * std::exp(absl::Gaussian<double>(rng, -s * s / 2, s));
   const double cap = t.partition_mib_per_second > 0 ? t.partition_mib_per_second
-                                                   : t.max_mib_per_second;
+                                                    : t.max_mib_per_second;
   return std::min(rate, cap * placement::kBytesPerMiB);
 }
 

@@ -5,8 +5,8 @@
 // no metadata store can hold (>= 2^63) is refused before it makes state.
 
 #include <grpcpp/generic/generic_stub.h>
-#include <signal.h>
 #include <grpcpp/grpcpp.h>
+#include <signal.h>
 
 #include "test/integration/bookie/bookie_it_util.h"
 
@@ -122,8 +122,8 @@ TEST_CASE(
 TEST_CASE("a read of an entry id below -1 is EBADREQ, not the last entry",
           "[integration][bookie]") {
   TempDir dir;
-  auto b = StartBookie(
-      BookieOptions(dir, "bk-badentry", FreshZkUri("badentry")));
+  auto b =
+      StartBookie(BookieOptions(dir, "bk-badentry", FreshZkUri("badentry")));
   auto stub = Connect(b->grpc_target());
   for (int e = 0; e < 3; ++e)
     REQUIRE(AddOne(stub.get(), MakeAdd(41, e)) == proto::BK_EOK);

@@ -27,9 +27,9 @@ TEST_CASE(
     "without the fault",
     "[integration][bookie]") {
   TempDir dir;
-  auto b = StartBookie(TestingOptions(dir, "bk-health-eio",
-                                      {{"testingFailSyncNth", "10"},
-                                       {"testingFailSyncPath", ".jnl"}}));
+  auto b = StartBookie(TestingOptions(
+      dir, "bk-health-eio",
+      {{"testingFailSyncNth", "10"}, {"testingFailSyncPath", ".jnl"}}));
   CHECK(HttpGet(b->http_port(), "/health").status == 200);
   auto stub = Connect(b->grpc_target());
   bool failed = false;
@@ -99,9 +99,8 @@ TEST_CASE(
     "[integration][bookie]") {
   TempDir dir;
   SECTION("false: the bookie exits with an error that says why") {
-    auto launched = BookieProcess::Launch(
-        BookieOptions(dir, "bk-full-stop", FreshZkUri("full-stop"),
-                      FullDisk(false)));
+    auto launched = BookieProcess::Launch(BookieOptions(
+        dir, "bk-full-stop", FreshZkUri("full-stop"), FullDisk(false)));
     REQUIRE(launched.ok());
     auto exit = (*launched)->WaitExit(absl::Seconds(30));
     REQUIRE(exit.ok());

@@ -58,9 +58,9 @@ TEST_CASE(
   }
   REQUIRE(::chmod(digest.c_str(), 0600) == 0);
   const std::string uri = FreshZkUri("reg-secure");
-  auto b = StartBookie(BookieOptions(
-      dir, "bk-secure", uri,
-      {{"zkEnableSecurity", "true"}, {"zkDigestFile", digest}}));
+  auto b = StartBookie(
+      BookieOptions(dir, "bk-secure", uri,
+                    {{"zkEnableSecurity", "true"}, {"zkDigestFile", digest}}));
   metadata::OpenOptions secured;
   secured.zk_enable_security = true;
   secured.zk_digest_file = digest;
@@ -343,8 +343,7 @@ TEST_CASE(
     INFO(r->err);
     CHECK(r->exit.exit_code == 1);
     CHECK(r->err.find("format refused") != std::string::npos);
-    CHECK(r->err.find("in use by a running bookie (pid ") !=
-          std::string::npos);
+    CHECK(r->err.find("in use by a running bookie (pid ") != std::string::npos);
   }
   CHECK(Read(stub.get(), 5, 0).status() == proto::BK_EOK);
   CHECK(HttpGet(b->http_port(), "/ready").status == 200);

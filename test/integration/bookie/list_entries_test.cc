@@ -24,9 +24,8 @@ proto::GetListOfEntriesResponse ListPage(proto::Bookie::Stub* stub,
   return resp;
 }
 
-TEST_CASE(
-    "the list of a ledger's entries comes in pages of at most 65,536 ids",
-    "[integration][bookie]") {
+TEST_CASE("the list of a ledger's entries comes in pages of at most 65,536 ids",
+          "[integration][bookie]") {
   TempDir dir;
   auto b = StartBookie(BookieOptions(dir, "bk-list", FreshZkUri("list")));
   auto stub = Connect(b->grpc_target());

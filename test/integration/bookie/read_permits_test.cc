@@ -70,10 +70,9 @@ TEST_CASE(
     "[integration][bookie]") {
   TempDir dir;
   constexpr int kPermits = 2;
-  auto b = StartBookie(
-      BookieOptions(dir, "bk-fence-prio", FreshZkUri("fence-prio"),
-                    {{"maxPendingReadRequestsPerThread",
-                      std::to_string(kPermits)}}));
+  auto b = StartBookie(BookieOptions(
+      dir, "bk-fence-prio", FreshZkUri("fence-prio"),
+      {{"maxPendingReadRequestsPerThread", std::to_string(kPermits)}}));
   auto stub = Connect(b->grpc_target());
   constexpr uint64_t L = 30;
   for (int e = 0; e < 2; ++e)
@@ -89,8 +88,8 @@ TEST_CASE(
       polled[i] = LongPoll(own.get(), L, 0, 20000);
     });
   }
-  CHECK(PollUntil([&] { return PollsArrived(*b, kPermits); },
-                  absl::Seconds(15)));
+  CHECK(
+      PollUntil([&] { return PollsArrived(*b, kPermits); }, absl::Seconds(15)));
 
   // Fencing reads of other ledgers (the figure) and a plain read.
   constexpr int kFences = 20;
@@ -108,9 +107,10 @@ TEST_CASE(
     }
   }
   std::sort(ms.begin(), ms.end());
-  std::printf("fence under %d parked long polls (maxPendingReadRequests=%d): "
-              "%d/%d fenced, latency p50 %.2f ms, max %.2f ms\n",
-              kPermits, kPermits, fenced, kFences, ms[kFences / 2], ms.back());
+  std::printf(
+      "fence under %d parked long polls (maxPendingReadRequests=%d): "
+      "%d/%d fenced, latency p50 %.2f ms, max %.2f ms\n",
+      kPermits, kPermits, fenced, kFences, ms[kFences / 2], ms.back());
   CHECK(Read(stub.get(), L, 0).status() == proto::BK_EOK);
   // And the fenced ledger's own recovery fence.
   CHECK(FenceRead(stub.get(), L, "k").status() == proto::BK_EOK);
@@ -129,9 +129,9 @@ TEST_CASE(
 TEST_CASE("a long poll the client cancels leaves the bookie at once",
           "[integration][bookie]") {
   TempDir dir;
-  auto b = StartBookie(BookieOptions(dir, "bk-poll-cancel",
-                                     FreshZkUri("poll-cancel"),
-                                     {{"maxPendingReadRequestsPerThread", "1"}}));
+  auto b = StartBookie(
+      BookieOptions(dir, "bk-poll-cancel", FreshZkUri("poll-cancel"),
+                    {{"maxPendingReadRequestsPerThread", "1"}}));
   auto stub = Connect(b->grpc_target());
   REQUIRE(AddOne(stub.get(), MakeAdd(31, 0)) == proto::BK_EOK);
   {

@@ -22,9 +22,9 @@ namespace {
 // `stream` from its own thread, never reading.
 class SilentWriter {
  public:
-  SilentWriter(grpc::ClientReaderWriter<proto::AddRequest, proto::AddResponse>*
-                   stream,
-               uint64_t ledger, int batches, int per_batch, size_t size)
+  SilentWriter(
+      grpc::ClientReaderWriter<proto::AddRequest, proto::AddResponse>* stream,
+      uint64_t ledger, int batches, int per_batch, size_t size)
       : thread_([=, this] {
           for (int i = 0; i < batches; ++i) {
             proto::AddRequest req;
@@ -76,10 +76,11 @@ TEST_CASE(
   REQUIRE(settled);
   const double received =
       MetricValue(b->http_port(), "bookie_add_batch_entries_sum");
-  std::printf("unread answers: %d batches written, %.0f entries received, "
-              "bookie RSS %lld KiB\n",
-              writer.written(), received,
-              static_cast<long long>(ResidentBytes(b->pid()) / 1024));
+  std::printf(
+      "unread answers: %d batches written, %.0f entries received, "
+      "bookie RSS %lld KiB\n",
+      writer.written(), received,
+      static_cast<long long>(ResidentBytes(b->pid()) / 1024));
   CHECK_FALSE(writer.done());
   // The bound, plus what the client's 64 KiB receive window absorbed
   // (about 8,000 answers), plus one batch.
@@ -131,8 +132,8 @@ int64_t UnreadAnswersRss(const std::map<std::string, std::string>& flags,
         const bool still = now == last;
         last = now;
         return (writer.done() && now >= double{kBatches} * kPerBatch) ||
-               (still && MetricValue(b->http_port(),
-                                     "bookie_add_streams_paused") >= 1);
+               (still &&
+                MetricValue(b->http_port(), "bookie_add_streams_paused") >= 1);
       },
       absl::Seconds(300), absl::Seconds(1));
   *received_out = static_cast<int64_t>(last);
@@ -148,14 +149,15 @@ TEST_CASE("figure: bookie RSS under a client that never reads add answers",
   int64_t received = 0;
   const int64_t before = UnreadAnswersRss(
       {{"maxAddsInProgressPerStream", "100000000"}}, &received);
-  std::printf("unbounded (maxAddsInProgressPerStream=1e8): %lld entries "
-              "taken, RSS %lld KiB\n",
-              static_cast<long long>(received),
-              static_cast<long long>(before));
+  std::printf(
+      "unbounded (maxAddsInProgressPerStream=1e8): %lld entries "
+      "taken, RSS %lld KiB\n",
+      static_cast<long long>(received), static_cast<long long>(before));
   const int64_t after = UnreadAnswersRss({}, &received);
-  std::printf("default bound (maxAddsInProgressPerStream=5000): %lld "
-              "entries taken, RSS %lld KiB\n",
-              static_cast<long long>(received), static_cast<long long>(after));
+  std::printf(
+      "default bound (maxAddsInProgressPerStream=5000): %lld "
+      "entries taken, RSS %lld KiB\n",
+      static_cast<long long>(received), static_cast<long long>(after));
 }
 
 }  // namespace

@@ -267,9 +267,8 @@ TEST_CASE(
             on_bookie.insert(id);
         }
       }
-      const std::set<uint64_t> deleted =
-          Pass(filter, std::vector<uint64_t>(on_bookie.begin(),
-                                             on_bookie.end()));
+      const std::set<uint64_t> deleted = Pass(
+          filter, std::vector<uint64_t>(on_bookie.begin(), on_bookie.end()));
       for (uint64_t id : on_bookie) {
         const bool missing = in_metadata.count(id) == 0;
         missing_passes[id] = missing ? missing_passes[id] + 1 : 0;

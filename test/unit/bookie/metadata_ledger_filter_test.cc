@@ -160,8 +160,7 @@ TEST_CASE(
   FaultyStore store;
   Create(store, {1, 3, 5, 10000, 20001});
   MetadataLedgerFilter filter(&store);
-  const std::vector<uint64_t> ours = {1,    2,     3,     4,    5,
-                                      9999, 10000, 20001, 30000};
+  const std::vector<uint64_t> ours = {1, 2, 3, 4, 5, 9999, 10000, 20001, 30000};
   CHECK(Deleted(filter, ours).empty());
   CHECK(filter.stats().syncs == 1);
   CHECK(filter.stats().listings == 1);
@@ -219,9 +218,8 @@ TEST_CASE(
   CHECK(Deleted(filter, {1, 2, 3, 4, 5}) == std::set<uint64_t>{4, 5});
 }
 
-TEST_CASE(
-    "a failed metadata read keeps that ledger and stops the pass asking",
-    "[bookie][gc]") {
+TEST_CASE("a failed metadata read keeps that ledger and stops the pass asking",
+          "[bookie][gc]") {
   FaultyStore store;
   Create(store, {1});
   MetadataLedgerFilter filter(&store);

@@ -79,8 +79,7 @@ class FaultyStore : public bookie::BookieStore {
     target_->ForceLedger(ledger_id, key, std::move(done));
   }
   absl::StatusOr<std::vector<int64_t>> ListEntries(
-      uint64_t ledger_id, int64_t first_entry_id,
-      size_t max_entries) override {
+      uint64_t ledger_id, int64_t first_entry_id, size_t max_entries) override {
     return target_->ListEntries(ledger_id, first_entry_id, max_entries);
   }
   bookie::StoreStats Stats() override { return target_->Stats(); }

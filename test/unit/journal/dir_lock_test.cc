@@ -41,8 +41,7 @@ TEST_CASE("a locked directory refuses a second lock, naming the holder",
 
 TEST_CASE("a directory listed twice is locked once", "[journal][cookie]") {
   TempDir dir;
-  auto locks =
-      DirLock::AcquireAll({dir.Sub("d"), dir.Sub("d/"), dir.Sub("d")});
+  auto locks = DirLock::AcquireAll({dir.Sub("d"), dir.Sub("d/"), dir.Sub("d")});
   REQUIRE(locks.ok());
   CHECK(locks->size() == 1);
 }

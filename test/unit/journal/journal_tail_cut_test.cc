@@ -16,10 +16,10 @@
 namespace bk::bookie {
 namespace {
 
+using bk::testing::TempDir;
 using testing::EntryRecord;
 using testing::FileHeader;
 using testing::SaltOf;
-using bk::testing::TempDir;
 
 // Journal file `id` in `dir`: entries first..first+3 of ledger 1, the third
 // (first + 2) damaged. Returns the offset of the damaged record.
@@ -29,8 +29,8 @@ uint64_t WriteTornGroupThenIntact(const std::string& dir, uint64_t id,
   std::string data = FileHeader(id);
   uint64_t damaged_at = 0;
   for (int64_t e = first; e < first + 4; ++e) {
-    std::string record = EntryRecord(1, e, "payload-" + std::to_string(e),
-                                     SaltOf(id));
+    std::string record =
+        EntryRecord(1, e, "payload-" + std::to_string(e), SaltOf(id));
     if (e == first + 2) {
       damaged_at = data.size();
       record.back() ^= 0x5a;  // the page that never reached the disk
@@ -97,9 +97,9 @@ TEST_CASE(
     std::vector<int64_t> again;
     Journal j(Env::Default(), o);
     REQUIRE(j.Replay([&](const JournalRecordView& rec) {
-                again.push_back(rec.entry_id);
-                return absl::OkStatus();
-              }).ok());
+               again.push_back(rec.entry_id);
+               return absl::OkStatus();
+             }).ok());
     CHECK(again == std::vector<int64_t>{0, 1});
     REQUIRE(j.Start().ok());  // writes a new file: the override is stale
   }
@@ -142,13 +142,14 @@ TEST_CASE("a malformed override is refused naming the key", "[journal]") {
   TempDir dir(TempDir::Where::kMemory);
   JournalOptions o;
   o.dirs = {dir.Sub("journal")};
-  for (const char* bad : {"no-offset", "/j/1.txn:", "/j/1.txn:-3", ":12",
-                          "/j/1.txn:12x"}) {
+  for (const char* bad :
+       {"no-offset", "/j/1.txn:", "/j/1.txn:-3", ":12", "/j/1.txn:12x"}) {
     INFO(bad);
     o.cut_newest_tail_at = bad;
     const absl::Status s = o.Validate();
     CHECK(absl::IsInvalidArgument(s));
-    CHECK(s.message().find("journalCutNewestTailAt") != absl::string_view::npos);
+    CHECK(s.message().find("journalCutNewestTailAt") !=
+          absl::string_view::npos);
   }
 }
 

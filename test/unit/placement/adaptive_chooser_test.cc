@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "catch2/catch.hpp"
-#include "placement/weighted_selection.h"
 #include "placement/rack_aware_policy.h"
+#include "placement/weighted_selection.h"
 #include "test/unit/placement/test_cluster.h"
 
 namespace bk::placement {
@@ -53,9 +53,10 @@ struct Bench {
   std::vector<const BookieId*> ids;
 };
 
-TEST_CASE("without reports, every bookie is drawn alike, with or without a "
-          "rate",
-          "[placement][adaptive]") {
+TEST_CASE(
+    "without reports, every bookie is drawn alike, with or without a "
+    "rate",
+    "[placement][adaptive]") {
   const uint64_t seed = 7;
   INFO("seed " << seed);
   Bench b(10);
@@ -70,9 +71,10 @@ TEST_CASE("without reports, every bookie is drawn alike, with or without a "
   }
 }
 
-TEST_CASE("a bookie reporting a saturated journal is never chosen while "
-          "another is, and is when it is the only one",
-          "[placement][adaptive]") {
+TEST_CASE(
+    "a bookie reporting a saturated journal is never chosen while "
+    "another is, and is when it is the only one",
+    "[placement][adaptive]") {
   const uint64_t seed = 11;
   INFO("seed " << seed);
   Bench b(6);
@@ -87,9 +89,10 @@ TEST_CASE("a bookie reporting a saturated journal is never chosen while "
   CHECK(alone.Draw(10, 5, seed).at(Id(0)) == 10);
 }
 
-TEST_CASE("a bookie this client sees answering far slower than the rest is "
-          "left out",
-          "[placement][adaptive]") {
+TEST_CASE(
+    "a bookie this client sees answering far slower than the rest is "
+    "left out",
+    "[placement][adaptive]") {
   const uint64_t seed = 13;
   INFO("seed " << seed);
   Bench b(8);
@@ -106,9 +109,10 @@ TEST_CASE("a bookie this client sees answering far slower than the rest is "
   CHECK(old.Draw(3000, -1, seed).contains(Id(3)));
 }
 
-TEST_CASE("a big slot goes uniformly to the least loaded bookies with "
-          "journal headroom",
-          "[placement][adaptive]") {
+TEST_CASE(
+    "a big slot goes uniformly to the least loaded bookies with "
+    "journal headroom",
+    "[placement][adaptive]") {
   const uint64_t seed = 17;
   INFO("seed " << seed);
   Bench b(20);
@@ -125,9 +129,10 @@ TEST_CASE("a big slot goes uniformly to the least loaded bookies with "
   }
 }
 
-TEST_CASE("small slots leave the least loaded to big ones and go to fuller "
-          "bookies the smaller they are, never above 1.5 x the mean",
-          "[placement][adaptive]") {
+TEST_CASE(
+    "small slots leave the least loaded to big ones and go to fuller "
+    "bookies the smaller they are, never above 1.5 x the mean",
+    "[placement][adaptive]") {
   const uint64_t seed = 19;
   INFO("seed " << seed);
   Bench b(160);
@@ -155,9 +160,10 @@ TEST_CASE("small slots leave the least loaded to big ones and go to fuller "
   CHECK(middle == Approx(64.5).margin(8));
 }
 
-TEST_CASE("slots of one rate are spread over identical bookies, not sent "
-          "to one rank",
-          "[placement][adaptive]") {
+TEST_CASE(
+    "slots of one rate are spread over identical bookies, not sent "
+    "to one rank",
+    "[placement][adaptive]") {
   const uint64_t seed = 21;
   INFO("seed " << seed);
   Bench b(12);
@@ -170,9 +176,10 @@ TEST_CASE("slots of one rate are spread over identical bookies, not sent "
   }
 }
 
-TEST_CASE("stale reports say nothing: a saturated report older than "
-          "max_report_age does not keep a bookie out",
-          "[placement][adaptive]") {
+TEST_CASE(
+    "stale reports say nothing: a saturated report older than "
+    "max_report_age does not keep a bookie out",
+    "[placement][adaptive]") {
   const uint64_t seed = 23;
   INFO("seed " << seed);
   Bench b(4);
@@ -182,9 +189,10 @@ TEST_CASE("stale reports say nothing: a saturated report older than "
   CHECK(counts.at(Id(0)) > 500);
 }
 
-TEST_CASE("the client's own placements count until reports show them, so "
-          "one client does not pile onto the idle bookie",
-          "[placement][adaptive]") {
+TEST_CASE(
+    "the client's own placements count until reports show them, so "
+    "one client does not pile onto the idle bookie",
+    "[placement][adaptive]") {
   const uint64_t seed = 29;
   INFO("seed " << seed);
   std::mt19937_64 gen(seed);
@@ -195,9 +203,9 @@ TEST_CASE("the client's own placements count until reports show them, so "
   // b0 idle, the rest writing 20 MiB/s; reports do not move afterwards.
   for (int i = 0; i < 10; ++i) {
     policy.OnBookieInfo(
-        Id(i), BookieInfo{.journal_io_util = 20,
-                          .write_bytes_per_second = (i == 0 ? 0 : 20) *
-                                                    kBytesPerMiB},
+        Id(i),
+        BookieInfo{.journal_io_util = 20,
+                   .write_bytes_per_second = (i == 0 ? 0 : 20) * kBytesPerMiB},
         kNow);
   }
   policy.AdvanceTime(kNow);
@@ -216,9 +224,10 @@ TEST_CASE("the client's own placements count until reports show them, so "
   CHECK(counts.size() >= 8);
 }
 
-TEST_CASE("without hints, random, disk and load placement choose exactly as "
-          "with them",
-          "[placement]") {
+TEST_CASE(
+    "without hints, random, disk and load placement choose exactly as "
+    "with them",
+    "[placement]") {
   for (Weighting w : {Weighting::kNone, Weighting::kDisk, Weighting::kLoad}) {
     for (uint64_t seed = 1; seed <= 20; ++seed) {
       INFO("weighting " << WeightingName(w) << ", seed " << seed);

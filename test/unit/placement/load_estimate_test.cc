@@ -25,9 +25,10 @@ std::vector<double> EstimateAll(const LoadEstimate& e, const Topology& t,
   return e.Estimate(ids, t, now);
 }
 
-TEST_CASE("a placement counts in full until a report covers it, then fades "
-          "over the report window",
-          "[placement]") {
+TEST_CASE(
+    "a placement counts in full until a report covers it, then fades "
+    "over the report window",
+    "[placement]") {
   Topology t;
   t.SetMembers(MakeBookies(2, 1), {});
   t.SetReport(Id(0), Writing(4), kT0);
@@ -53,9 +54,10 @@ TEST_CASE("a placement counts in full until a report covers it, then fades "
   CHECK(e.Pending(Id(0), t) == 0);
 }
 
-TEST_CASE("a bookie without a usable report counts the median of the known "
-          "ones, plus its own pending placements",
-          "[placement]") {
+TEST_CASE(
+    "a bookie without a usable report counts the median of the known "
+    "ones, plus its own pending placements",
+    "[placement]") {
   Topology t;
   t.SetMembers(MakeBookies(4, 2), {});
   t.SetReport(Id(0), Writing(2), kT0);

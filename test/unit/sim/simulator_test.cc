@@ -50,9 +50,10 @@ TEST_CASE("the JSON has the shape issue 9 gives", "[sim]") {
   }
 }
 
-TEST_CASE("gap closed is measured against random placement and the "
-          "smallest bound, and is null without a random run",
-          "[sim]") {
+TEST_CASE(
+    "gap closed is measured against random placement and the "
+    "smallest bound, and is null without a random run",
+    "[sim]") {
   const uint64_t seed = 31;
   INFO("seed " << seed);
   Scenario s = Load("small");
@@ -74,9 +75,10 @@ TEST_CASE("gap closed is measured against random placement and the "
   CHECK(ResultToJson(alone)["policies"]["adaptive"]["gap_closed"].is_null());
 }
 
-TEST_CASE("a bookie whose device refuses adds is replaced in its ledgers' "
-          "ensembles, and is not without an add timeout",
-          "[sim]") {
+TEST_CASE(
+    "a bookie whose device refuses adds is replaced in its ledgers' "
+    "ensembles, and is not without an add timeout",
+    "[sim]") {
   const uint64_t seed = 41;
   INFO("seed " << seed);
   Scenario s = Load("small");
@@ -93,9 +95,10 @@ TEST_CASE("a bookie whose device refuses adds is replaced in its ledgers' "
   CHECK(changed.summary.throttled_mib < stuck.summary.throttled_mib);
 }
 
-TEST_CASE("partitioned topics keep the traffic and no ledger exceeds the "
-          "partition rate",
-          "[sim]") {
+TEST_CASE(
+    "partitioned topics keep the traffic and no ledger exceeds the "
+    "partition rate",
+    "[sim]") {
   const uint64_t seed = 43;
   INFO("seed " << seed);
   Scenario s = Load("small");
