@@ -31,7 +31,7 @@
 # the compiler; gcc and clang write the path as found (through the link)
 # into the depfile, and Ninja stats it, which follows the link to the
 # source's mtime; ccache hashes the headers' contents and, with
-# CCACHE_BASEDIR at the worktree (scripts/build.sh), sees the same relative
+# CCACHE_BASEDIR at the worktree and CCACHE_NOHASHDIR (scripts/build.sh), sees the same relative
 # -I paths in every worktree's build/, so hits carry across worktrees.
 #
 # Tests, fuzz targets and benchmarks see the test/ tree (their own helpers,

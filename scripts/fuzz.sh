@@ -30,7 +30,9 @@ targets="entry_decode journal_reader entry_log_reader config cluster_file scenar
 
 if [[ $build == 1 ]]; then
   command -v clang++ >/dev/null || { echo "clang++ not found" >&2; exit 1; }
-  CCACHE_BASEDIR=$PWD cmake --preset fuzz >/dev/null
+  # as scripts/build.sh; the compiles need it, not only the configure step
+  export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=true
+  cmake --preset fuzz >/dev/null
   cmake --build --preset fuzz -j2 --target $(for t in $targets; do printf 'fuzz_%s ' "$t"; done)
 fi
 

@@ -34,7 +34,7 @@ run=1
 [[ "${1:-}" == "--no-run" ]] && run=0
 
 ./scripts/setup.sh --abseil-source build-tsan/abseil/src
-export CCACHE_BASEDIR="$PWD"
+export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=true  # as scripts/build.sh
 src="$(ls -d build-tsan/abseil/src/abseil-*/ | head -n 1)"
 launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
