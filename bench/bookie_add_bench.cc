@@ -80,6 +80,7 @@
 #include "absl/synchronization/mutex.h"
 #include "bookie/daemon/bookie_metrics.h"
 #include "bookie/echo/echo_service.h"
+#include "bookie/echo/stream_load.h"
 #include "bookie/engine/bookie_store_impl.h"
 #include "bookie/service/bookie_service.h"
 #include "bookie/service/grpc_server.h"
@@ -128,140 +129,15 @@ Flags ParseFlags(int argc, char** argv) {
   return f;
 }
 
-double CpuSeconds() {
-  rusage u;
-  getrusage(RUSAGE_SELF, &u);
-  return u.ru_utime.tv_sec + u.ru_stime.tv_sec +
-         (u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
-}
-
-// ---------------------------------------------------------------- client
-
-struct RunResult {
-  int64_t adds = 0;
-  int64_t errors = 0;
-  double seconds = 0;
-  double cpu = 0;
-  std::vector<float> latencies_us;
-};
-
-// One stream: a writer thread sends batches while fewer than `window`
-// entries are unanswered; the calling thread reads answers.
-void RunStream(proto::Bookie::Stub* stub, uint64_t ledger, const Flags& f,
-               Clock::time_point stop_at, RunResult* out) {
-  const std::string payload(f.size, 'x');
-  // Send times by entry id modulo a ring larger than the window (at most
-  // `window` entries are unanswered).
-  const size_t ring = 1 << 20;
-  std::vector<Clock::time_point> sent_at(ring);
-  absl::Mutex mu;
-  int64_t sent = 0, answered = 0;
-  bool stop = false;
-  grpc::ClientContext ctx;
-  auto stream = stub->AddEntries(&ctx);
-  std::thread writer([&] {
-    int64_t next = 0;
-    proto::AddRequest req;
-    for (int i = 0; i < f.batch; ++i) {
-      auto* e = req.add_entries();
-      e->set_ledger_id(ledger);
-      e->set_master_key("bench-key");
-    }
-    while (Clock::now() < stop_at) {
-      {
-        absl::MutexLock l(&mu);
-        auto room = [&] {
-          return stop || sent - answered + f.batch <= f.window;
-        };
-        mu.Await(absl::Condition(&room));
-        if (stop) break;
-      }
-      const auto now = Clock::now();
-      for (int i = 0; i < f.batch; ++i, ++next) {
-        auto* e = req.mutable_entries(i);
-        e->set_entry_id(next);
-        entry::EntryHeader h;
-        h.ledger_id = ledger;
-        h.entry_id = next;
-        h.last_add_confirmed = next - 1;
-        h.ledger_length = (next + 1) * f.size;
-        std::string* body = e->mutable_body();
-        body->clear();
-        entry::Package(h, payload, entry::DigestType::kCrc32c, body);
-        sent_at[next % ring] = now;
-      }
-      {
-        absl::MutexLock l(&mu);
-        sent += f.batch;
-      }
-      if (!stream->Write(req)) break;
-    }
-    stream->WritesDone();
-  });
-  proto::AddResponse resp;
-  out->latencies_us.reserve(out->latencies_us.size() + (1 << 20));
-  while (stream->Read(&resp)) {
-    const auto now = Clock::now();
-    int64_t errors = 0;
-    for (const auto& r : resp.results()) {
-      if (r.status() != proto::BK_EOK) ++errors;
-      out->latencies_us.push_back(std::chrono::duration<float, std::micro>(
-                                      now - sent_at[r.entry_id() % ring])
-                                      .count());
-    }
-    out->adds += resp.results_size() - errors;
-    out->errors += errors;
-    absl::MutexLock l(&mu);
-    answered += resp.results_size();
-  }
-  {
-    absl::MutexLock l(&mu);
-    stop = true;
-  }
-  writer.join();
-  stream->Finish().IgnoreError();
-}
-
-RunResult RunClients(const std::string& target, const Flags& f,
-                     uint64_t first_ledger) {
-  std::vector<std::unique_ptr<proto::Bookie::Stub>> stubs;
-  for (int s = 0; s < f.streams; ++s) {
-    grpc::ChannelArguments args;
-    args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
-    args.SetMaxSendMessageSize(64 << 20);
-    args.SetMaxReceiveMessageSize(64 << 20);
-    stubs.push_back(proto::Bookie::NewStub(grpc::CreateCustomChannel(
-        target, grpc::InsecureChannelCredentials(), args)));
-  }
-  std::vector<RunResult> per(f.streams);
-  const double cpu0 = CpuSeconds();
-  const auto t0 = Clock::now();
-  const auto stop_at =
-      t0 + std::chrono::microseconds(static_cast<int64_t>(f.seconds * 1e6));
-  std::vector<std::thread> threads;
-  for (int s = 0; s < f.streams; ++s) {
-    threads.emplace_back([&, s] {
-      RunStream(stubs[s].get(), first_ledger + s, f, stop_at, &per[s]);
-    });
-  }
-  for (auto& t : threads) t.join();
-  RunResult r;
-  r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-  r.cpu = CpuSeconds() - cpu0;
-  for (auto& p : per) {
-    r.adds += p.adds;
-    r.errors += p.errors;
-    r.latencies_us.insert(r.latencies_us.end(), p.latencies_us.begin(),
-                          p.latencies_us.end());
-  }
-  return r;
-}
-
-double Percentile(std::vector<float>& v, double q) {
-  if (v.empty()) return 0;
-  size_t k = std::min(v.size() - 1, static_cast<size_t>(q * v.size()));
-  std::nth_element(v.begin(), v.begin() + k, v.end());
-  return v[k];
+// What the runs report.
+StreamLoadOptions LoadOf(const Flags& f) {
+  StreamLoadOptions o;
+  o.seconds = f.seconds;
+  o.streams = f.streams;
+  o.batch = f.batch;
+  o.entry_size = f.size;
+  o.window = f.window;
+  return o;
 }
 
 struct Line {
@@ -269,16 +145,16 @@ struct Line {
   double adds_per_s = 0;
 };
 
-Line Report(const std::string& name, RunResult r, size_t entry_size) {
-  Line l{name, r.adds / r.seconds};
-  const double p50 = Percentile(r.latencies_us, 0.50);
-  const double p99 = Percentile(r.latencies_us, 0.99);
-  const double p999 = Percentile(r.latencies_us, 0.999);
+Line Report(const std::string& name, StreamLoadResult r, size_t entry_size) {
+  Line l{name, r.AddsPerSecond()};
+  const double p50 = r.PercentileUs(0.50);
+  const double p99 = r.PercentileUs(0.99);
+  const double p999 = r.PercentileUs(0.999);
   std::printf(
       "%-6s %9.0f adds/s  %6.1f MB/s  p50 %7.0f us  p99 %7.0f us  p999 %7.0f "
       "us  cpu %5.1f us/add  errors %lld\n",
       name.c_str(), l.adds_per_s, l.adds_per_s * entry_size / 1e6, p50, p99,
-      p999, r.adds > 0 ? r.cpu / r.adds * 1e6 : 0.0,
+      p999, r.adds > 0 ? r.cpu_seconds / r.adds * 1e6 : 0.0,
       static_cast<long long>(r.errors));
   std::fflush(stdout);
   return l;
@@ -316,24 +192,24 @@ void PrintSync(const char* when, const std::string& dir) {
 
 // ---------------------------------------------------------------- runs
 
-RunResult RunEcho(const Flags& f) {
+StreamLoadResult RunEcho(const Flags& f) {
   auto server = StartEchoServer();
   if (!server.ok()) {
     std::fprintf(stderr, "%s\n", server.status().ToString().c_str());
     std::exit(1);
   }
-  return RunClients(absl::StrCat("127.0.0.1:", (*server)->port), f, 1);
+  return RunStreamLoad(absl::StrCat("127.0.0.1:", (*server)->port), LoadOf(f));
 }
 
-RunResult RunBookie(const Flags& f, const std::string& journal_base,
-                    const std::string& ledger_base) {
+StreamLoadResult RunBookie(const Flags& f, const std::string& journal_base,
+                           const std::string& ledger_base) {
   const std::string jdir =
       absl::StrCat(journal_base, "/bk_add_bench_journal.", getpid());
   const std::string ldir =
       absl::StrCat(ledger_base, "/bk_add_bench_ledgers.", getpid());
   std::filesystem::remove_all(jdir);
   std::filesystem::remove_all(ldir);
-  RunResult r;
+  StreamLoadResult r;
   {
     auto registry = std::make_shared<prometheus::Registry>();
     JournalProbe journal_probe(*registry, "bench");
@@ -358,7 +234,7 @@ RunResult RunBookie(const Flags& f, const std::string& journal_base,
     go.address = "127.0.0.1:0";
     auto server = GrpcServer::Start(&service, go);
     if (!server.ok()) std::exit(1);
-    r = RunClients(absl::StrCat("127.0.0.1:", (*server)->port()), f, 1);
+    r = RunStreamLoad(absl::StrCat("127.0.0.1:", (*server)->port()), LoadOf(f));
     (*server)->Shutdown(absl::Seconds(5));
     (*store)->Close().IgnoreError();
   }

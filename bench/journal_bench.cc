@@ -36,8 +36,8 @@
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
-#include "bench/alloc_counter.h"
 #include "bookie/journal/journal.h"
+#include "common/alloc/alloc_counter.h"
 #include "common/measure.h"
 
 namespace bk::bookie {
@@ -127,8 +127,8 @@ RunResult RunJournal(const std::string& dir, size_t entry_bytes, int producers,
   }
   std::atomic<bool> stop{false};
   std::atomic<bool> measuring{false};
-  const uint64_t allocs0 = bench::Allocations(),
-                 large0 = bench::LargeAllocations();
+  const uint64_t allocs0 = alloc::Allocations(),
+                 large0 = alloc::LargeAllocations();
   // Outlives the journal's Stop (callbacks may run until then).
   auto on_done = [&measuring](Slot* slot, absl::Status st) {
     Producer* owner = slot->producer;
@@ -229,7 +229,7 @@ RunResult RunJournal(const std::string& dir, size_t entry_bytes, int producers,
     for (auto& p : ps) n += p->completed.load();
     return n;
   };
-  const uint64_t a0 = bench::Allocations(), l0 = bench::LargeAllocations();
+  const uint64_t a0 = alloc::Allocations(), l0 = alloc::LargeAllocations();
   (void)allocs0;
   (void)large0;
   const uint64_t c0 = count();
@@ -245,7 +245,7 @@ RunResult RunJournal(const std::string& dir, size_t entry_bytes, int producers,
   measuring = false;
   const double el = Seconds(Clock::now() - start);
   const uint64_t c1 = count();
-  const uint64_t a1 = bench::Allocations(), l1 = bench::LargeAllocations();
+  const uint64_t a1 = alloc::Allocations(), l1 = alloc::LargeAllocations();
   stop = true;
   for (auto& t : threads) t.join();
   journal.Stop();

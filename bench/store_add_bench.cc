@@ -24,8 +24,8 @@
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
-#include "bench/alloc_counter.h"
 #include "bookie/engine/bookie_store_impl.h"
+#include "common/alloc/alloc_counter.h"
 #include "common/measure.h"
 #include "proto/entry_format.h"
 
@@ -97,7 +97,7 @@ Result Run(const std::string& dir, size_t entry_bytes, int producers,
     ps.push_back(std::make_unique<Producer>());
   std::atomic<bool> stop{false};
   const JournalStats j0 = (*store)->journal_stats();
-  const uint64_t a0 = bench::Allocations(), l0 = bench::LargeAllocations();
+  const uint64_t a0 = alloc::Allocations(), l0 = alloc::LargeAllocations();
   const uint64_t w0 = g_lock_waits.load();
   const double cpu0 = measure::CpuSeconds();
   const auto start = Clock::now();
@@ -149,8 +149,8 @@ Result Run(const std::string& dir, size_t entry_bytes, int producers,
   }
   const double el = Seconds(Clock::now() - start);
   const double cpu = measure::CpuSeconds() - cpu0;
-  const uint64_t allocs = bench::Allocations() - a0;
-  const uint64_t large = bench::LargeAllocations() - l0;
+  const uint64_t allocs = alloc::Allocations() - a0;
+  const uint64_t large = alloc::LargeAllocations() - l0;
   const uint64_t waits = g_lock_waits.load() - w0;
   const JournalStats j1 = (*store)->journal_stats();
   Result r;

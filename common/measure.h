@@ -2,8 +2,8 @@
 // write-and-sync ceiling on the same directory, the fsync regime it ran in,
 // percentiles and the process's CPU time. Used by the storage benchmarks
 // (bench/) and by bkbench (tools/bkbench/). Allocation counting is not
-// here: it replaces the global operator new and stays bench-only
-// (bench/alloc_counter.h).
+// here: it replaces the global operator new, so it is a library of its own
+// that only benchmark executables link (common/alloc/alloc_counter.h).
 //
 // The ceiling writes a preallocated file, as journal files are, so that a
 // sync of the ceiling and a sync of the journal do the same work; an

@@ -6,12 +6,14 @@
 
 #include "absl/strings/str_cat.h"
 #include "bookie/echo/echo_service.h"
+#include "common/measure.h"
 #include "metadata/metadata_store.h"
 
 namespace bk::bkbench {
 
 absl::StatusOr<EchoCeiling> MeasureEchoCeiling(WriteLoadOptions load,
-                                               absl::Duration duration) {
+                                               absl::Duration duration,
+                                               AllocCounters counters) {
   static std::atomic<int> runs{0};
   const std::string uri =
       absl::StrCat("mem://bkbench-echo-", getpid(), "-", runs++);
@@ -42,7 +44,15 @@ absl::StatusOr<EchoCeiling> MeasureEchoCeiling(WriteLoadOptions load,
       load.duration = pass == 0 ? absl::Milliseconds(500) : duration;
       auto w = WriteLoad::Create(client->get(), load);
       if (!w.ok()) return w.status();
+      const double cpu0 = measure::CpuSeconds();
+      const uint64_t all0 = counters.all ? counters.all() : 0;
+      const uint64_t large0 = counters.large ? counters.large() : 0;
       WriteResult r = (*w)->Run();
+      c.cpu_seconds = measure::CpuSeconds() - cpu0;
+      c.allocations = counters.all ? counters.all() - all0 : 0;
+      c.large_allocations = counters.large ? counters.large() - large0 : 0;
+      c.entries = r.acked;
+      c.seconds = r.seconds;
       if (r.failed > 0) {
         return absl::InternalError(
             absl::StrCat("echo ceiling: adds failed: ", r.first_error));

@@ -21,12 +21,29 @@ struct EchoCeiling {
   double p50_ms = -1;
   double p99_ms = -1;
   int bookies = 0;
+  // Of the measured pass (not the warm-up): entries confirmed, its wall
+  // time, the process's CPU seconds (client, load and echo servers), and
+  // the heap allocations made (all, and those of 1 KiB or more, where a
+  // copy of a payload lands), when counters were given.
+  int64_t entries = 0;
+  double seconds = 0;
+  double cpu_seconds = 0;
+  uint64_t allocations = 0;
+  uint64_t large_allocations = 0;
+};
+
+// Heap allocation counters of the process (common/alloc/alloc_counter.h),
+// which only a benchmark executable links; null: not counted.
+struct AllocCounters {
+  uint64_t (*all)() = nullptr;
+  uint64_t (*large)() = nullptr;
 };
 
 // Runs `load` (its rate ignored: as fast as the window allows) for
 // `duration` against `ensemble` echo bookies.
 absl::StatusOr<EchoCeiling> MeasureEchoCeiling(WriteLoadOptions load,
-                                               absl::Duration duration);
+                                               absl::Duration duration,
+                                               AllocCounters counters = {});
 
 }  // namespace bk::bkbench
 

@@ -1,7 +1,7 @@
 // Replaces global operator new/delete in a benchmark binary to count heap
 // allocations (alloc_counter.h).
 
-#include "bench/alloc_counter.h"
+#include "common/alloc/alloc_counter.h"
 
 #include <atomic>
 #include <cstdlib>
@@ -25,9 +25,9 @@ void operator delete[](void* p) noexcept { std::free(p); }
 void operator delete(void* p, size_t) noexcept { std::free(p); }
 void operator delete[](void* p, size_t) noexcept { std::free(p); }
 
-namespace bk::bench {
+namespace bk::alloc {
 uint64_t Allocations() { return g_allocs.load(std::memory_order_relaxed); }
 uint64_t LargeAllocations() {
   return g_large_allocs.load(std::memory_order_relaxed);
 }
-}  // namespace bk::bench
+}  // namespace bk::alloc
