@@ -25,6 +25,20 @@ std::future<absl::StatusOr<int64_t>> LedgerWriter::Append(
   return future;
 }
 
+void LedgerWriter::Append(std::string&& payload, AddCallback done) {
+  handle_->Append(std::move(payload), std::move(done));
+}
+
+std::future<absl::StatusOr<int64_t>> LedgerWriter::Append(
+    std::string&& payload) {
+  auto promise = std::make_shared<std::promise<absl::StatusOr<int64_t>>>();
+  auto future = promise->get_future();
+  handle_->Append(std::move(payload), [promise](absl::StatusOr<int64_t> r) {
+    promise->set_value(std::move(r));
+  });
+  return future;
+}
+
 absl::Status LedgerWriter::Close() { return handle_->Close(); }
 
 int64_t LedgerWriter::LastAddConfirmed() const {

@@ -68,6 +68,20 @@ class LedgerWriter {
   void Append(absl::string_view payload, AddCallback done);
   // The same, as a future of the entry id.
   std::future<absl::StatusOr<int64_t>> Append(absl::string_view payload);
+  // Appends `payload` without copying it: the writer keeps the string's
+  // buffer and puts it on the wire as it is, shared by every replica's
+  // request (and by resends after an ensemble change), until the last of
+  // them is done with it. For a broker that builds each entry in a string
+  // of its own.
+  void Append(std::string&& payload, AddCallback done);
+  std::future<absl::StatusOr<int64_t>> Append(std::string&& payload);
+  // C strings are copied, as views (the overloads above would be ambiguous).
+  void Append(const char* payload, AddCallback done) {
+    Append(absl::string_view(payload), std::move(done));
+  }
+  std::future<absl::StatusOr<int64_t>> Append(const char* payload) {
+    return Append(absl::string_view(payload));
+  }
 
   // Waits for every pending add, then closes the ledger in the metadata
   // store (state CLOSED, last entry = LastAddConfirmed(), length). Later

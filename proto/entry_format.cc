@@ -1,5 +1,7 @@
 #include "proto/entry_format.h"
 
+#include <cstring>
+
 #include "absl/strings/str_cat.h"
 #include "proto/coding.h"
 #include "proto/crc32c.h"
@@ -10,24 +12,32 @@ size_t DigestSize(DigestType type) {
   return type == DigestType::kCrc32c ? kCrc32cDigestSize : 0;
 }
 
-void Package(const EntryHeader& header, absl::string_view payload,
-             DigestType type, std::string* out) {
-  const size_t start = out->size();
-  out->resize(start + kHeaderSize);
-  char* h = out->data() + start;
+size_t PackagedSize(size_t payload_size, DigestType type) {
+  return kHeaderSize + payload_size + DigestSize(type);
+}
+
+void PackageFrame(const EntryHeader& header, absl::string_view payload,
+                  DigestType type, char* h, char* digest_out) {
   coding::PutFixed64BE(h + kLedgerIdOffset, header.ledger_id);
   coding::PutFixed64BE(h + kEntryIdOffset,
                        static_cast<uint64_t>(header.entry_id));
   coding::PutFixed64BE(h + kLacOffset,
                        static_cast<uint64_t>(header.last_add_confirmed));
   coding::PutFixed64BE(h + kLengthOffset, header.ledger_length);
-  out->append(payload.data(), payload.size());
   if (type == DigestType::kCrc32c) {
-    uint32_t crc = crc32c::Value(out->data() + start, out->size() - start);
-    char d[4];
-    coding::PutFixed32BE(d, crc);
-    out->append(d, 4);
+    const uint32_t crc = crc32c::Extend(crc32c::Value(h, kHeaderSize),
+                                        payload.data(), payload.size());
+    coding::PutFixed32BE(digest_out, crc);
   }
+}
+
+void Package(const EntryHeader& header, absl::string_view payload,
+             DigestType type, std::string* out) {
+  const size_t start = out->size();
+  out->resize(start + PackagedSize(payload.size(), type));
+  char* h = out->data() + start;
+  std::memcpy(h + kHeaderSize, payload.data(), payload.size());
+  PackageFrame(header, payload, type, h, h + kHeaderSize + payload.size());
 }
 
 std::string Package(const EntryHeader& header, absl::string_view payload,

@@ -67,6 +67,15 @@ void Package(const EntryHeader& header, absl::string_view payload,
              DigestType type, std::string* out);
 std::string Package(const EntryHeader& header, absl::string_view payload,
                     DigestType type);
+// The packaged entry's size for a payload of `payload_size` bytes.
+size_t PackagedSize(size_t payload_size, DigestType type);
+// The packaged entry's parts around the payload, for a sender that puts the
+// payload on the wire from its own buffer: writes the header
+// (kHeaderSize bytes) to `header_out` and the digest (DigestSize(type)
+// bytes, none for kNone) to `digest_out`; header_out + payload + digest_out
+// is what Package makes. Reads the payload once (the digest).
+void PackageFrame(const EntryHeader& header, absl::string_view payload,
+                  DigestType type, char* header_out, char* digest_out);
 
 // Reads the header only. InvalidArgument if `body` is shorter than a header
 // or the ids are out of range (negative entry id other than -1 LAC etc.).

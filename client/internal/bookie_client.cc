@@ -1,5 +1,6 @@
 #include "client/internal/bookie_client.h"
 
+#include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
 
 #include <chrono>
@@ -8,18 +9,34 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/btree_map.h"
 #include "absl/strings/str_cat.h"
 #include "proto/bookie.grpc.pb.h"
 #include "proto/status_codes.h"
 
 namespace bk::client::internal {
 
+// The add stream's requests are written by AddBatchEncoder (add_wire.h) as
+// bytes, so its stub is a generic one: requests as ByteBuffers, answers
+// parsed as the AddResponse messages they are.
+using AddStub =
+    grpc::TemplatedGenericStub<grpc::ByteBuffer, proto::AddResponse>;
+
 struct BookieClient::Shared {
   std::shared_ptr<grpc::Channel> channel;
   std::unique_ptr<proto::Bookie::Stub> stub;
+  std::unique_ptr<AddStub> add_stub;
 };
 
 namespace {
+
+// The Bookie service's AddEntries method (proto/bookie.proto); static, as
+// gRPC may keep the pointer for the call's lifetime.
+const std::string& AddEntriesMethod() {
+  static const std::string* const kMethod = new std::string(
+      absl::StrCat("/", proto::Bookie::service_full_name(), "/AddEntries"));
+  return *kMethod;
+}
 
 // How long the destructor waits for adds in flight to be answered.
 constexpr absl::Duration kDrainTimeout = absl::Milliseconds(500);
@@ -34,7 +51,7 @@ std::chrono::system_clock::time_point DeadlineIn(absl::Duration timeout) {
 // owner can route adds and the stream can hand over without a second lock.
 // Deletes itself in OnDone, after failing every add still waiting.
 class BookieClient::AddStream final
-    : public grpc::ClientBidiReactor<proto::AddRequest, proto::AddResponse> {
+    : public grpc::ClientBidiReactor<grpc::ByteBuffer, proto::AddResponse> {
  public:
   explicit AddStream(BookieClient* owner) : owner_(owner) {}
 
@@ -50,7 +67,8 @@ class BookieClient::AddStream final
   void Start() {
     // The hold keeps OnDone away while another thread may still call
     // StartWrite from outside a reactor callback; released once broken.
-    owner_->shared_->stub->async()->AddEntries(&ctx_, this);
+    owner_->shared_->add_stub->PrepareBidiStreamingCall(
+        &ctx_, AddEntriesMethod(), grpc::StubOptions(), this);
     AddHold();
     StartRead(&response_);
     StartCall();
@@ -58,18 +76,17 @@ class BookieClient::AddStream final
 
   // Queues one entry. Returns true when the caller must call Flush()
   // (outside the lock) to put a batch on the wire.
-  bool EnqueueLocked(proto::AddEntry&& entry, AddDone done)
+  bool EnqueueLocked(uint64_t ledger_id, int64_t entry_id,
+                     absl::string_view master_key, uint32_t flags,
+                     const EntryBytes& body, AddDone done)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(owner_->mu_) {
-    const size_t bytes = entry.body().size() + 64;
-    if (queue_.empty() || queue_bytes_.back() + bytes >
+    const size_t bytes = body.size() + 64;
+    if (queue_.empty() || queue_.back().bytes() + bytes >
                               static_cast<size_t>(owner_->max_batch_bytes_)) {
       queue_.emplace_back();
-      queue_bytes_.push_back(0);
     }
-    waiting_.emplace(std::make_pair(entry.ledger_id(), entry.entry_id()),
-                     std::move(done));
-    *queue_.back().add_entries() = std::move(entry);
-    queue_bytes_.back() += bytes;
+    waiting_.emplace(std::make_pair(ledger_id, entry_id), std::move(done));
+    queue_.back().Add(ledger_id, entry_id, master_key, flags, body);
     return TakeBatchLocked();
   }
 
@@ -134,7 +151,7 @@ class BookieClient::AddStream final
   }
 
   void OnDone(const grpc::Status& status) override {
-    std::multimap<std::pair<uint64_t, int64_t>, AddDone> waiting;
+    absl::btree_multimap<std::pair<uint64_t, int64_t>, AddDone> waiting;
     {
       absl::MutexLock l(&owner_->mu_);
       broken_ = true;
@@ -181,9 +198,8 @@ class BookieClient::AddStream final
     if (!started_ || write_in_flight_ || broken_ || queue_.empty()) {
       return false;
     }
-    writing_ = std::move(queue_.front());
+    writing_ = queue_.front().Finish();
     queue_.pop_front();
-    queue_bytes_.pop_front();
     write_in_flight_ = true;
     return true;
   }
@@ -201,11 +217,11 @@ class BookieClient::AddStream final
   BookieClient* const owner_;
   grpc::ClientContext ctx_;
   proto::AddResponse response_;  // touched by the read callback only
-  proto::AddRequest writing_;    // owned by the write in flight
+  grpc::ByteBuffer writing_;     // owned by the write in flight
 
-  std::deque<proto::AddRequest> queue_ ABSL_GUARDED_BY(owner_->mu_);
-  std::deque<size_t> queue_bytes_ ABSL_GUARDED_BY(owner_->mu_);
-  std::multimap<std::pair<uint64_t, int64_t>, AddDone> waiting_
+  // Batches not yet on the wire, each an AddRequest being encoded.
+  std::deque<AddBatchEncoder> queue_ ABSL_GUARDED_BY(owner_->mu_);
+  absl::btree_multimap<std::pair<uint64_t, int64_t>, AddDone> waiting_
       ABSL_GUARDED_BY(owner_->mu_);
   bool started_ ABSL_GUARDED_BY(owner_->mu_) = false;
   bool write_in_flight_ ABSL_GUARDED_BY(owner_->mu_) = false;
@@ -236,6 +252,7 @@ BookieClient::BookieClient(std::string bookie_id, std::string endpoint,
                                   : grpc::InsecureChannelCredentials();
   shared_->channel = grpc::CreateCustomChannel(endpoint_, creds, args);
   shared_->stub = proto::Bookie::NewStub(shared_->channel);
+  shared_->add_stub = std::make_unique<AddStub>(shared_->channel);
 }
 
 BookieClient::~BookieClient() { Shutdown(); }
@@ -276,12 +293,13 @@ void BookieClient::StreamDone() {
 void BookieClient::Add(uint64_t ledger_id, int64_t entry_id,
                        const std::string& master_key, uint32_t flags,
                        const std::string& body, AddDone done) {
-  proto::AddEntry entry;
-  entry.set_ledger_id(ledger_id);
-  entry.set_entry_id(entry_id);
-  entry.set_master_key(master_key);
-  entry.set_flags(flags);
-  entry.set_body(body);
+  Add(ledger_id, entry_id, master_key, flags, EntryBytes::Copy(body),
+      std::move(done));
+}
+
+void BookieClient::Add(uint64_t ledger_id, int64_t entry_id,
+                       absl::string_view master_key, uint32_t flags,
+                       const EntryBytes& body, AddDone done) {
   AddStream* start = nullptr;
   AddStream* flush = nullptr;
   bool closing = false;
@@ -302,7 +320,8 @@ void BookieClient::Add(uint64_t ledger_id, int64_t entry_id,
       }
       adds_in_flight_.fetch_add(1, std::memory_order_relaxed);
       stream_->AssertOwnerHeld();
-      if (stream_->EnqueueLocked(std::move(entry), std::move(done))) {
+      if (stream_->EnqueueLocked(ledger_id, entry_id, master_key, flags, body,
+                                 std::move(done))) {
         flush = stream_;
       }
     }

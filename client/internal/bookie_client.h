@@ -39,8 +39,10 @@
 #include "absl/functional/any_invocable.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "client/internal/add_wire.h"
 #include "proto/bookie.pb.h"
 
 namespace grpc {
@@ -75,6 +77,11 @@ class BookieClient {
   // Sends one packaged entry; `done` gets the bookie's answer as a Status
   // (EOK -> OK, EFENCED -> kFailedPrecondition, ...; see
   // proto/status_codes.h) or kUnavailable when the stream broke.
+  // `body` is shared, not copied: every replica's request and gRPC's send
+  // queue reference the same buffers.
+  void Add(uint64_t ledger_id, int64_t entry_id, absl::string_view master_key,
+           uint32_t flags, const EntryBytes& body, AddDone done);
+  // The same with a body copied once into a new buffer.
   void Add(uint64_t ledger_id, int64_t entry_id, const std::string& master_key,
            uint32_t flags, const std::string& body, AddDone done);
 

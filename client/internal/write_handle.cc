@@ -67,11 +67,32 @@ bool WriteHandle::RoomLocked(int64_t bytes) const {
 }
 
 void WriteHandle::Append(absl::string_view payload, AddCallback done) {
+  AppendWith(
+      payload.size(),
+      [&](const entry::EntryHeader& h) {
+        return EntryBytes::Package(h, payload, digest_);
+      },
+      std::move(done));
+}
+
+void WriteHandle::Append(std::string&& payload, AddCallback done) {
+  const size_t size = payload.size();
+  AppendWith(
+      size,
+      [&](const entry::EntryHeader& h) {
+        return EntryBytes::Package(h, std::move(payload), digest_);
+      },
+      std::move(done));
+}
+
+template <typename Packager>
+void WriteHandle::AppendWith(size_t payload_size, Packager&& package,
+                             AddCallback done) {
   std::vector<Send> sends;
   {
     absl::MutexLock l(&mu_);
     const int64_t bytes = static_cast<int64_t>(
-        payload.size() + entry::kHeaderSize + entry::DigestSize(digest_));
+        payload_size + entry::kHeaderSize + entry::DigestSize(digest_));
     if (state_ == State::kOpen && !RoomLocked(bytes)) {
       if (!ctx_->completions()->InExecutorThread()) {
         auto room = [this, bytes]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
@@ -86,9 +107,9 @@ void WriteHandle::Append(absl::string_view payload, AddCallback done) {
       refused = failure_;
     } else if (state_ != State::kOpen) {
       refused = absl::FailedPreconditionError("the writer is closed");
-    } else if (payload.size() > entry::kMaxPayloadSize) {
+    } else if (payload_size > entry::kMaxPayloadSize) {
       refused = absl::InvalidArgumentError(
-          absl::StrCat("payload of ", payload.size(), " bytes is over the ",
+          absl::StrCat("payload of ", payload_size, " bytes is over the ",
                        entry::kMaxPayloadSize, "-byte limit"));
     } else if (!RoomLocked(bytes)) {
       refused = absl::ResourceExhaustedError(
@@ -102,14 +123,14 @@ void WriteHandle::Append(absl::string_view payload, AddCallback done) {
     } else {
       Pending p;
       p.entry_id = next_entry_++;
-      assigned_length_ += static_cast<int64_t>(payload.size());
+      assigned_length_ += static_cast<int64_t>(payload_size);
       entry::EntryHeader h;
       h.ledger_id = static_cast<uint64_t>(ledger_id_);
       h.entry_id = p.entry_id;
       h.last_add_confirmed = lac_;  // piggybacked LAC
       h.ledger_length = static_cast<uint64_t>(assigned_length_);
-      p.body = std::make_shared<const std::string>(
-          entry::Package(h, payload, digest_));
+      p.body = package(h);
+      p.payload_bytes = static_cast<int64_t>(payload_size);
       p.bytes = bytes;
       p.appended = p.sent = ctx_->Now();
       p.done = std::move(done);
@@ -142,7 +163,7 @@ void WriteHandle::Transmit(std::vector<Send> sends) {
       continue;
     }
     client->Add(static_cast<uint64_t>(ledger_id_), s.entry_id, master_key_,
-                proto::ADD_NONE, *s.body,
+                proto::ADD_NONE, s.body,
                 [weak, entry = s.entry_id, slot = s.slot, bookie = s.bookie,
                  sent](absl::Status status) {
                   if (auto self = weak.lock()) {
@@ -195,8 +216,7 @@ void WriteHandle::CompleteLocked(std::vector<Completion>* out) {
     Pending& p = pending_.front();
     if (std::popcount(p.acked) < ack_quorum_) break;
     lac_ = p.entry_id;
-    length_ += static_cast<int64_t>(p.body->size() - entry::kHeaderSize -
-                                    entry::DigestSize(digest_));
+    length_ += p.payload_bytes;
     pending_bytes_ -= p.bytes;
     ctx_->probe()->PendingAdds(-1, -p.bytes);
     ctx_->probe()->AddConfirmed(now - p.appended);

@@ -37,6 +37,7 @@
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "client/internal/add_wire.h"
 #include "client/internal/client_context.h"
 #include "client/ledger_writer.h"
 #include "metadata/metadata_store.h"
@@ -62,6 +63,7 @@ class WriteHandle : public std::enable_shared_from_this<WriteHandle> {
 
   int64_t ledger_id() const { return ledger_id_; }
   void Append(absl::string_view payload, AddCallback done);
+  void Append(std::string&& payload, AddCallback done);
   absl::Status Close();
   // Fails pending adds with kCancelled; the ledger stays as it is.
   void Abandon();
@@ -77,8 +79,9 @@ class WriteHandle : public std::enable_shared_from_this<WriteHandle> {
 
   struct Pending {
     int64_t entry_id = 0;
-    std::shared_ptr<const std::string> body;  // packaged
-    int64_t bytes = 0;
+    EntryBytes body;  // packaged; shared by every replica's request
+    int64_t payload_bytes = 0;
+    int64_t bytes = 0;   // packaged
     uint64_t acked = 0;  // bit per slot
     absl::Time appended;
     absl::Time sent;  // last (re)send
@@ -88,13 +91,17 @@ class WriteHandle : public std::enable_shared_from_this<WriteHandle> {
     int slot;
     std::string bookie;
     int64_t entry_id;
-    std::shared_ptr<const std::string> body;
+    EntryBytes body;
   };
   struct Completion {
     AddCallback done;
     absl::StatusOr<int64_t> result;
   };
 
+  // Append's work once the payload's size is known; `package` makes the
+  // packaged entry from its header (called under mu_, once, if accepted).
+  template <typename Packager>
+  void AppendWith(size_t payload_size, Packager&& package, AddCallback done);
   void SendLocked(const Pending& p, std::vector<Send>* out)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void Transmit(std::vector<Send> sends);
