@@ -47,6 +47,37 @@ std::chrono::system_clock::time_point DeadlineIn(absl::Duration timeout) {
 
 }  // namespace
 
+// Hands answers to their waiters, outside the connection's lock: callbacks
+// one by one; sinks once per run of consecutive answers for the same sink.
+void BookieClient::Deliver(const std::string& bookie,
+                           std::vector<Answered>* answered) {
+  std::vector<AddAnswer> run;
+  size_t i = 0;
+  while (i < answered->size()) {
+    Answered& a = (*answered)[i];
+    if (a.waiter.done) {
+      a.waiter.done(std::move(a.status));
+      ++i;
+      continue;
+    }
+    const std::weak_ptr<AddSink>& sink = a.waiter.sink;
+    run.clear();
+    size_t j = i;
+    for (; j < answered->size(); ++j) {
+      Answered& b = (*answered)[j];
+      if (b.waiter.done || sink.owner_before(b.waiter.sink) ||
+          b.waiter.sink.owner_before(sink)) {
+        break;
+      }
+      run.push_back(
+          {b.entry_id, b.waiter.tag, b.waiter.sent, std::move(b.status)});
+    }
+    if (auto s = sink.lock()) s->OnAddAnswers(bookie, run);
+    i = j;
+  }
+  answered->clear();  // what the callbacks hold goes while the owner lives
+}
+
 // One AddEntries call. Its state is guarded by the owner's mu_, so that the
 // owner can route adds and the stream can hand over without a second lock.
 // Deletes itself in OnDone, after failing every add still waiting.
@@ -78,14 +109,14 @@ class BookieClient::AddStream final
   // (outside the lock) to put a batch on the wire.
   bool EnqueueLocked(uint64_t ledger_id, int64_t entry_id,
                      absl::string_view master_key, uint32_t flags,
-                     const EntryBytes& body, AddDone done)
+                     const EntryBytes& body, Waiter waiter)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(owner_->mu_) {
     const size_t bytes = body.size() + 64;
     if (queue_.empty() || queue_.back().bytes() + bytes >
                               static_cast<size_t>(owner_->max_batch_bytes_)) {
       queue_.emplace_back();
     }
-    waiting_.emplace(std::make_pair(ledger_id, entry_id), std::move(done));
+    waiting_.emplace(std::make_pair(ledger_id, entry_id), std::move(waiter));
     queue_.back().Add(ledger_id, entry_id, master_key, flags, body);
     return TakeBatchLocked();
   }
@@ -127,7 +158,8 @@ class BookieClient::AddStream final
       if (release) RemoveHold();
       return;
     }
-    std::vector<std::pair<AddDone, absl::Status>> done;
+    std::vector<Answered> answered;
+    answered.reserve(static_cast<size_t>(response_.results_size()));
     {
       absl::MutexLock l(&owner_->mu_);
       for (const auto& r : response_.results()) {
@@ -139,19 +171,19 @@ class BookieClient::AddStream final
                 : ToAbsl(r.status(),
                          absl::StrCat("bookie ", owner_->id_, " add of ledger ",
                                       r.ledger_id(), " entry ", r.entry_id()));
-        done.emplace_back(std::move(it->second), std::move(s));
+        answered.push_back({r.entry_id(), std::move(it->second), std::move(s)});
         waiting_.erase(it);
       }
     }
-    owner_->adds_in_flight_.fetch_sub(static_cast<int64_t>(done.size()),
+    owner_->adds_in_flight_.fetch_sub(static_cast<int64_t>(answered.size()),
                                       std::memory_order_relaxed);
-    for (auto& [cb, s] : done) cb(std::move(s));
+    Deliver(owner_->id_, &answered);
     response_.Clear();
     StartRead(&response_);
   }
 
   void OnDone(const grpc::Status& status) override {
-    absl::btree_multimap<std::pair<uint64_t, int64_t>, AddDone> waiting;
+    absl::btree_multimap<std::pair<uint64_t, int64_t>, Waiter> waiting;
     {
       absl::MutexLock l(&owner_->mu_);
       broken_ = true;
@@ -163,13 +195,18 @@ class BookieClient::AddStream final
     owner_->adds_in_flight_.fetch_sub(static_cast<int64_t>(waiting.size()),
                                       std::memory_order_relaxed);
     const absl::Status transport = FromGrpc(status);
-    for (auto& [key, cb] : waiting) {
-      cb(absl::UnavailableError(
-          absl::StrCat("bookie ", owner_->id_, " add of ledger ", key.first,
-                       " entry ", key.second, ": add stream ended (",
-                       transport.ok() ? "closed" : transport.ToString(), ")")));
+    std::vector<Answered> answered;
+    answered.reserve(waiting.size());
+    for (auto& [key, w] : waiting) {
+      answered.push_back(
+          {key.second, std::move(w),
+           absl::UnavailableError(absl::StrCat(
+               "bookie ", owner_->id_, " add of ledger ", key.first, " entry ",
+               key.second, ": add stream ended (",
+               transport.ok() ? "closed" : transport.ToString(), ")"))});
     }
-    waiting.clear();  // what the callbacks hold goes while the owner lives
+    waiting.clear();
+    Deliver(owner_->id_, &answered);
     // Go first, then tell the owner. The call's ClientContext holds a
     // reference to the channel; dropped here, it is never the last one,
     // because the owner keeps its own until every stream has said it is
@@ -221,7 +258,7 @@ class BookieClient::AddStream final
 
   // Batches not yet on the wire, each an AddRequest being encoded.
   std::deque<AddBatchEncoder> queue_ ABSL_GUARDED_BY(owner_->mu_);
-  absl::btree_multimap<std::pair<uint64_t, int64_t>, AddDone> waiting_
+  absl::btree_multimap<std::pair<uint64_t, int64_t>, Waiter> waiting_
       ABSL_GUARDED_BY(owner_->mu_);
   bool started_ ABSL_GUARDED_BY(owner_->mu_) = false;
   bool write_in_flight_ ABSL_GUARDED_BY(owner_->mu_) = false;
@@ -300,6 +337,25 @@ void BookieClient::Add(uint64_t ledger_id, int64_t entry_id,
 void BookieClient::Add(uint64_t ledger_id, int64_t entry_id,
                        absl::string_view master_key, uint32_t flags,
                        const EntryBytes& body, AddDone done) {
+  Waiter w;
+  w.done = std::move(done);
+  AddWaiting(ledger_id, entry_id, master_key, flags, body, std::move(w));
+}
+
+void BookieClient::Add(uint64_t ledger_id, int64_t entry_id,
+                       absl::string_view master_key, uint32_t flags,
+                       const EntryBytes& body, std::weak_ptr<AddSink> sink,
+                       int tag, absl::Time sent) {
+  Waiter w;
+  w.sink = std::move(sink);
+  w.tag = tag;
+  w.sent = sent;
+  AddWaiting(ledger_id, entry_id, master_key, flags, body, std::move(w));
+}
+
+void BookieClient::AddWaiting(uint64_t ledger_id, int64_t entry_id,
+                              absl::string_view master_key, uint32_t flags,
+                              const EntryBytes& body, Waiter waiter) {
   AddStream* start = nullptr;
   AddStream* flush = nullptr;
   bool closing = false;
@@ -321,14 +377,17 @@ void BookieClient::Add(uint64_t ledger_id, int64_t entry_id,
       adds_in_flight_.fetch_add(1, std::memory_order_relaxed);
       stream_->AssertOwnerHeld();
       if (stream_->EnqueueLocked(ledger_id, entry_id, master_key, flags, body,
-                                 std::move(done))) {
+                                 std::move(waiter))) {
         flush = stream_;
       }
     }
   }
   if (closing) {
-    done(
-        absl::CancelledError(absl::StrCat("bookie ", id_, ": client closing")));
+    std::vector<Answered> answered;
+    answered.push_back({entry_id, std::move(waiter),
+                        absl::CancelledError(
+                            absl::StrCat("bookie ", id_, ": client closing"))});
+    Deliver(id_, &answered);
     return;
   }
   if (start != nullptr) {

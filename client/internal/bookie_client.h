@@ -34,6 +34,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/functional/any_invocable.h"
@@ -42,6 +43,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "absl/types/span.h"
 #include "client/internal/add_wire.h"
 #include "proto/bookie.pb.h"
 
@@ -52,6 +54,29 @@ class ChannelCredentials;
 }  // namespace grpc
 
 namespace bk::client::internal {
+
+// One answer to an add sent with a sink (BookieClient::Add below).
+struct AddAnswer {
+  int64_t entry_id = 0;
+  int tag = 0;      // the sender's own, given to Add (e.g. an ensemble slot)
+  absl::Time sent;  // given to Add
+  absl::Status status;
+};
+
+// Where the answers to adds sent with a sink go. A connection hands a sink
+// every answer it has for it at once -- those of one message from the
+// bookie, or every waiting add when the stream ends -- in the order it got
+// them, on a gRPC thread, never under the connection's lock. So a writer
+// takes its lock once per message, not once per replica-add. Held weakly:
+// answers for a sink that is gone are dropped.
+class AddSink {
+ public:
+  virtual void OnAddAnswers(const std::string& bookie,
+                            absl::Span<const AddAnswer> answers) = 0;
+
+ protected:
+  ~AddSink() = default;
+};
 
 struct ChannelConfig {
   std::shared_ptr<grpc::ChannelCredentials> credentials;  // null: insecure
@@ -81,6 +106,10 @@ class BookieClient {
   // queue reference the same buffers.
   void Add(uint64_t ledger_id, int64_t entry_id, absl::string_view master_key,
            uint32_t flags, const EntryBytes& body, AddDone done);
+  // The same, answered through `sink` (no allocation per add).
+  void Add(uint64_t ledger_id, int64_t entry_id, absl::string_view master_key,
+           uint32_t flags, const EntryBytes& body, std::weak_ptr<AddSink> sink,
+           int tag, absl::Time sent);
   // The same with a body copied once into a new buffer.
   void Add(uint64_t ledger_id, int64_t entry_id, const std::string& master_key,
            uint32_t flags, const std::string& body, AddDone done);
@@ -107,6 +136,24 @@ class BookieClient {
  private:
   class AddStream;
   struct Shared;
+  // An add waiting for its answer: a callback, or a sink and its tag.
+  struct Waiter {
+    AddDone done;
+    std::weak_ptr<AddSink> sink;
+    int tag = 0;
+    absl::Time sent;
+  };
+
+  struct Answered {
+    int64_t entry_id;
+    Waiter waiter;
+    absl::Status status;
+  };
+  static void Deliver(const std::string& bookie,
+                      std::vector<Answered>* answered);
+  void AddWaiting(uint64_t ledger_id, int64_t entry_id,
+                  absl::string_view master_key, uint32_t flags,
+                  const EntryBytes& body, Waiter waiter);
 
   // Called by a stream at the very end of its OnDone, once it is gone.
   void StreamDone();

@@ -243,11 +243,18 @@ void ClusterView::OnBookieInfoFailed(const std::string& id, absl::Time at) {
 }
 
 void ClusterView::OnAddAnswered(const std::string& id, absl::Duration latency) {
+  OnAddsAnswered(id, absl::MakeConstSpan(&latency, 1));
+}
+
+void ClusterView::OnAddsAnswered(const std::string& id,
+                                 absl::Span<const absl::Duration> latencies) {
   absl::MutexLock l(&mu_);
   Health& h = health_[id];
-  const double ms = absl::ToDoubleMilliseconds(latency);
-  h.add_latency_ms =
-      h.add_latency_ms == 0 ? ms : 0.9 * h.add_latency_ms + 0.1 * ms;
+  for (const absl::Duration latency : latencies) {
+    const double ms = absl::ToDoubleMilliseconds(latency);
+    h.add_latency_ms =
+        h.add_latency_ms == 0 ? ms : 0.9 * h.add_latency_ms + 0.1 * ms;
+  }
 }
 
 void ClusterView::OnBookieError(const std::string& id, int64_t entry_id,

@@ -39,6 +39,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "absl/types/span.h"
 #include "client/client_options.h"
 #include "client/internal/client_probe.h"
 #include "metadata/metadata_store.h"
@@ -87,6 +88,9 @@ class ClusterView {
   // A failed or timed-out GetBookieInfo; counts as an error of the bookie.
   void OnBookieInfoFailed(const std::string& id, absl::Time at);
   void OnAddAnswered(const std::string& id, absl::Duration latency);
+  // The same for several adds answered at once, in the order they came.
+  void OnAddsAnswered(const std::string& id,
+                      absl::Span<const absl::Duration> latencies);
   // A failed request to `id` (add or read): counts towards quarantine.
   void OnBookieError(const std::string& id, int64_t entry_id, absl::Time at);
   void OnReadStarted(const std::string& id);

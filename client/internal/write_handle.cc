@@ -4,6 +4,7 @@
 #include <bit>
 #include <utility>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "client/internal/errors.h"
@@ -153,57 +154,65 @@ void WriteHandle::SendLocked(const Pending& p, std::vector<Send>* out) {
 }
 
 void WriteHandle::Transmit(std::vector<Send> sends) {
-  std::weak_ptr<WriteHandle> weak = weak_from_this();
+  const std::weak_ptr<AddSink> sink = weak_from_this();
   for (Send& s : sends) {
     const absl::Time sent = ctx_->Now();
     auto client = ctx_->pool()->Get(s.bookie);
     if (client == nullptr) {
-      OnAnswer(s.entry_id, s.slot, s.bookie, sent,
-               absl::UnavailableError("no endpoint known for the bookie"));
+      const AddAnswer a{s.entry_id, s.slot, sent,
+                        absl::UnavailableError("no endpoint known for the "
+                                               "bookie")};
+      OnAddAnswers(s.bookie, absl::MakeConstSpan(&a, 1));
       continue;
     }
     client->Add(static_cast<uint64_t>(ledger_id_), s.entry_id, master_key_,
-                proto::ADD_NONE, s.body,
-                [weak, entry = s.entry_id, slot = s.slot, bookie = s.bookie,
-                 sent](absl::Status status) {
-                  if (auto self = weak.lock()) {
-                    self->OnAnswer(entry, slot, bookie, sent,
-                                   std::move(status));
-                  }
-                });
+                proto::ADD_NONE, s.body, sink, s.slot, sent);
   }
 }
 
-void WriteHandle::OnAnswer(int64_t entry_id, int slot,
-                           const std::string& bookie, absl::Time sent,
-                           absl::Status status) {
+void WriteHandle::OnAddAnswers(const std::string& bookie,
+                               absl::Span<const AddAnswer> answers) {
   const absl::Time now = ctx_->Now();
-  const bool fenced = absl::IsFailedPrecondition(status);
-  if (status.ok()) {
-    ctx_->cluster()->OnAddAnswered(bookie, now - sent);
-  } else if (!fenced) {
-    ctx_->cluster()->OnBookieError(bookie, entry_id, now);
+  // The bookie's health first, without our lock: latencies of the answered
+  // adds, errors other than fencing (which says nothing of the bookie).
+  absl::InlinedVector<absl::Duration, 64> latencies;
+  for (const AddAnswer& a : answers) {
+    if (a.status.ok()) {
+      latencies.push_back(now - a.sent);
+    } else if (!absl::IsFailedPrecondition(a.status)) {
+      ctx_->cluster()->OnBookieError(bookie, a.entry_id, now);
+    }
   }
+  if (!latencies.empty()) ctx_->cluster()->OnAddsAnswered(bookie, latencies);
   {
     absl::MutexLock l(&mu_);
-    if (state_ == State::kFailed || state_ == State::kClosed) return;
-    if (status.ok()) {
-      if (ensemble_[slot] != bookie || pending_.empty()) return;
-      const int64_t first = pending_.front().entry_id;
-      if (entry_id < first || entry_id > pending_.back().entry_id) return;
-      pending_[entry_id - first].acked |= uint64_t{1} << slot;
+    bool acked = false;
+    for (const AddAnswer& a : answers) {
+      if (state_ == State::kFailed || state_ == State::kClosed) break;
+      const int slot = a.tag;
+      if (a.status.ok()) {
+        if (ensemble_[slot] != bookie || pending_.empty()) continue;
+        const int64_t first = pending_.front().entry_id;
+        if (a.entry_id < first || a.entry_id > pending_.back().entry_id) {
+          continue;
+        }
+        pending_[a.entry_id - first].acked |= uint64_t{1} << slot;
+        acked = true;
+      } else if (absl::IsFailedPrecondition(a.status)) {
+        FailLocked(absl::FailedPreconditionError(absl::StrCat(
+                       "fenced: another client is recovering the ledger (",
+                       a.status.message(), ")")),
+                   &outbox_);
+      } else if (ensemble_[slot] == bookie && !dead_[slot] &&
+                 !failed_.count(slot)) {
+        bk::log::Get("client")->warn(
+            "ledger={} entry={} bookie={} add failed: {}", ledger_id_,
+            a.entry_id, bookie, a.status.ToString());
+        SlotFailedLocked(slot, bookie);
+      }
+    }
+    if (acked && state_ != State::kFailed && state_ != State::kClosed) {
       CompleteLocked(&outbox_);
-    } else if (fenced) {
-      FailLocked(absl::FailedPreconditionError(absl::StrCat(
-                     "fenced: another client is recovering the ledger (",
-                     status.message(), ")")),
-                 &outbox_);
-    } else if (ensemble_[slot] == bookie && !dead_[slot] &&
-               !failed_.count(slot)) {
-      bk::log::Get("client")->warn(
-          "ledger={} entry={} bookie={} add failed: {}", ledger_id_, entry_id,
-          bookie, status.ToString());
-      SlotFailedLocked(slot, bookie);
     }
   }
   DrainCompletions();

@@ -38,6 +38,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "client/internal/add_wire.h"
+#include "client/internal/bookie_client.h"
 #include "client/internal/client_context.h"
 #include "client/ledger_writer.h"
 #include "metadata/metadata_store.h"
@@ -47,7 +48,8 @@
 
 namespace bk::client::internal {
 
-class WriteHandle : public std::enable_shared_from_this<WriteHandle> {
+class WriteHandle : public std::enable_shared_from_this<WriteHandle>,
+                    public AddSink {
  public:
   // `ctx` must outlive the handle. `expected_write_bytes_per_second` is the
   // creator's rate hint (< 0: none), passed on to replacements until the
@@ -105,8 +107,10 @@ class WriteHandle : public std::enable_shared_from_this<WriteHandle> {
   void SendLocked(const Pending& p, std::vector<Send>* out)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void Transmit(std::vector<Send> sends);
-  void OnAnswer(int64_t entry_id, int slot, const std::string& bookie,
-                absl::Time sent, absl::Status status);
+  // The bookie's answers to adds this handle sent (AddSink): one lock and
+  // one completion pass per message from the bookie.
+  void OnAddAnswers(const std::string& bookie,
+                    absl::Span<const AddAnswer> answers) override;
   void CompleteLocked(std::vector<Completion>* out)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void FailLocked(const absl::Status& status, std::vector<Completion>* out)
