@@ -48,8 +48,8 @@
 
 namespace bk::client::internal {
 
-class WriteHandle : public std::enable_shared_from_this<WriteHandle>,
-                    public AddSink {
+class WriteHandle final : public std::enable_shared_from_this<WriteHandle>,
+                          public AddSink {
  public:
   // `ctx` must outlive the handle. `expected_write_bytes_per_second` is the
   // creator's rate hint (< 0: none), passed on to replacements until the
