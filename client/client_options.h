@@ -58,6 +58,12 @@ struct ClientOptions {
   absl::Duration speculative_read_timeout = absl::Milliseconds(500);
   // Entries read ahead (in flight) by one Read() range.
   int read_window = 64;
+  // batchReadEnabled (BookKeeper's key, BP-62): Read() of a range in a
+  // segment whose every bookie holds every entry (E == WQ) streams it from
+  // one bookie (ReadEntries) in chunks of about half the read window,
+  // instead of one request per entry; anything the stream does not deliver
+  // is read entry by entry. False: always entry by entry.
+  bool batch_read_enabled = true;
 
   // maxPendingAddsBytes (ours; BookKeeper bounds by count with
   // maxPendingAddRequests...): packaged bytes of adds not yet confirmed,

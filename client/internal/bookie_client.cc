@@ -410,6 +410,85 @@ void BookieClient::AddWaiting(uint64_t ledger_id, int64_t entry_id,
   if (flush != nullptr) flush->Flush();
 }
 
+// One ReadEntries call. Deletes itself in OnDone, as a unary call's state
+// does, with the same bookkeeping (live_calls_, unary_finishing_), so that
+// Shutdown cancels it and waits for it.
+class BookieClient::RangeCall final
+    : public grpc::ClientReadReactor<proto::ReadEntryResponse> {
+ public:
+  RangeCall(BookieClient* owner, const proto::ReadEntriesRequest& request,
+            absl::Duration timeout,
+            absl::AnyInvocable<void(proto::ReadEntryResponse&&)> on_entry,
+            absl::AnyInvocable<void(absl::Status)> done)
+      : owner_(owner),
+        request_(request),
+        on_entry_(std::move(on_entry)),
+        done_(std::move(done)) {
+    ctx_.set_deadline(DeadlineIn(timeout));
+  }
+
+  grpc::ClientContext* context() { return &ctx_; }
+
+  void Start() {
+    owner_->shared_->stub->async()->ReadEntries(&ctx_, &request_, this);
+    StartRead(&response_);
+    StartCall();
+  }
+
+  void OnReadDone(bool ok) override {
+    if (!ok) return;  // OnDone follows
+    on_entry_(std::move(response_));
+    response_.Clear();
+    StartRead(&response_);
+  }
+
+  void OnDone(const grpc::Status& status) override {
+    BookieClient* const owner = owner_;
+    absl::AnyInvocable<void(absl::Status)> done = std::move(done_);
+    {
+      absl::MutexLock l(&owner->mu_);
+      owner->live_calls_.erase(&ctx_);
+      ++owner->unary_finishing_;
+    }
+    const absl::Status result = FromGrpc(status);
+    // The context holds a reference to the channel: dropped here, while
+    // the owner still holds its own (see AddStream::OnDone).
+    delete this;
+    done(result);
+    done = nullptr;
+    absl::MutexLock l(&owner->mu_);
+    --owner->unary_finishing_;
+  }
+
+ private:
+  BookieClient* const owner_;
+  grpc::ClientContext ctx_;
+  const proto::ReadEntriesRequest request_;
+  proto::ReadEntryResponse response_;  // touched by the read callback only
+  absl::AnyInvocable<void(proto::ReadEntryResponse&&)> on_entry_;
+  absl::AnyInvocable<void(absl::Status)> done_;
+};
+
+void BookieClient::ReadEntries(
+    const proto::ReadEntriesRequest& request, absl::Duration timeout,
+    absl::AnyInvocable<void(proto::ReadEntryResponse&&)> on_entry,
+    absl::AnyInvocable<void(absl::Status)> done) {
+  RangeCall* call = nullptr;
+  {
+    absl::MutexLock l(&mu_);
+    if (!closing_) {
+      call = new RangeCall(this, request, timeout, std::move(on_entry),
+                           std::move(done));
+      live_calls_.insert(call->context());
+    }
+  }
+  if (call == nullptr) {
+    done(absl::CancelledError(absl::StrCat("bookie ", id_, ": closing")));
+    return;
+  }
+  call->Start();
+}
+
 template <typename Req, typename Resp, typename Method>
 void BookieClient::Unary(const Req& request, absl::Duration timeout,
                          Method method, Done<Resp> done) {

@@ -124,6 +124,16 @@ class BookieClient {
   void GetBookieInfo(uint64_t requested, absl::Duration timeout,
                      Done<proto::GetBookieInfoResponse> done);
 
+  // Streams entries request.first..last (ReadEntries): `on_entry` gets each
+  // message as it comes, in order, on a gRPC thread; `done` runs once at
+  // the end with the transport status (OK when the bookie ended the
+  // stream, which it does at the first entry it lacks or at its byte
+  // budget). Cancelled after `timeout`, and by Shutdown.
+  void ReadEntries(
+      const proto::ReadEntriesRequest& request, absl::Duration timeout,
+      absl::AnyInvocable<void(proto::ReadEntryResponse&&)> on_entry,
+      absl::AnyInvocable<void(absl::Status)> done);
+
   // See Lifetime above. Idempotent; must not be called from a callback of
   // this connection.
   void Shutdown();
@@ -135,6 +145,7 @@ class BookieClient {
 
  private:
   class AddStream;
+  class RangeCall;
   struct Shared;
   // An add waiting for its answer: a callback, or a sink and its tag.
   struct Waiter {

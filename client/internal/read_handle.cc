@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "client/internal/errors.h"
 #include "client/internal/quorum.h"
+#include "common/logging.h"
 #include "proto/status_codes.h"
 
 namespace bk::client::internal {
@@ -62,13 +63,61 @@ class RangeIterator final : public EntryIterator {
 
   void Issue() {
     while (next_issue_ <= last_ && next_issue_ < next_return_ + window_) {
-      const int64_t id = next_issue_++;
-      auto state = state_;
-      handle_->ReadAsync(id, [state, id](absl::StatusOr<ReadResult> r) {
-        absl::MutexLock l(&state->mu);
-        state->results.emplace(id, std::move(r));
-      });
+      if (IssueRange()) continue;
+      ReadOne(handle_, state_, next_issue_++);
     }
+  }
+
+  static void ReadOne(const std::shared_ptr<ReadHandle>& handle,
+                      const std::shared_ptr<State>& state, int64_t id) {
+    handle->ReadAsync(id, [state, id](absl::StatusOr<ReadResult> r) {
+      absl::MutexLock l(&state->mu);
+      state->results.emplace(id, std::move(r));
+    });
+  }
+
+  // Issues next_issue_.. as one streamed range when at least half the
+  // window is free (so chunks stay large) or nothing is in flight; false
+  // when the range cannot be streamed (the caller reads one entry).
+  bool IssueRange() {
+    if (!streamable_) return false;
+    const int64_t room = next_return_ + window_ - next_issue_;
+    const int64_t chunk = std::min(room, last_ - next_issue_ + 1);
+    if (chunk < 2) return false;
+    if (room < std::max(2, window_ / 2) && next_issue_ > next_return_) {
+      return false;
+    }
+    const int64_t first = next_issue_, end = first + chunk - 1;
+    auto state = state_;
+    std::weak_ptr<ReadHandle> weak = handle_;
+    const bool started = handle_->ReadRangeAsync(
+        first, end,
+        [state](ReadResult r) {
+          const int64_t id = r.entry_id;
+          absl::MutexLock l(&state->mu);
+          state->results.emplace(id, std::move(r));
+        },
+        [state, weak, end](int64_t next) {
+          // What the stream did not deliver, entry by entry.
+          auto handle = weak.lock();
+          for (int64_t id = next; id <= end; ++id) {
+            if (handle != nullptr) {
+              ReadOne(handle, state, id);
+            } else {
+              absl::MutexLock l(&state->mu);
+              state->results.emplace(
+                  id, absl::CancelledError("the reader was closed"));
+            }
+          }
+        });
+    if (!started) {
+      // Not streamable now (the range crosses into another segment, or
+      // the bookie has no endpoint): one entry is read alone, then a
+      // range is tried again from the next.
+      return false;
+    }
+    next_issue_ = end + 1;
+    return true;
   }
 
   std::shared_ptr<ReadHandle> handle_;
@@ -78,6 +127,8 @@ class RangeIterator final : public EntryIterator {
   const int64_t last_;
   const int window_;
   absl::Status status_;
+  // batchReadEnabled and E == WQ: ranges may be streamed.
+  const bool streamable_ = handle_->RangeStreamable();
 };
 
 }  // namespace
@@ -188,6 +239,84 @@ void ReadHandle::ReadAsync(int64_t entry_id, ReadDone done) {
               self->RetryWithFreshMetadata(entry_id, std::move(ensemble),
                                            std::move(r), std::move(done));
             });
+}
+
+bool ReadHandle::RangeStreamable() const {
+  absl::MutexLock l(&mu_);
+  return ctx_->options().batch_read_enabled &&
+         metadata_.write_quorum_size() == metadata_.ensemble_size();
+}
+
+bool ReadHandle::ReadRangeAsync(int64_t first, int64_t last,
+                                absl::AnyInvocable<void(ReadResult)> on_entry,
+                                absl::AnyInvocable<void(int64_t)> done) {
+  if (!ctx_->options().batch_read_enabled || last < first) return false;
+  std::vector<std::string> ensemble;
+  int write_quorum;
+  entry::DigestType digest;
+  {
+    absl::MutexLock l(&mu_);
+    int i = metadata_.segments_size() - 1;
+    while (i > 0 && metadata_.segments(i).first_entry_id() > first) --i;
+    if (i + 1 < metadata_.segments_size() &&
+        metadata_.segments(i + 1).first_entry_id() <= last) {
+      return false;  // spans two segments
+    }
+    ensemble = Bookies(metadata_.segments(i));
+    write_quorum = metadata_.write_quorum_size();
+    digest = static_cast<entry::DigestType>(metadata_.digest_type());
+  }
+  const int e = static_cast<int>(ensemble.size());
+  if (write_quorum != e) return false;  // no bookie holds the whole range
+  const std::vector<int> order =
+      ctx_->cluster()->ReadOrder(ensemble, WriteSet(first, e, write_quorum));
+  if (order.empty()) return false;
+  const std::string& bookie = ensemble[order.front()];
+  auto client = ctx_->pool()->Get(bookie);
+  if (client == nullptr) return false;
+
+  // One stream's messages come one at a time, so `next` needs no lock.
+  struct Range {
+    int64_t next;
+    bool stopped = false;
+    absl::AnyInvocable<void(ReadResult)> on_entry;
+  };
+  auto range = std::make_shared<Range>();
+  range->next = first;
+  range->on_entry = std::move(on_entry);
+  proto::ReadEntriesRequest request;
+  request.set_ledger_id(static_cast<uint64_t>(ledger_id_));
+  request.set_first_entry_id(first);
+  request.set_last_entry_id(last);
+  const uint64_t ledger = static_cast<uint64_t>(ledger_id_);
+  client->ReadEntries(
+      request, ctx_->options().read_entry_timeout,
+      [range, ledger, digest, bookie](proto::ReadEntryResponse&& m) {
+        if (range->stopped) return;
+        if (m.status() != proto::BK_EOK || m.entry_id() != range->next) {
+          range->stopped = true;
+          return;
+        }
+        auto d = entry::Decode(m.body(), digest, ledger, range->next);
+        if (!d.ok()) {
+          bk::log::Get("client")->warn(
+              "ledger={} entry={} bookie={} range read: {}", ledger,
+              range->next, bookie, d.status().ToString());
+          range->stopped = true;  // read again, from another replica
+          return;
+        }
+        ReadResult r;
+        r.entry_id = range->next;
+        r.header = d->header;
+        r.payload = std::string(d->payload);
+        r.body = std::move(*m.mutable_body());
+        ++range->next;
+        range->on_entry(std::move(r));
+      },
+      [range, done = std::move(done)](absl::Status) mutable {
+        done(range->next);
+      });
+  return true;
 }
 
 void ReadHandle::RetryWithFreshMetadata(int64_t entry_id,

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/functional/any_invocable.h"
 #include "absl/synchronization/mutex.h"
 #include "client/internal/client_context.h"
 #include "client/internal/read_op.h"
@@ -50,6 +51,20 @@ class ReadHandle : public std::enable_shared_from_this<ReadHandle> {
 
   std::unique_ptr<EntryIterator> Read(int64_t first, int64_t last);
   void ReadAsync(int64_t entry_id, ReadDone done);
+  // Entries first..last streamed from one bookie (ReadEntries), when
+  // batchReadEnabled and the range lies in one segment whose every bookie
+  // holds every entry (E == WQ); the bookie is the read order's first.
+  // `on_entry` gets each entry, digest verified, in order; `done` gets the
+  // id of the first entry not delivered (last + 1 when all were) once the
+  // stream has ended for whatever reason -- an entry the bookie lacks, a
+  // damaged one, the bookie failing -- and the caller reads the rest entry
+  // by entry. Both run on gRPC threads. Returns false, calling neither,
+  // when the range cannot be read so.
+  // batchReadEnabled and E == WQ: ReadRangeAsync may take ranges.
+  bool RangeStreamable() const;
+  bool ReadRangeAsync(int64_t first, int64_t last,
+                      absl::AnyInvocable<void(ReadResult)> on_entry,
+                      absl::AnyInvocable<void(int64_t)> done);
   absl::StatusOr<int64_t> ReadLac();
   absl::StatusOr<int64_t> WaitForLac(int64_t previous, absl::Duration timeout);
 

@@ -38,6 +38,7 @@ TEST_CASE("BookieAdmin gives a bookie's info report as plain figures",
           "[client][admin]") {
   LocalBookies bookies(2);
   auto info = AdminOf(bookies, 1)->Info(kTimeout);
+  INFO(info.status().ToString());
   REQUIRE(info.ok());
   // What LocalBookies' bookie 1 reports (local_bookies.cc).
   CHECK(info->total_disk_capacity == 100 << 20);
