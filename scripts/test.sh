@@ -23,14 +23,31 @@
 # BK_FUZZ_SECONDS sets the time per target; 0 leaves the step out.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-./scripts/setup.sh
-./scripts/build.sh default
-./scripts/build.sh tsa
-ctest --preset default
+
+# Each step's wall time, printed as it ends and again at the end, so a slow
+# CI run says where its time went.
+timings=()
+step() {
+  local name="$1" start=$SECONDS
+  shift
+  "$@"
+  timings+=("$(printf '%-14s %5d s' "$name" $((SECONDS - start)))")
+  echo "test.sh: $name took $((SECONDS - start)) s"
+}
+summary() {
+  echo "test.sh: step times"
+  printf '  %s\n' "${timings[@]}"
+}
+trap summary EXIT
+
+step setup ./scripts/setup.sh
+step build ./scripts/build.sh default
+step build-tsa ./scripts/build.sh tsa
+step ctest ctest --preset default
 if [[ "${BK_TSAN:-1}" != 0 ]]; then
-  ./scripts/tsan.sh
+  step tsan ./scripts/tsan.sh
 fi
 fuzz_seconds="${BK_FUZZ_SECONDS:-5}"
 if [[ "$fuzz_seconds" != 0 ]]; then
-  ./scripts/fuzz.sh --seconds "$fuzz_seconds"
+  step fuzz ./scripts/fuzz.sh --seconds "$fuzz_seconds"
 fi
