@@ -50,6 +50,13 @@ class ZkStore final : public StoreBase {
                                       Version expected) override;
   absl::Status DeleteCookie(const std::string& bookie_id,
                             Version expected) override;
+  absl::StatusOr<Versioned<BookieGroups>> ReadBookieGroups(
+      const std::string& bookie_id) override;
+  absl::StatusOr<Version> WriteBookieGroups(const BookieGroups& groups,
+                                            Version expected) override;
+  absl::Status DeleteBookieGroups(const std::string& bookie_id,
+                                  Version expected) override;
+  absl::StatusOr<std::vector<BookieGroups>> ListBookieGroups() override;
   absl::StatusOr<std::string> InstanceId() override;
   absl::Status Sync() override;
 

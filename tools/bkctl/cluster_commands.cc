@@ -2,12 +2,14 @@
 // bookies themselves (client::BookieAdmin): listbookies, bookieinfo, ledger
 // list|metadata|delete, placement explain.
 
+#include <map>
 #include <nlohmann/json.hpp>
 #include <ostream>
 
 #include "absl/strings/str_cat.h"
 #include "client/bookie_admin.h"
 #include "metadata/metadata_store.h"
+#include "placement/topology.h"
 #include "tools/bkctl/command.h"
 #include "tools/bkctl/flags.h"
 #include "tools/bkctl/tls_flags.h"
@@ -268,20 +270,29 @@ int PlacementExplain(const std::vector<std::string>& args, std::ostream& out,
   auto md = (*store)->ReadLedger(*id);
   if (!md.ok()) return Fail(err, "placement explain", md.status());
   const auto& notes = md->value.placement_notes();
+  // Groups as the bookies are tagged now (the notes record racks and load
+  // as the writer saw them; groups live in the store).
+  auto tagged = (*store)->ListBookieGroups();
+  if (!tagged.ok()) return Fail(err, "placement explain", tagged.status());
+  std::map<std::string, std::vector<std::string>> groups_of;
+  for (const auto& g : *tagged) groups_of[g.bookie_id] = g.groups;
   json segs = json::array();
   for (const auto& s : md->value.segments()) {
     json bookies = json::array();
     for (const auto& b : s.bookies()) {
-      json row = {{"id", b}};
+      json row = {{"id", b}, {"groups", groups_of[b]}};
       if (auto it = notes.find(b); it != notes.end()) {
         const auto& n = it->second;
-        row.update(json{{"rack", n.rack()},
-                        {"weighting", n.weighting()},
-                        {"journal_io_util", n.journal_io_util()},
-                        {"write_bytes_per_second", n.write_bytes_per_second()},
-                        {"free_disk_space", n.free_disk_space()},
-                        {"report_age_ms", n.report_age_ms()},
-                        {"probability", n.probability()}});
+        row.update(
+            json{{"rack", n.rack()},
+                 {"region", placement::RegionOf(
+                                placement::NetworkLocationOrDefault(n.rack()))},
+                 {"weighting", n.weighting()},
+                 {"journal_io_util", n.journal_io_util()},
+                 {"write_bytes_per_second", n.write_bytes_per_second()},
+                 {"free_disk_space", n.free_disk_space()},
+                 {"report_age_ms", n.report_age_ms()},
+                 {"probability", n.probability()}});
       } else {
         row["note"] = "no placement note recorded";
       }
@@ -299,7 +310,13 @@ int PlacementExplain(const std::vector<std::string>& args, std::ostream& out,
     for (const json& b : s["bookies"]) {
       out << "  " << b["id"].get<std::string>();
       if (b.contains("rack")) {
+        std::string groups;
+        for (const json& g : b["groups"]) {
+          groups += (groups.empty() ? "" : ",") + g.get<std::string>();
+        }
         out << "  rack=" << b["rack"].get<std::string>()
+            << "  region=" << b["region"].get<std::string>()
+            << "  groups=" << (groups.empty() ? "-" : groups)
             << "  weighting=" << b["weighting"].get<std::string>()
             << "  journal_util=" << b["journal_io_util"].get<double>()
             << "  write_Bps=" << b["write_bytes_per_second"].get<double>()
@@ -333,8 +350,8 @@ std::vector<Command> ClusterCommands() {
       {"ledger", "delete", "delete a ledger's metadata (data is then GC'd)",
        uri + "  --ledger ID  --yes\n", LedgerDelete},
       {"placement", "explain",
-       "each bookie of each segment with its rack and the load figures the "
-       "writer saw when it chose",
+       "each bookie of each segment with its rack, region and load figures "
+       "as the writer saw them when it chose, and its isolation groups now",
        uri + "  --ledger ID  --json\n", PlacementExplain},
   };
 }
