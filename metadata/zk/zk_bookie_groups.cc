@@ -27,44 +27,16 @@ absl::StatusOr<Versioned<BookieGroups>> ZkStore::ReadBookieGroups(
 
 absl::StatusOr<Version> ZkStore::WriteBookieGroups(const BookieGroups& groups,
                                                    Version expected) {
-  if (expected != kNotExists && (expected < 0 || expected > INT32_MAX)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("bad expected groups version ", expected));
-  }
   absl::StatusOr<std::string> bytes = EncodeBookieGroups(groups);
   if (!bytes.ok()) return bytes.status();
-  const std::string path = layout_.BookieGroups(groups.bookie_id);
-  ZkResult r = session_->Call([&](ZkDone d) {
-    if (expected == kNotExists) {
-      session_->Create(path, *bytes, 0, std::move(d));
-    } else {
-      session_->Set(path, *bytes, static_cast<int>(expected), std::move(d));
-    }
-  });
-  if (r.rc == ZOK) return Version{r.stat.version};
-  if (r.retried && (r.rc == ZNODEEXISTS || r.rc == ZBADVERSION)) {
-    ZkResult g = session_->Call(
-        [&](ZkDone d) { session_->Get(path, false, std::move(d)); });
-    if (g.rc == ZOK && g.data == *bytes && g.stat.version == expected + 1) {
-      return Version{g.stat.version};  // our first attempt took effect
-    }
-  }
-  return ZkError(r.rc, uri() + path);
+  return WriteVersioned(layout_.BookieGroups(groups.bookie_id), *bytes,
+                        expected, "groups");
 }
 
 absl::Status ZkStore::DeleteBookieGroups(const std::string& bookie_id,
                                          Version expected) {
   if (absl::Status s = ValidateBookieId(bookie_id); !s.ok()) return s;
-  if (expected != kAnyVersion && (expected < 0 || expected > INT32_MAX)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("bad expected groups version ", expected));
-  }
-  const std::string path = layout_.BookieGroups(bookie_id);
-  const int version = expected == kAnyVersion ? -1 : static_cast<int>(expected);
-  ZkResult r = session_->Call(
-      [&](ZkDone d) { session_->Delete(path, version, std::move(d)); });
-  if (r.rc == ZOK || (r.rc == ZNONODE && r.retried)) return absl::OkStatus();
-  return ZkError(r.rc, uri() + path);
+  return DeleteVersioned(layout_.BookieGroups(bookie_id), expected, "groups");
 }
 
 absl::StatusOr<std::vector<BookieGroups>> ZkStore::ListBookieGroups() {

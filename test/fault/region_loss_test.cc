@@ -14,11 +14,11 @@
 // closing, and a second client recover-opens the ledger and reads every
 // acknowledged entry back.
 
-#include <atomic>
 #include <random>
 #include <set>
 
 #include "metadata/metadata_store.h"
+#include "test/fault/acked_writer.h"
 #include "test/fault/client_fault_util.h"
 #include "test/fault/figures.h"
 #include "test/support/poll_until.h"
@@ -31,25 +31,6 @@ constexpr int kRegions = 3;
 const std::string kItem = "21 region loss";
 
 std::string RegionOfBookie(int i) { return "r" + std::to_string(i % kRegions); }
-
-// The writer's acknowledged record, shared with its callbacks.
-struct Record {
-  absl::Mutex mu;
-  int64_t max_acked ABSL_GUARDED_BY(mu) = -1;
-  int64_t acks ABSL_GUARDED_BY(mu) = 0;
-  int64_t in_flight ABSL_GUARDED_BY(mu) = 0;
-  int64_t failed ABSL_GUARDED_BY(mu) = 0;
-  int64_t wrong_order ABSL_GUARDED_BY(mu) = 0;
-  int64_t next_entry ABSL_GUARDED_BY(mu) = 0;
-  std::string first_failure ABSL_GUARDED_BY(mu);
-
-  template <typename Pred>
-  bool Await(Pred pred, absl::Duration timeout) {
-    absl::MutexLock l(&mu);
-    mu.AwaitWithTimeout(absl::Condition(&pred), timeout);
-    return pred();
-  }
-};
 
 TEST_CASE(
     "losing every bookie of one region loses no acknowledged entry of a "
@@ -104,51 +85,11 @@ TEST_CASE(
   // The rule: one replica per region.
   CHECK(first_regions.size() == 3);
 
-  Record rec;
-  std::atomic<bool> stop{false};
-  std::thread writer([&] {
-    constexpr int64_t kWindow = 64;
-    while (!stop) {
-      int64_t e;
-      {
-        absl::MutexLock l(&rec.mu);
-        auto room = [&] { return rec.in_flight < kWindow || stop.load(); };
-        rec.mu.AwaitWithTimeout(absl::Condition(&room), absl::Seconds(1));
-        if (rec.in_flight >= kWindow) continue;
-        ++rec.in_flight;
-        e = rec.next_entry++;
-      }
-      (*w)->Append(FaultPayload(id, e), [&rec, e](absl::StatusOr<int64_t> r) {
-        absl::MutexLock l(&rec.mu);
-        --rec.in_flight;
-        if (!r.ok() || *r != e) {
-          if (rec.failed++ == 0)
-            rec.first_failure = r.ok() ? "wrong id" : r.status().ToString();
-          return;
-        }
-        if (e != rec.max_acked + 1) ++rec.wrong_order;
-        rec.max_acked = std::max(rec.max_acked, e);
-        ++rec.acks;
-      });
-    }
-    absl::MutexLock l(&rec.mu);
-    auto drained = [&] { return rec.in_flight == 0; };
-    rec.mu.AwaitWithTimeout(absl::Condition(&drained), absl::Seconds(60));
-  });
-  struct StopJoin {
-    std::atomic<bool>& stop;
-    std::thread& t;
-    ~StopJoin() {
-      stop = true;
-      if (t.joinable()) t.join();
-    }
-  } stop_join{stop, writer};
-  auto acks = [&] {
-    absl::MutexLock l(&rec.mu);
-    return rec.acks;
-  };
+  AckedWriter writer(w->get(), id);
+  auto acks = [&] { return writer.Read().acks; };
 
-  REQUIRE(rec.Await([&] { return rec.acks >= 1000; }, absl::Seconds(60)));
+  REQUIRE(writer.Await([](const AckRecord& r) { return r.acks >= 1000; },
+                       absl::Seconds(60)));
   const int lost_region =
       std::uniform_int_distribution<int>(0, kRegions - 1)(rng);
   const std::string lost = "r" + std::to_string(lost_region);
@@ -160,10 +101,10 @@ TEST_CASE(
               lost.c_str(), lost_region, lost_region + 3, lost_region + 6,
               static_cast<long long>(acks_at_kill));
   // Writes go on with the region gone.
-  const bool went_on = rec.Await(
-      [&] { return rec.acks >= acks_at_kill + 2000; }, absl::Seconds(120));
-  stop = true;
-  writer.join();
+  const bool went_on = writer.Await(
+      [&](const AckRecord& r) { return r.acks >= acks_at_kill + 2000; },
+      absl::Seconds(120));
+  writer.Stop();
 
   md = (*store)->ReadLedger(id);
   REQUIRE(md.ok());
@@ -174,21 +115,13 @@ TEST_CASE(
     const int i = cluster->IndexOf(b);
     if (i >= 0 && RegionOfBookie(i) == lost) lost_region_left = false;
   }
-  int64_t max_acked, failed, wrong_order;
-  std::string first_failure;
-  {
-    absl::MutexLock l(&rec.mu);
-    max_acked = rec.max_acked;
-    failed = rec.failed;
-    wrong_order = rec.wrong_order;
-    first_failure = rec.first_failure;
-  }
+  const AckRecord rec = writer.Read();
   // Left OPEN, as a crashed writer would: the reader recovers it.
   w->reset();
   client->reset();
-  const Verified v = VerifyAll(uri, {{id, max_acked}});
+  const Verified v = VerifyAll(uri, {{id, rec.max_acked}});
   INFO(v.first_error);
-  INFO(first_failure);
+  INFO(rec.first_failure);
 
   Figures f("region_loss");
   f.Add(kItem, "first ensemble's regions", std::to_string(first_regions.size()),
@@ -205,13 +138,13 @@ TEST_CASE(
         std::to_string(ensemble_changes) +
             (lost_region_left ? ", left" : ", NOT left"),
         ">= 1, left", ensemble_changes >= 1 && lost_region_left);
-  f.Add(kItem, "failed adds", std::to_string(failed), "0", failed == 0);
+  f.Add(kItem, "failed adds", std::to_string(rec.failed), "0", rec.failed == 0);
   f.Write();
   CHECK(went_on);
   CHECK(ensemble_changes >= 1);
   CHECK(lost_region_left);
-  CHECK(failed == 0);
-  CHECK(wrong_order == 0);
+  CHECK(rec.failed == 0);
+  CHECK(rec.wrong_order == 0);
   CHECK(v.lost == 0);
   CHECK(v.corrupt == 0);
   CHECK(v.open_failures == 0);
