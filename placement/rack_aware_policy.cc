@@ -438,10 +438,26 @@ absl::StatusOr<ReplacementResult> RackAwarePolicy::TryReplace(
 std::vector<int> RackAwarePolicy::ReorderReadSequence(
     const std::vector<BookieId>& ensemble, const std::vector<int>& write_set,
     const BookieHealthMap& health) const {
-  return placement::ReorderReadSequence(
+  std::vector<int> order = placement::ReorderReadSequence(
       ensemble, write_set, health,
       [this](const BookieId& id) { return topology_.State(id); },
       options_.read_reorder_threshold_pending_requests);
+  const std::string& local = options_.region.local_region;
+  if (!options_.region.enabled || local.empty()) return order;
+  // Region mode: among the healthy replicas (a prefix of the order), those
+  // in the client's own region first, as BookKeeper reads locally first.
+  auto healthy = [&](int index) {
+    const BookieId& id = ensemble[index];
+    auto it = health.find(id);
+    return topology_.State(id) == BookieState::kWritable &&
+           (it == health.end() ||
+            (it->second.last_failed_entry < 0 && !it->second.slow));
+  };
+  auto end = std::find_if_not(order.begin(), order.end(), healthy);
+  std::stable_partition(order.begin(), end, [&](int index) {
+    return topology_.Region(ensemble[index]) == local;
+  });
+  return order;
 }
 
 }  // namespace bk::placement

@@ -49,7 +49,8 @@
 // quorums through the slot; then any region keeping durability only; and,
 // when reppEnableDurabilityEnforcementInReplace is off or the rest of the
 // ensemble already breaks durability, any bookie. Adherence is
-// JudgeRegionAdherence.
+// JudgeRegionAdherence. Reads, with the client's own region set, ask its
+// healthy replicas in that region before the other healthy ones.
 //
 // Isolation groups (isolation_groups.h), in either mode: a ledger whose
 // hints name a primary group is placed over that group's bookies (with

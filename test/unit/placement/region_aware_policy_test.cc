@@ -438,6 +438,29 @@ TEST_CASE("seeded counts: every weighting chooses inside the region rule",
   }
 }
 
+TEST_CASE("reads ask healthy replicas of the client's region first",
+          "[placement]") {
+  std::mt19937_64 gen(1);
+  PlacementOptions options = RegionOptionsWith(Weighting::kNone);
+  options.region.local_region = "g2";
+  RackAwarePolicy policy(options, gen);
+  policy.OnClusterChanged(MakeRegionBookies(9, 3, 3), {});
+  const std::vector<BookieId> ensemble = {Id(0), Id(1), Id(2)};  // g0 g1 g2
+  CHECK(policy.ReorderReadSequence(ensemble, {0, 1, 2}, {}) ==
+        std::vector<int>{2, 0, 1});
+  // A failed local replica goes after the healthy remote ones.
+  BookieHealthMap health;
+  health[Id(2)].last_failed_entry = 5;
+  CHECK(policy.ReorderReadSequence(ensemble, {0, 1, 2}, health) ==
+        std::vector<int>{0, 1, 2});
+  // Without a local region, write-set order.
+  std::mt19937_64 gen2(1);
+  RackAwarePolicy plain(RegionOptionsWith(Weighting::kNone), gen2);
+  plain.OnClusterChanged(MakeRegionBookies(9, 3, 3), {});
+  CHECK(plain.ReorderReadSequence(ensemble, {0, 1, 2}, {}) ==
+        std::vector<int>{0, 1, 2});
+}
+
 TEST_CASE("region mode off leaves the rack-aware draws unchanged",
           "[placement]") {
   for (uint64_t seed = 1; seed <= 40; ++seed) {
