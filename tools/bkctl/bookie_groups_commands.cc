@@ -12,26 +12,19 @@
 #include "placement/isolation_groups.h"
 #include "tools/bkctl/command.h"
 #include "tools/bkctl/flags.h"
+#include "tools/bkctl/store_flags.h"
 
 namespace bk::bkctl {
 namespace {
 
 using nlohmann::json;
 
-const FlagSpec kUri{"metadata-uri", true,
-                    "metadata store, zk://host:port/root or mem://name"};
+const FlagSpec& kUri = kMetadataUriFlag;
 const FlagSpec kBookie{"bookie", true, "bookie id"};
 
 int Fail(std::ostream& err, const std::string& cmd, const absl::Status& s) {
   err << "bkctl bookiegroups " << cmd << ": " << s.message() << "\n";
   return absl::IsInvalidArgument(s) ? kExitUsage : kExitFailure;
-}
-
-absl::StatusOr<std::unique_ptr<metadata::MetadataStore>> OpenStore(
-    const ParsedFlags& f) {
-  metadata::OpenOptions o;
-  o.connect_timeout = absl::Seconds(5);
-  return metadata::Open(f.Get("metadata-uri"), o);
 }
 
 // Sets (or, with no groups, removes) a bookie's groups; retries a
@@ -47,7 +40,7 @@ int Set(const std::vector<std::string>& args, std::ostream& out,
   if (!f.ok()) return Fail(err, "set", f.status());
   auto names = placement::ParseGroupList(f->Get("groups"));
   if (!names.ok()) return Fail(err, "set", names.status());
-  auto store = OpenStore(*f);
+  auto store = OpenStoreFromFlags(*f);
   if (!store.ok()) return Fail(err, "set", store.status());
   const std::string& id = f->Get("bookie");
   metadata::BookieGroups record;
@@ -88,7 +81,7 @@ int Get(const std::vector<std::string>& args, std::ostream& out,
         std::ostream& err) {
   auto f = ParseFlags(args, {kUri, kBookie});
   if (!f.ok()) return Fail(err, "get", f.status());
-  auto store = OpenStore(*f);
+  auto store = OpenStoreFromFlags(*f);
   if (!store.ok()) return Fail(err, "get", store.status());
   auto record = (*store)->ReadBookieGroups(f->Get("bookie"));
   if (absl::IsNotFound(record.status())) {
@@ -105,7 +98,7 @@ int List(const std::vector<std::string>& args, std::ostream& out,
          std::ostream& err) {
   auto f = ParseFlags(args, {kUri, {"json", false, "print JSON", true}});
   if (!f.ok()) return Fail(err, "list", f.status());
-  auto store = OpenStore(*f);
+  auto store = OpenStoreFromFlags(*f);
   if (!store.ok()) return Fail(err, "list", store.status());
   auto all = (*store)->ListBookieGroups();
   if (!all.ok()) return Fail(err, "list", all.status());

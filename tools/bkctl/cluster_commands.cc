@@ -12,6 +12,7 @@
 #include "placement/topology.h"
 #include "tools/bkctl/command.h"
 #include "tools/bkctl/flags.h"
+#include "tools/bkctl/store_flags.h"
 #include "tools/bkctl/tls_flags.h"
 
 namespace bk::bkctl {
@@ -19,20 +20,12 @@ namespace {
 
 using nlohmann::json;
 
-const FlagSpec kUri{"metadata-uri", true,
-                    "metadata store, zk://host:port/root or mem://name"};
+const FlagSpec& kUri = kMetadataUriFlag;
 const FlagSpec kJson{"json", false, "print JSON", true};
 
 int Fail(std::ostream& err, const std::string& cmd, const absl::Status& s) {
   err << "bkctl " << cmd << ": " << s.message() << "\n";
   return absl::IsInvalidArgument(s) ? kExitUsage : kExitFailure;
-}
-
-absl::StatusOr<std::unique_ptr<metadata::MetadataStore>> OpenStore(
-    const ParsedFlags& f) {
-  metadata::OpenOptions o;
-  o.connect_timeout = absl::Seconds(5);
-  return metadata::Open(f.Get("metadata-uri"), o);
 }
 
 json BookieJson(const proto::BookieServiceInfo& b) {
@@ -46,7 +39,7 @@ int ListBookies(const std::vector<std::string>& args, std::ostream& out,
   auto f = ParseFlags(
       args, {kUri, kJson, {"readonly", false, "only read-only bookies", true}});
   if (!f.ok()) return Fail(err, "listbookies", f.status());
-  auto store = OpenStore(*f);
+  auto store = OpenStoreFromFlags(*f);
   if (!store.ok()) return Fail(err, "listbookies", store.status());
   auto set = (*store)->ListBookies();
   if (!set.ok()) return Fail(err, "listbookies", set.status());
@@ -86,7 +79,7 @@ int BookieInfo(const std::vector<std::string>& args, std::ostream& out,
   if (!f.ok()) return Fail(err, "bookieinfo", f.status());
   auto tls = TlsOptionsOf(*f);
   if (!tls.ok()) return Fail(err, "bookieinfo", tls.status());
-  auto store = OpenStore(*f);
+  auto store = OpenStoreFromFlags(*f);
   if (!store.ok()) return Fail(err, "bookieinfo", store.status());
   auto set = (*store)->ListBookies();
   if (!set.ok()) return Fail(err, "bookieinfo", set.status());
@@ -201,7 +194,7 @@ int LedgerList(const std::vector<std::string>& args, std::ostream& out,
                std::ostream& err) {
   auto f = ParseFlags(args, {kUri, kJson});
   if (!f.ok()) return Fail(err, "ledger list", f.status());
-  auto store = OpenStore(*f);
+  auto store = OpenStoreFromFlags(*f);
   if (!store.ok()) return Fail(err, "ledger list", store.status());
   auto it = (*store)->ListLedgers();
   json ids = json::array();
@@ -230,7 +223,7 @@ int LedgerMetadata(const std::vector<std::string>& args, std::ostream& out,
   if (!f.ok()) return Fail(err, "ledger metadata", f.status());
   auto id = LedgerFlag(*f);
   if (!id.ok()) return Fail(err, "ledger metadata", id.status());
-  auto store = OpenStore(*f);
+  auto store = OpenStoreFromFlags(*f);
   if (!store.ok()) return Fail(err, "ledger metadata", store.status());
   auto md = (*store)->ReadLedger(*id);
   if (!md.ok()) return Fail(err, "ledger metadata", md.status());
@@ -251,7 +244,7 @@ int LedgerDelete(const std::vector<std::string>& args, std::ostream& out,
         << " loses its data; add --yes to confirm\n";
     return kExitUsage;
   }
-  auto store = OpenStore(*f);
+  auto store = OpenStoreFromFlags(*f);
   if (!store.ok()) return Fail(err, "ledger delete", store.status());
   absl::Status s = (*store)->DeleteLedger(*id, metadata::kAnyVersion);
   if (!s.ok()) return Fail(err, "ledger delete", s);
@@ -265,7 +258,7 @@ int PlacementExplain(const std::vector<std::string>& args, std::ostream& out,
   if (!f.ok()) return Fail(err, "placement explain", f.status());
   auto id = LedgerFlag(*f);
   if (!id.ok()) return Fail(err, "placement explain", id.status());
-  auto store = OpenStore(*f);
+  auto store = OpenStoreFromFlags(*f);
   if (!store.ok()) return Fail(err, "placement explain", store.status());
   auto md = (*store)->ReadLedger(*id);
   if (!md.ok()) return Fail(err, "placement explain", md.status());
