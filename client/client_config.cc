@@ -6,7 +6,9 @@
 
 #include "client/client_config.h"
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 
 namespace bk::client {
 namespace {
@@ -101,6 +103,37 @@ void AddPlacement(ConfigTable<ClientOptions>& t) {
   t.Value("lowLoadBookieRatio", BK_FIELD(placement.low_load_bookie_ratio),
           "fraction", {0, 1},
           "below this share of quiet bookies load weighting is uniform");
+  t.Choice(
+      "ensemblePlacementPolicy", BK_FIELD(placement.region.enabled),
+      {false, true},
+      [](bool region) { return region ? "region-aware" : "rack-aware"; },
+      "placement policy: BookKeeper's rack-aware, or region-aware "
+      "(RegionAwareEnsemblePlacementPolicy)");
+  t.Value("reppMinimumRegionsForDurability",
+          BK_FIELD(placement.region.min_regions_for_durability), "regions",
+          {0, 100},
+          "region-aware: regions every ack quorum spans; <= 1 no durability "
+          "rule");
+  t.Value("reppEnableDurabilityEnforcementInReplace",
+          BK_FIELD(placement.region.enforce_durability_in_replace), "-", {},
+          "region-aware: a replacement must keep the durability rule");
+  t.Custom({"reppRegionsToWrite", OptionType::kString, "",
+            "region-aware: regions ensembles may use, ';' or ',' separated; "
+            "empty: all",
+            false, 1, 0, "-"},
+           [](const Config& c, ClientOptions& o) {
+             o.placement.region.regions_to_write.clear();
+             for (absl::string_view part : absl::StrSplit(
+                      c.GetString("reppRegionsToWrite"), absl::ByAnyChar(";,"),
+                      absl::SkipWhitespace())) {
+               o.placement.region.regions_to_write.emplace_back(
+                   absl::StripAsciiWhitespace(part));
+             }
+             return absl::OkStatus();
+           });
+  t.Value("clientRegion", BK_FIELD(placement.region.local_region), "-", {},
+          "region-aware: the region this client runs in (its first ensemble "
+          "member is drawn there); empty: unknown");
   t.Value("readReorderThresholdPendingRequests",
           BK_FIELD(placement.read_reorder_threshold_pending_requests),
           "requests", {0, 1e9},

@@ -15,6 +15,8 @@
 //   <root>/available/readonly/<bookie id>
 //                                       read-only bookie (ephemeral)
 //   <root>/cookies/<bookie id>          bookie cookie (persistent)
+//   <root>/bookiegroups/<bookie id>     the bookie's isolation groups
+//                                       (persistent, set by operators)
 
 #ifndef BK_METADATA_LAYOUT_H_
 #define BK_METADATA_LAYOUT_H_
@@ -57,6 +59,10 @@ class Layout {
   std::string Cookies() const { return root_ + "/cookies"; }
   std::string Cookie(const std::string& id) const {
     return Cookies() + "/" + id;
+  }
+  std::string BookieGroupsDir() const { return root_ + "/bookiegroups"; }
+  std::string BookieGroups(const std::string& id) const {
+    return BookieGroupsDir() + "/" + id;
   }
   // The child name of Available() that is not a bookie.
   static constexpr const char* kReadonlyDir = "readonly";

@@ -70,6 +70,16 @@ struct BookieSet {
   std::vector<proto::BookieServiceInfo> readonly;
 };
 
+// The isolation groups an operator tagged a bookie with (placement's
+// isolation groups; `bkctl bookiegroups set`). Its own persistent record: it
+// outlives the bookie's registration.
+struct BookieGroups {
+  std::string bookie_id;
+  std::vector<std::string> groups;  // sorted, distinct, each non-empty
+
+  bool operator==(const BookieGroups&) const = default;
+};
+
 enum class SessionEvent {
   kExpired,        // the session is gone, and with it this store's
                    // registrations; the store is opening a new one
@@ -178,6 +188,22 @@ class MetadataStore {
   // `expected` is a version or kAnyVersion.
   virtual absl::Status DeleteCookie(const std::string& bookie_id,
                                     Version expected) = 0;
+
+  // --- Bookie isolation groups ----------------------------------------------
+  // Persistent, one record per tagged bookie (<root>/bookiegroups/<id>); a
+  // bookie need not be registered to be tagged. Groups are validated on
+  // write (non-empty names without '/' or blanks; stored sorted and
+  // distinct): kInvalidArgument otherwise.
+  virtual absl::StatusOr<Versioned<BookieGroups>> ReadBookieGroups(
+      const std::string& bookie_id) = 0;
+  // `expected` is kNotExists (create) or the stored version (replace).
+  virtual absl::StatusOr<Version> WriteBookieGroups(const BookieGroups& groups,
+                                                    Version expected) = 0;
+  // `expected` is a version or kAnyVersion.
+  virtual absl::Status DeleteBookieGroups(const std::string& bookie_id,
+                                          Version expected) = 0;
+  // Every bookie's groups, sorted by bookie id. Blocking.
+  virtual absl::StatusOr<std::vector<BookieGroups>> ListBookieGroups() = 0;
 
   // --- Cluster ---------------------------------------------------------------
   // The cluster's instance id; the first call on a new cluster creates it.

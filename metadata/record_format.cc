@@ -1,6 +1,9 @@
 #include "metadata/record_format.h"
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "metadata/layout.h"
 
 namespace bk::metadata {
@@ -9,6 +12,8 @@ namespace {
 constexpr char kLedgerTag[] = "BKL1";
 constexpr char kBookieTag[] = "BKB1";
 constexpr char kCookieTag[] = "BKC1";
+constexpr char kGroupsTag[] = "BKG1";
+static_assert(sizeof(kGroupsTag) - 1 == kRecordTagSize);
 static_assert(sizeof(kLedgerTag) - 1 == kRecordTagSize);
 static_assert(sizeof(kBookieTag) - 1 == kRecordTagSize);
 static_assert(sizeof(kCookieTag) - 1 == kRecordTagSize);
@@ -113,6 +118,55 @@ absl::StatusOr<proto::Cookie> DecodeCookie(const std::string& bytes,
     return s;
   }
   return cookie;
+}
+
+absl::Status ValidateBookieGroups(const BookieGroups& groups) {
+  if (absl::Status s = ValidateBookieId(groups.bookie_id); !s.ok()) return s;
+  for (size_t i = 0; i < groups.groups.size(); ++i) {
+    const std::string& name = groups.groups[i];
+    bool bad = name.empty();
+    for (char c : name) {
+      bad = bad || c == '/' || c == ',' ||
+            absl::ascii_isspace(static_cast<unsigned char>(c));
+    }
+    if (bad) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "bad group name \"", name, "\" for bookie ", groups.bookie_id,
+          ": empty, or holds '/', ',' or a blank"));
+    }
+    if (i > 0 && groups.groups[i - 1] >= name) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("groups of bookie ", groups.bookie_id,
+                       " are not sorted and distinct"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> EncodeBookieGroups(const BookieGroups& groups) {
+  if (absl::Status s = ValidateBookieGroups(groups); !s.ok()) return s;
+  return absl::StrCat(kGroupsTag, groups.bookie_id, "\n",
+                      absl::StrJoin(groups.groups, ","));
+}
+
+absl::StatusOr<BookieGroups> DecodeBookieGroups(const std::string& bytes,
+                                                const std::string& where) {
+  const size_t newline = bytes.find('\n');
+  if (bytes.size() < kRecordTagSize ||
+      bytes.compare(0, kRecordTagSize, kGroupsTag, kRecordTagSize) != 0 ||
+      newline == std::string::npos) {
+    return absl::DataLossError(absl::StrCat(
+        "malformed bookie groups at ", where, ": ", bytes.size(),
+        " bytes without the '", kGroupsTag, "' tag and an id line"));
+  }
+  BookieGroups groups;
+  groups.bookie_id = bytes.substr(kRecordTagSize, newline - kRecordTagSize);
+  const std::string list = bytes.substr(newline + 1);
+  if (!list.empty()) groups.groups = absl::StrSplit(list, ',');
+  if (absl::Status s = ValidateBookieGroups(groups); !s.ok()) {
+    return absl::DataLossError(absl::StrCat(where, ": ", s.message()));
+  }
+  return groups;
 }
 
 }  // namespace bk::metadata

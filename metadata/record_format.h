@@ -4,7 +4,8 @@
 //   +---------+---------+---------+---------+--------------------------+
 //   |  'B'    |  'K'    |  kind   | version |  protobuf message bytes  |
 //   +---------+---------+---------+---------+--------------------------+
-//     kind: 'L' ledger metadata, 'B' bookie service info, 'C' cookie
+//     kind: 'L' ledger metadata, 'B' bookie service info, 'C' cookie,
+//           'G' bookie isolation groups
 //     version: '1'
 //
 // The tag lets a reader tell a record from stray bytes (protobuf alone parses
@@ -20,6 +21,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "metadata/metadata_store.h"
 #include "proto/metadata.pb.h"
 
 namespace bk::metadata {
@@ -39,6 +41,14 @@ absl::StatusOr<proto::LedgerMetadata> DecodeLedger(const std::string& bytes,
 absl::StatusOr<std::string> EncodeBookie(const proto::BookieServiceInfo& info);
 absl::StatusOr<proto::BookieServiceInfo> DecodeBookie(const std::string& bytes,
                                                       const std::string& where);
+
+// Bookie groups are text, not protobuf, after the tag: the bookie id, a
+// newline, the group names joined by ','. Valid: a valid bookie id; names
+// non-empty, without '/', ',' or blanks, sorted and distinct.
+absl::Status ValidateBookieGroups(const BookieGroups& groups);
+absl::StatusOr<std::string> EncodeBookieGroups(const BookieGroups& groups);
+absl::StatusOr<BookieGroups> DecodeBookieGroups(const std::string& bytes,
+                                                const std::string& where);
 
 absl::StatusOr<std::string> EncodeCookie(const proto::Cookie& cookie);
 absl::StatusOr<proto::Cookie> DecodeCookie(const std::string& bytes,

@@ -1,7 +1,10 @@
 #include "placement/options.h"
 
+#include <algorithm>
 #include <cmath>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 
 namespace bk::placement {
@@ -99,6 +102,21 @@ absl::Status ValidatePlacementOptions(const PlacementOptions& o) {
   }
   if (!std::isfinite(a.slow_latency_multiple)) {
     return OutOfRange("adaptive.slow_latency_multiple", "finite");
+  }
+  const RegionOptions& r = o.region;
+  if (r.min_regions_for_durability < 0 || r.min_regions_for_durability > 100) {
+    return OutOfRange("reppMinimumRegionsForDurability", "in [0, 100]");
+  }
+  std::vector<std::string> names = r.regions_to_write;
+  if (!r.local_region.empty()) names.push_back(r.local_region);
+  for (const std::string& name : names) {
+    const bool bad = name.empty() || absl::StrContains(name, '/') ||
+                     std::any_of(name.begin(), name.end(),
+                                 [](char c) { return absl::ascii_isspace(c); });
+    if (bad) {
+      return OutOfRange(absl::StrCat("region name \"", name, "\""),
+                        "non-empty, without '/' or blanks");
+    }
   }
   return absl::OkStatus();
 }

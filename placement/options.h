@@ -5,6 +5,8 @@
 #define BK_PLACEMENT_OPTIONS_H_
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -70,6 +72,30 @@ struct AdaptiveOptions {
   absl::Duration observation_max_age = absl::Seconds(10);
 };
 
+// BookKeeper's RegionAwareEnsemblePlacementPolicy, as a mode of the policy
+// (region_coverage.h states the rule). Off: the rack-aware policy exactly.
+struct RegionOptions {
+  // ensemblePlacementPolicy = region-aware: ensembles spread over the
+  // regions ("/region/rack") first, then over racks inside each region.
+  bool enabled = false;
+  // reppMinimumRegionsForDurability: every ack quorum of every write quorum
+  // spans at least this many regions, so losing this many minus one whole
+  // regions loses no acknowledged entry. <= 1: no durability rule (the
+  // spread over regions is then a best effort).
+  int min_regions_for_durability = 2;
+  // reppEnableDurabilityEnforcementInReplace: a replacement must keep the
+  // durability rule (NotEnoughBookies otherwise); false lets it fall back
+  // to any region.
+  bool enforce_durability_in_replace = true;
+  // reppRegionsToWrite (BookKeeper separates them with ';'): the regions
+  // ensembles may use. Empty: every region bookies sit in.
+  std::vector<std::string> regions_to_write;
+  // The region the client runs in (BookKeeper resolves its own host's
+  // location). Non-empty: the first member of a new ensemble -- the first
+  // replica of write quorum 0 -- is drawn from it when the rules allow.
+  std::string local_region;
+};
+
 struct PlacementOptions {
   Weighting weighting = Weighting::kNone;
 
@@ -102,6 +128,7 @@ struct PlacementOptions {
   int max_placement_attempts = 8;
 
   AdaptiveOptions adaptive;
+  RegionOptions region;
 };
 
 // kInvalidArgument naming the first field out of range: min racks >= 1,
@@ -109,8 +136,9 @@ struct PlacementOptions {
 // threshold >= 0, placement attempts in [1, 1000], the adaptive constants as
 // options.cc checks them (utilisations in [0, 100], report window >= 0, ages
 // > 0, big_slot_multiple > 0, choices >= 1, reserve >= 0, rank_spread in
-// [0, 1], rankless_tilt in [0, 1), rate_memory in [8, 1e6]), and every
-// number finite.
+// [0, 1], rankless_tilt in [0, 1), rate_memory in [8, 1e6]), region
+// durability in [0, 100], region names non-empty without '/' or blanks, and
+// every number finite.
 absl::Status ValidatePlacementOptions(const PlacementOptions& options);
 
 }  // namespace bk::placement

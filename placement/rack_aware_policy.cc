@@ -5,13 +5,16 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/random/distributions.h"
 #include "absl/strings/str_cat.h"
+#include "placement/isolation_groups.h"
 #include "placement/rack_coverage.h"
+#include "placement/region_coverage.h"
 #include "placement/weighted_selection.h"
 
 namespace bk::placement {
 namespace {
 
-absl::Status CheckQuorums(int ensemble_size, int write_quorum, int ack_quorum) {
+absl::Status CheckQuorums(int ensemble_size, int write_quorum, int ack_quorum,
+                          const RegionOptions& region) {
   if (ack_quorum < 1 || write_quorum < ack_quorum ||
       ensemble_size < write_quorum) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -19,7 +22,34 @@ absl::Status CheckQuorums(int ensemble_size, int write_quorum, int ack_quorum) {
         ensemble_size, ", write quorum ", write_quorum, ", ack quorum ",
         ack_quorum));
   }
+  // BookKeeper's region-aware check: an ack quorum smaller than the regions
+  // it must span cannot be durable.
+  if (region.enabled && ack_quorum < region.min_regions_for_durability) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "ack quorum ", ack_quorum, " is below reppMinimumRegionsForDurability ",
+        region.min_regions_for_durability,
+        ": an ack quorum cannot span that many regions"));
+  }
   return absl::OkStatus();
+}
+
+// Runs `attempt` over the pool a ledger's isolation groups allow: the
+// primary groups, then (on NotEnoughBookies) primary and secondary.
+// `outside(excluded, groups)` is `excluded` plus the bookies in none of
+// `groups`.
+template <typename Result, typename Attempt, typename Outside>
+absl::StatusOr<Result> WithGroups(const IsolationGroups& groups,
+                                  const BookieSet& excluded, Attempt attempt,
+                                  Outside outside) {
+  if (groups.empty()) return attempt(excluded);
+  absl::StatusOr<Result> result = attempt(outside(excluded, groups.primary));
+  if (IsNotEnoughBookies(result.status()) && !groups.secondary.empty()) {
+    std::vector<std::string> both = groups.primary;
+    both.insert(both.end(), groups.secondary.begin(), groups.secondary.end());
+    std::sort(both.begin(), both.end());
+    result = attempt(outside(excluded, both));
+  }
+  return result;
 }
 
 }  // namespace
@@ -81,12 +111,20 @@ bool RackAwarePolicy::UsesQuarantined(
 std::vector<const BookieId*> RackAwarePolicy::Pool(const BookieSet& excluded,
                                                    bool use_quarantined) const {
   const bool enforce = options_.enforce_min_num_racks_per_write_quorum;
+  static const std::vector<std::string>* const kAll =
+      new std::vector<std::string>();
+  const std::vector<std::string>& regions =
+      options_.region.enabled ? options_.region.regions_to_write : *kAll;
   std::vector<const BookieId*> pool;
   pool.reserve(topology_.writable().size());
   for (const BookieId& id : topology_.writable()) {
     if (excluded.contains(id)) continue;
     if (!use_quarantined && IsQuarantined(id)) continue;
     if (enforce && topology_.Rack(id) == kDefaultRack) continue;
+    if (!regions.empty() && std::find(regions.begin(), regions.end(),
+                                      topology_.Region(id)) == regions.end()) {
+      continue;
+    }
     pool.push_back(&id);
   }
   return pool;
@@ -163,15 +201,37 @@ size_t RackAwarePolicy::Draw(const std::vector<const BookieId*>& eligible,
   return absl::Uniform<size_t>(gen_, 0, eligible.size());
 }
 
+BookieSet RackAwarePolicy::OutsideGroups(
+    const BookieSet& excluded, const std::vector<std::string>& groups) const {
+  BookieSet out = excluded;
+  for (const BookieId& id : topology_.writable()) {
+    if (!SharesGroup(topology_.Groups(id), groups)) out.insert(id);
+  }
+  return out;
+}
+
 Adherence RackAwarePolicy::Judge(const std::vector<BookieId>& ensemble,
-                                 int write_quorum,
+                                 int write_quorum, int ack_quorum,
                                  bool chose_quarantined) const {
   std::vector<std::string> racks;
   racks.reserve(ensemble.size());
   for (const BookieId& id : ensemble) racks.push_back(topology_.Rack(id));
-  Adherence adherence = JudgeRackAdherence(
-      racks, write_quorum, options_.min_num_racks_per_write_quorum,
-      options_.enforce_min_num_racks_per_write_quorum);
+  Adherence adherence;
+  if (options_.region.enabled) {
+    std::vector<std::string> regions;
+    regions.reserve(ensemble.size());
+    for (const BookieId& id : ensemble) regions.push_back(topology_.Region(id));
+    adherence = JudgeRegionAdherence(
+        regions, racks,
+        RegionRule{static_cast<int>(ensemble.size()), write_quorum, ack_quorum,
+                   options_.region.min_regions_for_durability,
+                   options_.min_num_racks_per_write_quorum},
+        options_.enforce_min_num_racks_per_write_quorum);
+  } else {
+    adherence = JudgeRackAdherence(
+        racks, write_quorum, options_.min_num_racks_per_write_quorum,
+        options_.enforce_min_num_racks_per_write_quorum);
+  }
   if (adherence == Adherence::kMeetsStrict && chose_quarantined) {
     return Adherence::kMeetsSoft;
   }
@@ -181,25 +241,41 @@ Adherence RackAwarePolicy::Judge(const std::vector<BookieId>& ensemble,
 absl::StatusOr<PlacementResult> RackAwarePolicy::NewEnsemble(
     int ensemble_size, int write_quorum, int ack_quorum,
     const BookieSet& excluded, const LedgerHints& hints) {
-  if (absl::Status s = CheckQuorums(ensemble_size, write_quorum, ack_quorum);
+  if (absl::Status s = CheckQuorums(ensemble_size, write_quorum, ack_quorum,
+                                    options_.region);
       !s.ok()) {
     return s;
   }
+  absl::StatusOr<IsolationGroups> groups = IsolationGroupsOf(hints);
+  if (!groups.ok()) return groups.status();
   const double slot_mib = SlotMiB(hints, ensemble_size, write_quorum);
   PrepareView();
-  absl::StatusOr<PlacementResult> result =
-      TryNewEnsemble(ensemble_size, write_quorum, excluded, false, slot_mib);
-  if (IsNotEnoughBookies(result.status()) && !quarantined_until_.empty()) {
-    result =
-        TryNewEnsemble(ensemble_size, write_quorum, excluded, true, slot_mib);
-  }
+  auto attempt = [&](const BookieSet& pool_excluded) {
+    absl::StatusOr<PlacementResult> result =
+        TryNewEnsemble(ensemble_size, write_quorum, ack_quorum, pool_excluded,
+                       false, slot_mib);
+    if (IsNotEnoughBookies(result.status()) && !quarantined_until_.empty()) {
+      result = TryNewEnsemble(ensemble_size, write_quorum, ack_quorum,
+                              pool_excluded, true, slot_mib);
+    }
+    return result;
+  };
+  absl::StatusOr<PlacementResult> result = WithGroups<PlacementResult>(
+      *groups, excluded, attempt,
+      [this](const BookieSet& ex, const std::vector<std::string>& g) {
+        return OutsideGroups(ex, g);
+      });
   if (result.ok()) RecordPlaced(result->ensemble, slot_mib);
   return result;
 }
 
 absl::StatusOr<PlacementResult> RackAwarePolicy::TryNewEnsemble(
-    int ensemble_size, int write_quorum, const BookieSet& excluded,
-    bool use_quarantined, double slot_mib) {
+    int ensemble_size, int write_quorum, int ack_quorum,
+    const BookieSet& excluded, bool use_quarantined, double slot_mib) {
+  if (options_.region.enabled) {
+    return TryRegionEnsemble(ensemble_size, write_quorum, ack_quorum, excluded,
+                             use_quarantined, slot_mib);
+  }
   const bool enforce = options_.enforce_min_num_racks_per_write_quorum;
   const std::vector<const BookieId*> pool = Pool(excluded, use_quarantined);
   if (static_cast<int>(pool.size()) < ensemble_size) {
@@ -263,8 +339,8 @@ absl::StatusOr<PlacementResult> RackAwarePolicy::TryNewEnsemble(
       ensemble.push_back(*pool[pick]);
     }
     if (static_cast<int>(ensemble.size()) == ensemble_size) {
-      return PlacementResult{
-          ensemble, Judge(ensemble, write_quorum, UsesQuarantined(ensemble))};
+      return PlacementResult{ensemble, Judge(ensemble, write_quorum, ack_quorum,
+                                             UsesQuarantined(ensemble))};
     }
   }
   return NotEnoughBookiesError(
@@ -276,28 +352,46 @@ absl::StatusOr<ReplacementResult> RackAwarePolicy::ReplaceBookie(
     const std::vector<BookieId>& ensemble, int index, int write_quorum,
     int ack_quorum, const BookieSet& excluded, const LedgerHints& hints) {
   const int size = static_cast<int>(ensemble.size());
-  if (absl::Status s = CheckQuorums(size, write_quorum, ack_quorum); !s.ok()) {
+  if (absl::Status s =
+          CheckQuorums(size, write_quorum, ack_quorum, options_.region);
+      !s.ok()) {
     return s;
   }
   if (index < 0 || index >= size) {
     return absl::InvalidArgumentError(
         absl::StrCat("index ", index, " is outside an ensemble of ", size));
   }
+  absl::StatusOr<IsolationGroups> groups = IsolationGroupsOf(hints);
+  if (!groups.ok()) return groups.status();
   const double slot_mib = SlotMiB(hints, size, write_quorum);
   PrepareView();
-  absl::StatusOr<ReplacementResult> result =
-      TryReplace(ensemble, index, write_quorum, excluded, false, slot_mib);
-  if (IsNotEnoughBookies(result.status()) && !quarantined_until_.empty()) {
-    result =
-        TryReplace(ensemble, index, write_quorum, excluded, true, slot_mib);
-  }
+  auto attempt = [&](const BookieSet& pool_excluded) {
+    absl::StatusOr<ReplacementResult> result =
+        TryReplace(ensemble, index, write_quorum, ack_quorum, pool_excluded,
+                   false, slot_mib);
+    if (IsNotEnoughBookies(result.status()) && !quarantined_until_.empty()) {
+      result = TryReplace(ensemble, index, write_quorum, ack_quorum,
+                          pool_excluded, true, slot_mib);
+    }
+    return result;
+  };
+  absl::StatusOr<ReplacementResult> result = WithGroups<ReplacementResult>(
+      *groups, excluded, attempt,
+      [this](const BookieSet& ex, const std::vector<std::string>& g) {
+        return OutsideGroups(ex, g);
+      });
   if (result.ok()) RecordPlaced({result->bookie}, slot_mib);
   return result;
 }
 
 absl::StatusOr<ReplacementResult> RackAwarePolicy::TryReplace(
     const std::vector<BookieId>& ensemble, int index, int write_quorum,
-    const BookieSet& excluded, bool use_quarantined, double slot_mib) {
+    int ack_quorum, const BookieSet& excluded, bool use_quarantined,
+    double slot_mib) {
+  if (options_.region.enabled) {
+    return TryRegionReplace(ensemble, index, write_quorum, ack_quorum, excluded,
+                            use_quarantined, slot_mib);
+  }
   BookieSet all_excluded = excluded;
   all_excluded.insert(ensemble.begin(), ensemble.end());
   const std::vector<const BookieId*> pool = Pool(all_excluded, use_quarantined);
@@ -336,18 +430,34 @@ absl::StatusOr<ReplacementResult> RackAwarePolicy::TryReplace(
   result.bookie = *chosen;
   result.ensemble = ensemble;
   result.ensemble[index] = *chosen;
-  result.adherence =
-      Judge(result.ensemble, write_quorum, IsQuarantined(result.bookie));
+  result.adherence = Judge(result.ensemble, write_quorum, ack_quorum,
+                           IsQuarantined(result.bookie));
   return result;
 }
 
 std::vector<int> RackAwarePolicy::ReorderReadSequence(
     const std::vector<BookieId>& ensemble, const std::vector<int>& write_set,
     const BookieHealthMap& health) const {
-  return placement::ReorderReadSequence(
+  std::vector<int> order = placement::ReorderReadSequence(
       ensemble, write_set, health,
       [this](const BookieId& id) { return topology_.State(id); },
       options_.read_reorder_threshold_pending_requests);
+  const std::string& local = options_.region.local_region;
+  if (!options_.region.enabled || local.empty()) return order;
+  // Region mode: among the healthy replicas (a prefix of the order), those
+  // in the client's own region first, as BookKeeper reads locally first.
+  auto healthy = [&](int index) {
+    const BookieId& id = ensemble[index];
+    auto it = health.find(id);
+    return topology_.State(id) == BookieState::kWritable &&
+           (it == health.end() ||
+            (it->second.last_failed_entry < 0 && !it->second.slow));
+  };
+  auto end = std::find_if_not(order.begin(), order.end(), healthy);
+  std::stable_partition(order.begin(), end, [&](int index) {
+    return topology_.Region(ensemble[index]) == local;
+  });
+  return order;
 }
 
 }  // namespace bk::placement

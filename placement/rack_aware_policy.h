@@ -33,6 +33,30 @@
 //   adaptive AdaptiveChooser over the eligible bookies, with the slot rate
 //            from the ledger's hints (adaptive_chooser.h).
 //
+// Region mode (options.region.enabled; BookKeeper's
+// RegionAwareEnsemblePlacementPolicy). The pool keeps only the regions of
+// reppRegionsToWrite when set. Slots fill in order; each draws, by the same
+// weighting, among the pool members RegionCoverage allows
+// (region_coverage.h: durability over regions, racks inside each region),
+// narrowed first to the client's own region for slot 0 when it has an
+// allowed bookie, then to the allowed regions holding the fewest members so
+// far (BookKeeper's even spread; a region short of bookies takes what it
+// has and the others take the rest). Fewer regions than
+// reppMinimumRegionsForDurability, or every attempt dead-ended, is
+// NotEnoughBookies; with durability off (<= 1) the last attempt may break
+// the spread instead, judged FAIL. Replacement tries, in turn: the replaced
+// bookie's rack, its region, any region, each keeping the rule in the write
+// quorums through the slot; then any region keeping durability only; and,
+// when reppEnableDurabilityEnforcementInReplace is off or the rest of the
+// ensemble already breaks durability, any bookie. Adherence is
+// JudgeRegionAdherence. Reads, with the client's own region set, ask its
+// healthy replicas in that region before the other healthy ones.
+//
+// Isolation groups (isolation_groups.h), in either mode: a ledger whose
+// hints name a primary group is placed over that group's bookies (with
+// exclusions, quarantine and read-only handled as above); only when that
+// gives NotEnoughBookies is it placed over primary and secondary groups.
+//
 // Not thread-safe (see ensemble_placement_policy.h). `gen` must outlive the
 // policy.
 
@@ -100,24 +124,37 @@ class RackAwarePolicy final : public EnsemblePlacementPolicy {
   void RecordPlaced(const std::vector<BookieId>& bookies, double slot_mib);
   void PrepareView();
   // The pool: writable, not excluded, not in the default rack when
-  // enforcing, and not quarantined unless `use_quarantined`.
+  // enforcing, in reppRegionsToWrite (region mode, when set), and not
+  // quarantined unless `use_quarantined`.
   std::vector<const BookieId*> Pool(const BookieSet& excluded,
                                     bool use_quarantined) const;
   bool IsQuarantined(const BookieId& id) const;
   bool UsesQuarantined(const std::vector<BookieId>& bookies) const;
 
-  absl::StatusOr<PlacementResult> TryNewEnsemble(int ensemble_size,
-                                                 int write_quorum,
-                                                 const BookieSet& excluded,
-                                                 bool use_quarantined,
-                                                 double slot_mib);
+  // `excluded` plus every writable bookie in none of `groups`.
+  BookieSet OutsideGroups(const BookieSet& excluded,
+                          const std::vector<std::string>& groups) const;
+
+  absl::StatusOr<PlacementResult> TryNewEnsemble(
+      int ensemble_size, int write_quorum, int ack_quorum,
+      const BookieSet& excluded, bool use_quarantined, double slot_mib);
   absl::StatusOr<ReplacementResult> TryReplace(
       const std::vector<BookieId>& ensemble, int index, int write_quorum,
+      int ack_quorum, const BookieSet& excluded, bool use_quarantined,
+      double slot_mib);
+  // Region mode's versions (region_aware_choice.cc).
+  absl::StatusOr<PlacementResult> TryRegionEnsemble(
+      int ensemble_size, int write_quorum, int ack_quorum,
       const BookieSet& excluded, bool use_quarantined, double slot_mib);
-  // The rack adherence of `ensemble`, MEETS_SOFT instead of MEETS_STRICT
-  // when the policy had to choose a quarantined bookie.
+  absl::StatusOr<ReplacementResult> TryRegionReplace(
+      const std::vector<BookieId>& ensemble, int index, int write_quorum,
+      int ack_quorum, const BookieSet& excluded, bool use_quarantined,
+      double slot_mib);
+  // The rack (region mode: region) adherence of `ensemble`, MEETS_SOFT
+  // instead of MEETS_STRICT when the policy had to choose a quarantined
+  // bookie.
   Adherence Judge(const std::vector<BookieId>& ensemble, int write_quorum,
-                  bool chose_quarantined) const;
+                  int ack_quorum, bool chose_quarantined) const;
 
   // Constant after construction.
   const PlacementOptions options_;

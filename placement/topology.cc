@@ -29,16 +29,33 @@ std::string NetworkLocationOrDefault(absl::string_view location) {
   return parsed.ok() ? *std::move(parsed) : std::string(kDefaultRack);
 }
 
+std::string RegionOf(absl::string_view location) {
+  std::vector<absl::string_view> parts =
+      absl::StrSplit(location.substr(location.empty() ? 0 : 1), '/');
+  if (parts.size() < 2) return std::string(kDefaultRegion);
+  return std::string(parts.front());
+}
+
+Topology::Member Topology::MemberOf(const BookieNode& node, bool readonly) {
+  Topology::Member member;
+  member.rack = NetworkLocationOrDefault(node.network_location);
+  member.readonly = readonly;
+  member.region = RegionOf(member.rack);
+  member.groups = node.groups;
+  std::sort(member.groups.begin(), member.groups.end());
+  member.groups.erase(std::unique(member.groups.begin(), member.groups.end()),
+                      member.groups.end());
+  return member;
+}
+
 void Topology::SetMembers(const std::vector<BookieNode>& writable,
                           const std::vector<BookieNode>& readonly) {
   members_.clear();
   for (const BookieNode& node : writable) {
-    members_[node.id] =
-        Member{NetworkLocationOrDefault(node.network_location), false};
+    members_[node.id] = MemberOf(node, false);
   }
   for (const BookieNode& node : readonly) {
-    members_[node.id] =
-        Member{NetworkLocationOrDefault(node.network_location), true};
+    members_[node.id] = MemberOf(node, true);
   }
   writable_.clear();
   for (const auto& [id, member] : members_) {
@@ -69,6 +86,19 @@ const std::string& Topology::Rack(const BookieId& id) const {
   static const std::string* const kDefault = new std::string(kDefaultRack);
   auto it = members_.find(id);
   return it == members_.end() ? *kDefault : it->second.rack;
+}
+
+const std::string& Topology::Region(const BookieId& id) const {
+  static const std::string* const kDefault = new std::string(kDefaultRegion);
+  auto it = members_.find(id);
+  return it == members_.end() ? *kDefault : it->second.region;
+}
+
+const std::vector<std::string>& Topology::Groups(const BookieId& id) const {
+  static const std::vector<std::string>* const kNone =
+      new std::vector<std::string>();
+  auto it = members_.find(id);
+  return it == members_.end() ? *kNone : it->second.groups;
 }
 
 const BookieReport* Topology::Report(const BookieId& id) const {

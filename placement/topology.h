@@ -22,6 +22,7 @@ namespace bk::placement {
 
 inline constexpr absl::string_view kDefaultRack =
     "/default-region/default-rack";
+inline constexpr absl::string_view kDefaultRegion = "default-region";
 
 // Checks a network location: one or more "/name" parts, names non-empty and
 // free of whitespace ("/region/rack", "/rack"). kInvalidArgument otherwise.
@@ -30,6 +31,11 @@ absl::StatusOr<std::string> ParseNetworkLocation(absl::string_view location);
 // The location if it parses, else kDefaultRack (BookKeeper's resolver
 // behaviour for a bookie it cannot place).
 std::string NetworkLocationOrDefault(absl::string_view location);
+
+// The region of a location: its first part when it has two or more
+// ("/east/r1" -> "east"); kDefaultRegion for a one-part location ("/r1").
+// REQUIRES: `location` parses (ParseNetworkLocation).
+std::string RegionOf(absl::string_view location);
 
 enum class BookieState { kWritable, kReadOnly, kUnknown };
 
@@ -55,6 +61,11 @@ class Topology {
   // The bookie's rack; kDefaultRack for a bookie not in the cluster. Valid
   // until the next SetMembers.
   const std::string& Rack(const BookieId& id) const;
+  // The region of Rack(id) (RegionOf). Valid until the next SetMembers.
+  const std::string& Region(const BookieId& id) const;
+  // The bookie's isolation groups, sorted; empty for a bookie not in the
+  // cluster. Valid until the next SetMembers.
+  const std::vector<std::string>& Groups(const BookieId& id) const;
   // nullptr when no report is held. Valid until the next non-const call.
   const BookieReport* Report(const BookieId& id) const;
 
@@ -66,7 +77,10 @@ class Topology {
   struct Member {
     std::string rack;
     bool readonly = false;
+    std::string region;
+    std::vector<std::string> groups;  // sorted, distinct
   };
+  static Member MemberOf(const BookieNode& node, bool readonly);
   // Not thread-safe: touched only by the owner's (serialised) calls.
   absl::flat_hash_map<BookieId, Member> members_;
   absl::flat_hash_map<BookieId, BookieReport> reports_;

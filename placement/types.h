@@ -28,6 +28,9 @@ struct BookieNode {
   // "/region/rack". Empty or malformed means the default rack (see
   // topology.h), as BookKeeper's resolver does.
   std::string network_location;
+  // The isolation groups the bookie is tagged with (isolation_groups.h);
+  // the client reads them from the metadata store. Empty: no group.
+  std::vector<std::string> groups;
 };
 
 // One load report of a bookie (the fields of GetBookieInfo). Every figure is

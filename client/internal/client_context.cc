@@ -102,10 +102,16 @@ absl::StatusOr<std::shared_ptr<ClientContext>> ClientContext::Create(
   auto bookies = c.store_->ListBookies();
   if (!bookies.ok()) return bookies.status();
   c.cluster_->SetBookies(*bookies);
+  c.RefreshBookieGroups();
   ClusterView* cluster = c.cluster_.get();
+  ClientContext* self = &c;
+  // Runs on the store's callback thread, where blocking reads are allowed;
+  // the watch is cancelled in Shutdown, before `self` goes.
   c.bookie_watch_ = c.store_->WatchBookies(
-      [cluster](absl::StatusOr<metadata::BookieSet> set) {
-        if (set.ok()) cluster->SetBookies(*set);
+      [cluster, self](absl::StatusOr<metadata::BookieSet> set) {
+        if (!set.ok()) return;
+        cluster->SetBookies(*set);
+        self->RefreshBookieGroups();
       });
   std::weak_ptr<ClientContext> weak = ctx;
   c.timer_.PostAfter(kTickPeriod, [weak] {
@@ -159,6 +165,19 @@ void ClientContext::Tick() {
   timer_.PostAfter(kTickPeriod, [this] { Tick(); });
 }
 
+void ClientContext::RefreshBookieGroups() {
+  absl::StatusOr<std::vector<metadata::BookieGroups>> groups =
+      store_->ListBookieGroups();
+  if (!groups.ok()) {
+    // Keep the groups known so far: isolated ledgers then stay where they
+    // were allowed, rather than spreading to every bookie.
+    bk::log::Get("client")->warn("cannot read bookie groups: {}",
+                                 std::string(groups.status().message()));
+    return;
+  }
+  cluster_->SetBookieGroups(*groups);
+}
+
 void ClientContext::PollLoop() {
   std::mt19937_64 gen(seed_ ^ 0x9e3779b97f4a7c15ull);
   std::uniform_real_distribution<double> jitter(
@@ -166,6 +185,8 @@ void ClientContext::PollLoop() {
   const uint64_t requested =
       proto::TOTAL_DISK_CAPACITY | proto::FREE_DISK_SPACE | proto::LOAD;
   while (true) {
+    // Operators tag bookies at any time; a poll period is soon enough.
+    RefreshBookieGroups();
     for (const std::string& id : cluster_->Members()) {
       auto client = pool_->Get(id);
       if (client == nullptr) continue;

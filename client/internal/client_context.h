@@ -87,6 +87,9 @@ class ClientContext {
   explicit ClientContext(ClientOptions options);
   void Tick();
   void PollLoop();
+  // Reads every bookie's isolation groups into the cluster view (blocking;
+  // on failure the groups known so far stay).
+  void RefreshBookieGroups();
 
   // Constant after Create.
   ClientOptions options_;

@@ -42,18 +42,39 @@ void ClusterView::AdvanceLocked(absl::Time now) {
 }
 
 void ClusterView::SetBookies(const metadata::BookieSet& bookies) {
-  std::vector<placement::BookieNode> writable, readonly;
   absl::MutexLock l(&mu_);
   members_.clear();
-  for (const auto& b : bookies.writable) {
-    writable.push_back({b.bookie_id(), b.network_location()});
-    members_[b.bookie_id()] = b;
-    endpoints_[b.bookie_id()] = b.grpc_endpoint();
+  readonly_.clear();
+  for (const auto* list : {&bookies.writable, &bookies.readonly}) {
+    for (const auto& b : *list) {
+      members_[b.bookie_id()] = b;
+      endpoints_[b.bookie_id()] = b.grpc_endpoint();
+    }
   }
-  for (const auto& b : bookies.readonly) {
-    readonly.push_back({b.bookie_id(), b.network_location()});
-    members_[b.bookie_id()] = b;
-    endpoints_[b.bookie_id()] = b.grpc_endpoint();
+  for (const auto& b : bookies.readonly) readonly_.insert(b.bookie_id());
+  ApplyMembershipLocked();
+}
+
+void ClusterView::SetBookieGroups(
+    const std::vector<metadata::BookieGroups>& groups) {
+  std::map<std::string, std::vector<std::string>> fresh;
+  for (const auto& g : groups) {
+    fresh[g.bookie_id] = g.groups;
+  }
+  absl::MutexLock l(&mu_);
+  if (fresh == groups_) return;
+  groups_ = std::move(fresh);
+  ApplyMembershipLocked();
+}
+
+void ClusterView::ApplyMembershipLocked() {
+  std::vector<placement::BookieNode> writable, readonly;
+  for (const auto& [id, b] : members_) {
+    placement::BookieNode node{id, b.network_location(), {}};
+    if (auto it = groups_.find(id); it != groups_.end()) {
+      node.groups = it->second;
+    }
+    (readonly_.contains(id) ? readonly : writable).push_back(std::move(node));
   }
   policy_.OnClusterChanged(writable, readonly);
 }

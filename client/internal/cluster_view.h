@@ -31,6 +31,7 @@
 #include <map>
 #include <optional>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -63,6 +64,9 @@ class ClusterView {
 
   // --- membership ---
   void SetBookies(const metadata::BookieSet& bookies);
+  // The isolation groups of every tagged bookie (from the metadata store);
+  // replaces the previous ones and re-applies the membership.
+  void SetBookieGroups(const std::vector<metadata::BookieGroups>& groups);
   std::optional<std::string> Endpoint(const std::string& id) const;
   // Every bookie registered now (writable and read-only).
   std::vector<std::string> Members() const;
@@ -115,6 +119,8 @@ class ClusterView {
     absl::Time info_at = absl::InfinitePast();
   };
 
+  // Tells the policy members_ with their groups.
+  void ApplyMembershipLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Moves the view's and the policy's clocks forward to `now`.
   void AdvanceLocked(absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool IsQuarantinedLocked(const std::string& id) const
@@ -135,6 +141,8 @@ class ClusterView {
   placement::RackAwarePolicy policy_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, proto::BookieServiceInfo> members_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, std::string> endpoints_ ABSL_GUARDED_BY(mu_);
+  std::set<std::string> readonly_ ABSL_GUARDED_BY(mu_);  // of members_
+  std::map<std::string, std::vector<std::string>> groups_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<std::string, Health> health_ ABSL_GUARDED_BY(mu_);
   absl::Time now_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
 };

@@ -174,52 +174,101 @@ std::vector<MemCluster::Registration> MemCluster::Registrations() {
   return out;
 }
 
-absl::StatusOr<MemCluster::Record> MemCluster::ReadCookie(
-    const std::string& id) {
-  absl::MutexLock lock(&mu_);
-  auto it = cookies_.find(id);
-  if (it == cookies_.end()) {
-    return absl::NotFoundError(absl::StrCat("no cookie for bookie ", id));
+namespace {
+
+// Read, write (compare-and-set) and delete of one keyed record map, as
+// cookies and bookie groups share them. `what` names the record kind.
+absl::StatusOr<MemCluster::Record> ReadKeyed(
+    const std::map<std::string, MemCluster::Record>& records,
+    const std::string& id, absl::string_view what) {
+  auto it = records.find(id);
+  if (it == records.end()) {
+    return absl::NotFoundError(absl::StrCat("no ", what, " for bookie ", id));
   }
   return it->second;
 }
 
-absl::StatusOr<Version> MemCluster::WriteCookie(const std::string& id,
-                                                std::string bytes,
-                                                Version expected) {
-  absl::MutexLock lock(&mu_);
-  auto it = cookies_.find(id);
+absl::StatusOr<Version> WriteKeyed(
+    std::map<std::string, MemCluster::Record>& records, const std::string& id,
+    std::string bytes, Version expected, absl::string_view what) {
+  auto it = records.find(id);
   if (expected == kNotExists) {
-    if (it != cookies_.end()) {
+    if (it != records.end()) {
       return absl::AlreadyExistsError(
-          absl::StrCat("cookie for bookie ", id, " exists"));
+          absl::StrCat(what, " for bookie ", id, " exists"));
     }
-    cookies_.emplace(id, Record{std::move(bytes), 0});
+    records.emplace(id, MemCluster::Record{std::move(bytes), 0});
     return 0;
   }
-  if (it == cookies_.end()) {
-    return absl::NotFoundError(absl::StrCat("no cookie for bookie ", id));
+  if (it == records.end()) {
+    return absl::NotFoundError(absl::StrCat("no ", what, " for bookie ", id));
   }
   if (it->second.version != expected) {
-    return Conflict(absl::StrCat("cookie of ", id), expected,
+    return Conflict(absl::StrCat(what, " of ", id), expected,
                     it->second.version);
   }
   it->second.bytes = std::move(bytes);
   return ++it->second.version;
 }
 
-absl::Status MemCluster::DeleteCookie(const std::string& id, Version expected) {
-  absl::MutexLock lock(&mu_);
-  auto it = cookies_.find(id);
-  if (it == cookies_.end()) {
-    return absl::NotFoundError(absl::StrCat("no cookie for bookie ", id));
+absl::Status DeleteKeyed(std::map<std::string, MemCluster::Record>& records,
+                         const std::string& id, Version expected,
+                         absl::string_view what) {
+  auto it = records.find(id);
+  if (it == records.end()) {
+    return absl::NotFoundError(absl::StrCat("no ", what, " for bookie ", id));
   }
   if (expected != kAnyVersion && it->second.version != expected) {
-    return Conflict(absl::StrCat("cookie of ", id), expected,
+    return Conflict(absl::StrCat(what, " of ", id), expected,
                     it->second.version);
   }
-  cookies_.erase(it);
+  records.erase(it);
   return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<MemCluster::Record> MemCluster::ReadCookie(
+    const std::string& id) {
+  absl::MutexLock lock(&mu_);
+  return ReadKeyed(cookies_, id, "cookie");
+}
+
+absl::StatusOr<Version> MemCluster::WriteCookie(const std::string& id,
+                                                std::string bytes,
+                                                Version expected) {
+  absl::MutexLock lock(&mu_);
+  return WriteKeyed(cookies_, id, std::move(bytes), expected, "cookie");
+}
+
+absl::Status MemCluster::DeleteCookie(const std::string& id, Version expected) {
+  absl::MutexLock lock(&mu_);
+  return DeleteKeyed(cookies_, id, expected, "cookie");
+}
+
+absl::StatusOr<MemCluster::Record> MemCluster::ReadGroups(
+    const std::string& id) {
+  absl::MutexLock lock(&mu_);
+  return ReadKeyed(groups_, id, "groups");
+}
+
+absl::StatusOr<Version> MemCluster::WriteGroups(const std::string& id,
+                                                std::string bytes,
+                                                Version expected) {
+  absl::MutexLock lock(&mu_);
+  return WriteKeyed(groups_, id, std::move(bytes), expected, "groups");
+}
+
+absl::Status MemCluster::DeleteGroups(const std::string& id, Version expected) {
+  absl::MutexLock lock(&mu_);
+  return DeleteKeyed(groups_, id, expected, "groups");
+}
+
+std::vector<MemCluster::Record> MemCluster::ListGroups() {
+  absl::MutexLock lock(&mu_);
+  std::vector<Record> out;
+  for (const auto& [id, record] : groups_) out.push_back(record);
+  return out;
 }
 
 std::string MemCluster::InstanceId(const std::string& fresh) {

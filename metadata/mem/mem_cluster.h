@@ -80,6 +80,13 @@ class MemCluster {
                                       Version expected);
   absl::Status DeleteCookie(const std::string& id, Version expected);
 
+  // Bookie groups records, keyed by bookie id (cookie semantics).
+  absl::StatusOr<Record> ReadGroups(const std::string& id);
+  absl::StatusOr<Version> WriteGroups(const std::string& id, std::string bytes,
+                                      Version expected);
+  absl::Status DeleteGroups(const std::string& id, Version expected);
+  std::vector<Record> ListGroups();
+
   // Sets the instance id to `fresh` unless one exists; returns the stored id.
   std::string InstanceId(const std::string& fresh);
 
@@ -98,6 +105,7 @@ class MemCluster {
   };
   std::map<std::string, Held> bookies_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, Record> cookies_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, Record> groups_ ABSL_GUARDED_BY(mu_);
   std::string instance_id_ ABSL_GUARDED_BY(mu_);
 };
 

@@ -221,6 +221,39 @@ absl::Status MemStore::DeleteCookie(const std::string& bookie_id,
   return cluster_->DeleteCookie(bookie_id, expected);
 }
 
+absl::StatusOr<Versioned<BookieGroups>> MemStore::ReadBookieGroups(
+    const std::string& bookie_id) {
+  absl::StatusOr<MemCluster::Record> rec = cluster_->ReadGroups(bookie_id);
+  if (!rec.ok()) return rec.status();
+  absl::StatusOr<BookieGroups> groups = DecodeBookieGroups(
+      rec->bytes, absl::StrCat(uri(), " groups of ", bookie_id));
+  if (!groups.ok()) return groups.status();
+  return Versioned<BookieGroups>{*std::move(groups), rec->version};
+}
+
+absl::StatusOr<Version> MemStore::WriteBookieGroups(const BookieGroups& groups,
+                                                    Version expected) {
+  absl::StatusOr<std::string> bytes = EncodeBookieGroups(groups);
+  if (!bytes.ok()) return bytes.status();
+  return cluster_->WriteGroups(groups.bookie_id, *std::move(bytes), expected);
+}
+
+absl::Status MemStore::DeleteBookieGroups(const std::string& bookie_id,
+                                          Version expected) {
+  return cluster_->DeleteGroups(bookie_id, expected);
+}
+
+absl::StatusOr<std::vector<BookieGroups>> MemStore::ListBookieGroups() {
+  std::vector<BookieGroups> out;
+  for (const MemCluster::Record& rec : cluster_->ListGroups()) {
+    absl::StatusOr<BookieGroups> groups =
+        DecodeBookieGroups(rec.bytes, absl::StrCat(uri(), " bookie groups"));
+    if (!groups.ok()) return groups.status();
+    out.push_back(*std::move(groups));
+  }
+  return out;  // the cluster's map is ordered by bookie id
+}
+
 absl::StatusOr<std::string> MemStore::InstanceId() {
   return cluster_->InstanceId(MakeInstanceId());
 }

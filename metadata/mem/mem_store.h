@@ -41,6 +41,13 @@ class MemStore final : public StoreBase, private MemObserver {
                                       Version expected) override;
   absl::Status DeleteCookie(const std::string& bookie_id,
                             Version expected) override;
+  absl::StatusOr<Versioned<BookieGroups>> ReadBookieGroups(
+      const std::string& bookie_id) override;
+  absl::StatusOr<Version> WriteBookieGroups(const BookieGroups& groups,
+                                            Version expected) override;
+  absl::Status DeleteBookieGroups(const std::string& bookie_id,
+                                  Version expected) override;
+  absl::StatusOr<std::vector<BookieGroups>> ListBookieGroups() override;
   absl::StatusOr<std::string> InstanceId() override;
   std::unique_ptr<LedgerIterator> ListLedgers() override;
   // One cluster, updated in place: always up to date.

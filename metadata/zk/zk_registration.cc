@@ -132,48 +132,58 @@ absl::StatusOr<Versioned<proto::Cookie>> ZkStore::ReadCookie(
   return Versioned<proto::Cookie>{*std::move(cookie), g.stat.version};
 }
 
-absl::StatusOr<Version> ZkStore::WriteCookie(const std::string& bookie_id,
-                                             const proto::Cookie& cookie,
-                                             Version expected) {
-  if (absl::Status s = ValidateBookieId(bookie_id); !s.ok()) return s;
+absl::StatusOr<Version> ZkStore::WriteVersioned(const std::string& path,
+                                                const std::string& bytes,
+                                                Version expected,
+                                                absl::string_view what) {
   if (expected != kNotExists && (expected < 0 || expected > INT32_MAX)) {
     return absl::InvalidArgumentError(
-        absl::StrCat("bad expected cookie version ", expected));
+        absl::StrCat("bad expected ", what, " version ", expected));
   }
-  absl::StatusOr<std::string> bytes = EncodeCookie(cookie);
-  if (!bytes.ok()) return bytes.status();
-  const std::string path = layout_.Cookie(bookie_id);
   ZkResult r = session_->Call([&](ZkDone d) {
     if (expected == kNotExists) {
-      session_->Create(path, *bytes, 0, std::move(d));
+      session_->Create(path, bytes, 0, std::move(d));
     } else {
-      session_->Set(path, *bytes, static_cast<int>(expected), std::move(d));
+      session_->Set(path, bytes, static_cast<int>(expected), std::move(d));
     }
   });
   if (r.rc == ZOK) return Version{r.stat.version};
   if (r.retried && (r.rc == ZNODEEXISTS || r.rc == ZBADVERSION)) {
     ZkResult g = session_->Call(
         [&](ZkDone d) { session_->Get(path, false, std::move(d)); });
-    if (g.rc == ZOK && g.data == *bytes && g.stat.version == expected + 1) {
+    if (g.rc == ZOK && g.data == bytes && g.stat.version == expected + 1) {
       return Version{g.stat.version};  // our first attempt took effect
     }
   }
   return ZkError(r.rc, uri() + path);
 }
 
-absl::Status ZkStore::DeleteCookie(const std::string& bookie_id,
-                                   Version expected) {
-  if (absl::Status s = ValidateBookieId(bookie_id); !s.ok()) return s;
+absl::Status ZkStore::DeleteVersioned(const std::string& path, Version expected,
+                                      absl::string_view what) {
   if (expected != kAnyVersion && (expected < 0 || expected > INT32_MAX)) {
     return absl::InvalidArgumentError(
-        absl::StrCat("bad expected cookie version ", expected));
+        absl::StrCat("bad expected ", what, " version ", expected));
   }
-  const std::string path = layout_.Cookie(bookie_id);
   const int version = expected == kAnyVersion ? -1 : static_cast<int>(expected);
   ZkResult r = session_->Call(
       [&](ZkDone d) { session_->Delete(path, version, std::move(d)); });
   if (r.rc == ZOK || (r.rc == ZNONODE && r.retried)) return absl::OkStatus();
   return ZkError(r.rc, uri() + path);
+}
+
+absl::StatusOr<Version> ZkStore::WriteCookie(const std::string& bookie_id,
+                                             const proto::Cookie& cookie,
+                                             Version expected) {
+  if (absl::Status s = ValidateBookieId(bookie_id); !s.ok()) return s;
+  absl::StatusOr<std::string> bytes = EncodeCookie(cookie);
+  if (!bytes.ok()) return bytes.status();
+  return WriteVersioned(layout_.Cookie(bookie_id), *bytes, expected, "cookie");
+}
+
+absl::Status ZkStore::DeleteCookie(const std::string& bookie_id,
+                                   Version expected) {
+  if (absl::Status s = ValidateBookieId(bookie_id); !s.ok()) return s;
+  return DeleteVersioned(layout_.Cookie(bookie_id), expected, "cookie");
 }
 
 absl::StatusOr<std::string> ZkStore::InstanceId() {

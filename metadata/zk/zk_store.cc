@@ -56,8 +56,9 @@ absl::Status ZkStore::CreateLayout() {
     prefix = absl::StrCat(prefix, "/", seg);
     paths.push_back(prefix);
   }
-  for (const std::string& p : {layout_.Ledgers(), layout_.Available(),
-                               layout_.Readonly(), layout_.Cookies()}) {
+  for (const std::string& p :
+       {layout_.Ledgers(), layout_.Available(), layout_.Readonly(),
+        layout_.Cookies(), layout_.BookieGroupsDir()}) {
     paths.push_back(p);
   }
   for (const std::string& p : paths) {

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "metadata/layout.h"
 #include "metadata/store_base.h"
@@ -50,6 +51,13 @@ class ZkStore final : public StoreBase {
                                       Version expected) override;
   absl::Status DeleteCookie(const std::string& bookie_id,
                             Version expected) override;
+  absl::StatusOr<Versioned<BookieGroups>> ReadBookieGroups(
+      const std::string& bookie_id) override;
+  absl::StatusOr<Version> WriteBookieGroups(const BookieGroups& groups,
+                                            Version expected) override;
+  absl::Status DeleteBookieGroups(const std::string& bookie_id,
+                                  Version expected) override;
+  absl::StatusOr<std::vector<BookieGroups>> ListBookieGroups() override;
   absl::StatusOr<std::string> InstanceId() override;
   absl::Status Sync() override;
 
@@ -92,6 +100,17 @@ class ZkStore final : public StoreBase {
   absl::Status DeleteIfOwnedLocked(const std::string& path)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(reg_mu_);
   absl::StatusOr<BookieSet> ListBookiesImpl(bool watch);
+  // A persistent record written by compare-and-set (cookies, bookie
+  // groups): `expected` is kNotExists (create) or the stored version; a
+  // retried call whose first attempt took effect still succeeds. `what`
+  // names the record in errors.
+  absl::StatusOr<Version> WriteVersioned(const std::string& path,
+                                         const std::string& bytes,
+                                         Version expected,
+                                         absl::string_view what);
+  // `expected` is a version or kAnyVersion.
+  absl::Status DeleteVersioned(const std::string& path, Version expected,
+                               absl::string_view what);
 
   // Constant after construction.
   const Layout layout_;

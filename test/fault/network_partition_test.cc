@@ -27,6 +27,7 @@
 #include <random>
 
 #include "metadata/metadata_store.h"
+#include "test/fault/acked_writer.h"
 #include "test/fault/client_fault_util.h"
 #include "test/fault/figures.h"
 #include "test/support/bookie_process.h"
@@ -46,32 +47,6 @@ bool Registered(metadata::MetadataStore& store, const std::string& id) {
     if (b.bookie_id() == id) return true;
   return false;
 }
-
-// The writer's acknowledged record and timing, shared with its callbacks.
-struct Record {
-  absl::Mutex mu;
-  int64_t max_acked ABSL_GUARDED_BY(mu) = -1;
-  int64_t acks ABSL_GUARDED_BY(mu) = 0;
-  int64_t in_flight ABSL_GUARDED_BY(mu) = 0;
-  int64_t failed ABSL_GUARDED_BY(mu) = 0;
-  int64_t wrong_order ABSL_GUARDED_BY(mu) = 0;
-  std::string first_failure ABSL_GUARDED_BY(mu);
-  absl::Time last_ack ABSL_GUARDED_BY(mu) = absl::InfiniteFuture();
-  absl::Duration max_gap ABSL_GUARDED_BY(mu) = absl::ZeroDuration();
-  // Set when the partition starts: the first entry appended after it, and
-  // when the first of those was acknowledged.
-  int64_t watch_from ABSL_GUARDED_BY(mu) = -1;
-  absl::Time first_after ABSL_GUARDED_BY(mu) = absl::InfiniteFuture();
-  int64_t next_entry ABSL_GUARDED_BY(mu) = 0;  // appended so far
-
-  // Waits until `pred()` (called with mu held) holds; false after timeout.
-  template <typename Pred>
-  bool Await(Pred pred, absl::Duration timeout) {
-    absl::MutexLock l(&mu);
-    mu.AwaitWithTimeout(absl::Condition(&pred), timeout);
-    return pred();
-  }
-};
 
 TEST_CASE(
     "a bookie partitioned from the client is replaced and no acknowledged "
@@ -136,60 +111,12 @@ TEST_CASE(
   REQUIRE(w.ok());
   const int64_t id = (*w)->ledger_id();
 
-  Record rec;
-  std::atomic<bool> stop{false};
-  std::thread writer([&] {
-    constexpr int64_t kWindow = 64;
-    while (!stop) {
-      int64_t e;
-      {
-        absl::MutexLock l(&rec.mu);
-        auto room = [&] { return rec.in_flight < kWindow || stop.load(); };
-        rec.mu.AwaitWithTimeout(absl::Condition(&room), absl::Seconds(1));
-        if (rec.in_flight >= kWindow) continue;
-        ++rec.in_flight;
-        e = rec.next_entry++;
-      }
-      (*w)->Append(FaultPayload(id, e), [&rec, e](absl::StatusOr<int64_t> r) {
-        absl::MutexLock l(&rec.mu);
-        --rec.in_flight;
-        if (!r.ok() || *r != e) {
-          if (rec.failed++ == 0)
-            rec.first_failure = r.ok() ? "wrong id" : r.status().ToString();
-          return;
-        }
-        const absl::Time now = absl::Now();
-        if (rec.last_ack != absl::InfiniteFuture())
-          rec.max_gap = std::max(rec.max_gap, now - rec.last_ack);
-        rec.last_ack = now;
-        if (e != rec.max_acked + 1) ++rec.wrong_order;
-        rec.max_acked = std::max(rec.max_acked, e);
-        ++rec.acks;
-        if (rec.watch_from >= 0 && e >= rec.watch_from &&
-            rec.first_after == absl::InfiniteFuture())
-          rec.first_after = now;
-      });
-    }
-    absl::MutexLock l(&rec.mu);
-    auto drained = [&] { return rec.in_flight == 0; };
-    rec.mu.AwaitWithTimeout(absl::Condition(&drained), absl::Seconds(60));
-  });
-  // A failed REQUIRE below must not leave the writer running.
-  struct StopJoin {
-    std::atomic<bool>& stop;
-    std::thread& t;
-    ~StopJoin() {
-      stop = true;
-      if (t.joinable()) t.join();
-    }
-  } stop_join{stop, writer};
-  auto acks = [&] {
-    absl::MutexLock l(&rec.mu);
-    return rec.acks;
-  };
+  AckedWriter writer(w->get(), id);
+  auto acks = [&] { return writer.Read().acks; };
 
   // Warm up, then cut off a bookie of the current ensemble.
-  REQUIRE(rec.Await([&] { return rec.acks >= 2000; }, absl::Seconds(60)));
+  REQUIRE(writer.Await([](const AckRecord& r) { return r.acks >= 2000; },
+                       absl::Seconds(60)));
   auto md = (*store)->ReadLedger(id);
   REQUIRE(md.ok());
   const int segments_before = md->value.segments_size();
@@ -200,23 +127,20 @@ TEST_CASE(
   REQUIRE(victim >= 0);
   REQUIRE(nets[victim]->Partition().ok());
   // Entries appended from here on cannot reach the victim.
-  absl::Time partitioned;
-  int64_t acks_at_partition;
-  {
-    absl::MutexLock l(&rec.mu);
-    rec.watch_from = rec.next_entry;
-    acks_at_partition = rec.acks;
-    partitioned = absl::Now();
-  }
+  writer.Watch();
+  const int64_t acks_at_partition = acks();
+  const absl::Time partitioned = absl::Now();
   std::printf("partitioned %s (%s) after %lld acks\n", victim_id.c_str(),
               nets[victim]->name().c_str(),
               static_cast<long long>(acks_at_partition));
 
   // Writes go on: an ack of an entry appended after the cut, an ensemble
   // change in the metadata, and 2,000 more acks, all while partitioned.
-  const bool continued =
-      rec.Await([&] { return rec.first_after != absl::InfiniteFuture(); },
-                absl::Seconds(60));
+  const bool continued = writer.Await(
+      [](const AckRecord& r) {
+        return r.first_after != absl::InfiniteFuture();
+      },
+      absl::Seconds(60));
   int segments_after = segments_before;
   bool victim_replaced = false;
   const bool changed = bk::testing::PollUntil(
@@ -231,8 +155,8 @@ TEST_CASE(
       },
       absl::Seconds(60));
   const int64_t target = acks_at_partition + 4000;
-  const bool went_on =
-      rec.Await([&] { return rec.acks >= target; }, absl::Seconds(120));
+  const bool went_on = writer.Await(
+      [&](const AckRecord& r) { return r.acks >= target; }, absl::Seconds(120));
   const int64_t acks_partitioned = acks() - acks_at_partition;
   // Held until the victim's ZooKeeper session expires (the test server
   // clamps sessions to 2 s; the bookie asks for 4 s), as
@@ -250,25 +174,19 @@ TEST_CASE(
   const absl::Duration back_after = absl::Now() - healed;
   const int64_t after_heal = acks() + 2000;
   const bool went_on_healed =
-      rec.Await([&] { return rec.acks >= after_heal; }, absl::Seconds(60));
-  stop = true;
-  writer.join();
+      writer.Await([&](const AckRecord& r) { return r.acks >= after_heal; },
+                   absl::Seconds(60));
+  writer.Stop();
   md = (*store)->ReadLedger(id);
   REQUIRE(md.ok());
   const int ensemble_changes = md->value.segments_size() - 1;
 
-  int64_t max_acked, failed, wrong_order;
-  absl::Duration first_ack, max_gap;
-  std::string first_failure;
-  {
-    absl::MutexLock l(&rec.mu);
-    max_acked = rec.max_acked;
-    failed = rec.failed;
-    wrong_order = rec.wrong_order;
-    first_failure = rec.first_failure;
-    first_ack = rec.first_after - partitioned;
-    max_gap = rec.max_gap;
-  }
+  const AckRecord rec = writer.Read();
+  const int64_t max_acked = rec.max_acked, failed = rec.failed,
+                wrong_order = rec.wrong_order;
+  const absl::Duration first_ack = rec.first_after - partitioned,
+                       max_gap = rec.max_gap;
+  const std::string& first_failure = rec.first_failure;
   // Left OPEN, as a crashed writer would: the reader recovers it.
   w->reset();
   client->reset();

@@ -105,6 +105,23 @@ class ForwardingStore : public metadata::MetadataStore {
                             metadata::Version expected) override {
     return target_->DeleteCookie(id, expected);
   }
+  absl::StatusOr<metadata::Versioned<metadata::BookieGroups>> ReadBookieGroups(
+      const std::string& id) override {
+    return target_->ReadBookieGroups(id);
+  }
+  absl::StatusOr<metadata::Version> WriteBookieGroups(
+      const metadata::BookieGroups& groups,
+      metadata::Version expected) override {
+    return target_->WriteBookieGroups(groups, expected);
+  }
+  absl::Status DeleteBookieGroups(const std::string& id,
+                                  metadata::Version expected) override {
+    return target_->DeleteBookieGroups(id, expected);
+  }
+  absl::StatusOr<std::vector<metadata::BookieGroups>> ListBookieGroups()
+      override {
+    return target_->ListBookieGroups();
+  }
   absl::StatusOr<std::string> InstanceId() override {
     return target_->InstanceId();
   }

@@ -2,14 +2,17 @@
 // bookies themselves (client::BookieAdmin): listbookies, bookieinfo, ledger
 // list|metadata|delete, placement explain.
 
+#include <map>
 #include <nlohmann/json.hpp>
 #include <ostream>
 
 #include "absl/strings/str_cat.h"
 #include "client/bookie_admin.h"
 #include "metadata/metadata_store.h"
+#include "placement/topology.h"
 #include "tools/bkctl/command.h"
 #include "tools/bkctl/flags.h"
+#include "tools/bkctl/store_flags.h"
 #include "tools/bkctl/tls_flags.h"
 
 namespace bk::bkctl {
@@ -17,20 +20,12 @@ namespace {
 
 using nlohmann::json;
 
-const FlagSpec kUri{"metadata-uri", true,
-                    "metadata store, zk://host:port/root or mem://name"};
+const FlagSpec& kUri = kMetadataUriFlag;
 const FlagSpec kJson{"json", false, "print JSON", true};
 
 int Fail(std::ostream& err, const std::string& cmd, const absl::Status& s) {
   err << "bkctl " << cmd << ": " << s.message() << "\n";
   return absl::IsInvalidArgument(s) ? kExitUsage : kExitFailure;
-}
-
-absl::StatusOr<std::unique_ptr<metadata::MetadataStore>> OpenStore(
-    const ParsedFlags& f) {
-  metadata::OpenOptions o;
-  o.connect_timeout = absl::Seconds(5);
-  return metadata::Open(f.Get("metadata-uri"), o);
 }
 
 json BookieJson(const proto::BookieServiceInfo& b) {
@@ -44,7 +39,7 @@ int ListBookies(const std::vector<std::string>& args, std::ostream& out,
   auto f = ParseFlags(
       args, {kUri, kJson, {"readonly", false, "only read-only bookies", true}});
   if (!f.ok()) return Fail(err, "listbookies", f.status());
-  auto store = OpenStore(*f);
+  auto store = OpenStoreFromFlags(*f);
   if (!store.ok()) return Fail(err, "listbookies", store.status());
   auto set = (*store)->ListBookies();
   if (!set.ok()) return Fail(err, "listbookies", set.status());
@@ -84,7 +79,7 @@ int BookieInfo(const std::vector<std::string>& args, std::ostream& out,
   if (!f.ok()) return Fail(err, "bookieinfo", f.status());
   auto tls = TlsOptionsOf(*f);
   if (!tls.ok()) return Fail(err, "bookieinfo", tls.status());
-  auto store = OpenStore(*f);
+  auto store = OpenStoreFromFlags(*f);
   if (!store.ok()) return Fail(err, "bookieinfo", store.status());
   auto set = (*store)->ListBookies();
   if (!set.ok()) return Fail(err, "bookieinfo", set.status());
@@ -199,7 +194,7 @@ int LedgerList(const std::vector<std::string>& args, std::ostream& out,
                std::ostream& err) {
   auto f = ParseFlags(args, {kUri, kJson});
   if (!f.ok()) return Fail(err, "ledger list", f.status());
-  auto store = OpenStore(*f);
+  auto store = OpenStoreFromFlags(*f);
   if (!store.ok()) return Fail(err, "ledger list", store.status());
   auto it = (*store)->ListLedgers();
   json ids = json::array();
@@ -228,7 +223,7 @@ int LedgerMetadata(const std::vector<std::string>& args, std::ostream& out,
   if (!f.ok()) return Fail(err, "ledger metadata", f.status());
   auto id = LedgerFlag(*f);
   if (!id.ok()) return Fail(err, "ledger metadata", id.status());
-  auto store = OpenStore(*f);
+  auto store = OpenStoreFromFlags(*f);
   if (!store.ok()) return Fail(err, "ledger metadata", store.status());
   auto md = (*store)->ReadLedger(*id);
   if (!md.ok()) return Fail(err, "ledger metadata", md.status());
@@ -249,7 +244,7 @@ int LedgerDelete(const std::vector<std::string>& args, std::ostream& out,
         << " loses its data; add --yes to confirm\n";
     return kExitUsage;
   }
-  auto store = OpenStore(*f);
+  auto store = OpenStoreFromFlags(*f);
   if (!store.ok()) return Fail(err, "ledger delete", store.status());
   absl::Status s = (*store)->DeleteLedger(*id, metadata::kAnyVersion);
   if (!s.ok()) return Fail(err, "ledger delete", s);
@@ -263,25 +258,34 @@ int PlacementExplain(const std::vector<std::string>& args, std::ostream& out,
   if (!f.ok()) return Fail(err, "placement explain", f.status());
   auto id = LedgerFlag(*f);
   if (!id.ok()) return Fail(err, "placement explain", id.status());
-  auto store = OpenStore(*f);
+  auto store = OpenStoreFromFlags(*f);
   if (!store.ok()) return Fail(err, "placement explain", store.status());
   auto md = (*store)->ReadLedger(*id);
   if (!md.ok()) return Fail(err, "placement explain", md.status());
   const auto& notes = md->value.placement_notes();
+  // Groups as the bookies are tagged now (the notes record racks and load
+  // as the writer saw them; groups live in the store).
+  auto tagged = (*store)->ListBookieGroups();
+  if (!tagged.ok()) return Fail(err, "placement explain", tagged.status());
+  std::map<std::string, std::vector<std::string>> groups_of;
+  for (const auto& g : *tagged) groups_of[g.bookie_id] = g.groups;
   json segs = json::array();
   for (const auto& s : md->value.segments()) {
     json bookies = json::array();
     for (const auto& b : s.bookies()) {
-      json row = {{"id", b}};
+      json row = {{"id", b}, {"groups", groups_of[b]}};
       if (auto it = notes.find(b); it != notes.end()) {
         const auto& n = it->second;
-        row.update(json{{"rack", n.rack()},
-                        {"weighting", n.weighting()},
-                        {"journal_io_util", n.journal_io_util()},
-                        {"write_bytes_per_second", n.write_bytes_per_second()},
-                        {"free_disk_space", n.free_disk_space()},
-                        {"report_age_ms", n.report_age_ms()},
-                        {"probability", n.probability()}});
+        row.update(
+            json{{"rack", n.rack()},
+                 {"region", placement::RegionOf(
+                                placement::NetworkLocationOrDefault(n.rack()))},
+                 {"weighting", n.weighting()},
+                 {"journal_io_util", n.journal_io_util()},
+                 {"write_bytes_per_second", n.write_bytes_per_second()},
+                 {"free_disk_space", n.free_disk_space()},
+                 {"report_age_ms", n.report_age_ms()},
+                 {"probability", n.probability()}});
       } else {
         row["note"] = "no placement note recorded";
       }
@@ -299,7 +303,13 @@ int PlacementExplain(const std::vector<std::string>& args, std::ostream& out,
     for (const json& b : s["bookies"]) {
       out << "  " << b["id"].get<std::string>();
       if (b.contains("rack")) {
+        std::string groups;
+        for (const json& g : b["groups"]) {
+          groups += (groups.empty() ? "" : ",") + g.get<std::string>();
+        }
         out << "  rack=" << b["rack"].get<std::string>()
+            << "  region=" << b["region"].get<std::string>()
+            << "  groups=" << (groups.empty() ? "-" : groups)
             << "  weighting=" << b["weighting"].get<std::string>()
             << "  journal_util=" << b["journal_io_util"].get<double>()
             << "  write_Bps=" << b["write_bytes_per_second"].get<double>()
@@ -333,8 +343,8 @@ std::vector<Command> ClusterCommands() {
       {"ledger", "delete", "delete a ledger's metadata (data is then GC'd)",
        uri + "  --ledger ID  --yes\n", LedgerDelete},
       {"placement", "explain",
-       "each bookie of each segment with its rack and the load figures the "
-       "writer saw when it chose",
+       "each bookie of each segment with its rack, region and load figures "
+       "as the writer saw them when it chose, and its isolation groups now",
        uri + "  --ledger ID  --json\n", PlacementExplain},
   };
 }

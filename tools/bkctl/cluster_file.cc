@@ -5,8 +5,11 @@
 #include <utility>
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "nlohmann/json.hpp"
+#include "placement/isolation_groups.h"
 #include "placement/topology.h"
 
 namespace bk::bkctl {
@@ -71,6 +74,31 @@ absl::Status ParsePolicy(const json& policy, placement::PlacementOptions* o) {
       s = GetNumber(v, where, &o->load_threshold);
     } else if (key == "lowLoadBookieRatio") {
       s = GetNumber(v, where, &o->low_load_bookie_ratio);
+    } else if (key == "ensemblePlacementPolicy") {
+      std::string name;
+      s = GetString(v, where, &name);
+      if (s.ok() && name != "rack-aware" && name != "region-aware") {
+        return TypeError(where, "rack-aware or region-aware");
+      }
+      o->region.enabled = name == "region-aware";
+    } else if (key == "reppMinimumRegionsForDurability") {
+      int64_t n = 0;
+      s = GetInt(v, where, &n);
+      if (s.ok() && (n < 0 || n > 100)) return TypeError(where, "0..100");
+      o->region.min_regions_for_durability = static_cast<int>(n);
+    } else if (key == "reppEnableDurabilityEnforcementInReplace") {
+      s = GetBool(v, where, &o->region.enforce_durability_in_replace);
+    } else if (key == "reppRegionsToWrite") {
+      std::string list;
+      s = GetString(v, where, &list);
+      o->region.regions_to_write.clear();
+      for (absl::string_view part : absl::StrSplit(list, absl::ByAnyChar(";,"),
+                                                   absl::SkipWhitespace())) {
+        o->region.regions_to_write.emplace_back(
+            absl::StripAsciiWhitespace(part));
+      }
+    } else if (key == "clientRegion") {
+      s = GetString(v, where, &o->region.local_region);
     } else {
       return absl::InvalidArgumentError(
           absl::StrCat("unknown key \"", where, "\""));
@@ -105,6 +133,20 @@ absl::StatusOr<ClusterBookie> ParseBookie(const json& b,
       }
     } else if (key == "readonly") {
       s = GetBool(v, where, &bookie.readonly);
+    } else if (key == "groups") {
+      if (!v.is_array()) return TypeError(where, "an array of group names");
+      std::string joined;
+      for (const json& g : v) {
+        if (!g.is_string()) return TypeError(where, "an array of group names");
+        joined += g.get<std::string>() + ",";
+      }
+      absl::StatusOr<std::vector<std::string>> names =
+          placement::ParseGroupList(joined);
+      if (!names.ok()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(where, ": ", names.status().message()));
+      }
+      bookie.node.groups = *std::move(names);
     } else if (key == "free_disk_space") {
       s = GetInt(v, where, &info.free_disk_bytes);
     } else if (key == "total_disk_capacity") {

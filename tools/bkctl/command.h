@@ -38,7 +38,8 @@ std::vector<Command> ClusterCommands();
 std::vector<Command> LocalClusterCommands();
 // simpletest, write, read, bookiesanity, format
 std::vector<Command> LedgerCommands();
-std::vector<Command> SimulateCommands();  // placement simulate | sweep
+std::vector<Command> SimulateCommands();      // placement simulate | sweep
+std::vector<Command> BookieGroupsCommands();  // bookiegroups set|get|list
 
 }  // namespace bk::bkctl
 

@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "nlohmann/json.hpp"
 #include "placement/rack_aware_policy.h"
+#include "placement/topology.h"
 #include "tools/bkctl/cluster_file.h"
 #include "tools/bkctl/command.h"
 #include "tools/bkctl/flags.h"
@@ -52,11 +53,19 @@ class Tally {
     for (const ClusterBookie& b : cluster.bookies) {
       order_.push_back(b.node.id);
       counts_[b.node.id] = 0;
+      region_of_[b.node.id] = placement::RegionOf(b.node.network_location);
+      if (!region_counts_.contains(region_of_[b.node.id])) {
+        region_order_.push_back(region_of_[b.node.id]);
+        region_counts_[region_of_[b.node.id]] = 0;
+      }
     }
   }
   void Add(const std::vector<BookieId>& chosen,
            const std::vector<BookieId>& ensemble, Adherence adherence) {
-    for (const BookieId& id : chosen) ++counts_[id];
+    for (const BookieId& id : chosen) {
+      ++counts_[id];
+      ++region_counts_[region_of_[id]];
+    }
     ++adherence_[static_cast<int>(adherence)];
     if (ensembles_.size() < kEnsemblesShown) ensembles_.push_back(ensemble);
   }
@@ -68,6 +77,10 @@ class Tally {
     ordered_json counts = ordered_json::object();
     for (const BookieId& id : order_) counts[id] = counts_.at(id);
     out["counts"] = std::move(counts);
+    ordered_json regions = ordered_json::object();
+    for (const std::string& r : region_order_)
+      regions[r] = region_counts_.at(r);
+    out["region_counts"] = std::move(regions);
     ordered_json adherence = ordered_json::object();
     for (Adherence a :
          {Adherence::kMeetsStrict, Adherence::kMeetsSoft, Adherence::kFail}) {
@@ -84,6 +97,9 @@ class Tally {
  private:
   std::vector<BookieId> order_;  // bookies in file order
   absl::flat_hash_map<BookieId, int64_t> counts_;
+  absl::flat_hash_map<BookieId, std::string> region_of_;
+  std::vector<std::string> region_order_;  // regions in file order
+  absl::flat_hash_map<std::string, int64_t> region_counts_;
   int64_t adherence_[3] = {0, 0, 0};  // indexed by Adherence
   int64_t not_enough_ = 0;
   std::vector<std::vector<BookieId>> ensembles_;

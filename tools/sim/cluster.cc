@@ -31,7 +31,10 @@ Cluster BuildCluster(const Scenario& scenario, uint64_t seed) {
                              scenario.max_queue_s, g.bookies_per_device);
       c.device_bookies.emplace_back();
       const std::string rack =
-          absl::StrCat("/region/rack-", device % scenario.racks);
+          scenario.regions <= 1
+              ? absl::StrCat("/region/rack-", device % scenario.racks)
+              : absl::StrCat("/region-", device % scenario.regions, "/rack-",
+                             (device / scenario.regions) % scenario.racks);
       for (int k = 0; k < g.bookies_per_device; ++k) {
         const int i = static_cast<int>(c.bookies.size());
         SimBookie b;

@@ -3,7 +3,8 @@
 //
 // Bookie ids are "b000", "b001", ... in bookie-group order. Each group's
 // bookies fill devices `bookies_per_device` at a time; device d sits in rack
-// "/region/rack-<d mod racks>", so bookies sharing a journal disk share a
+// "/region/rack-<d mod racks>" (with regions R > 1: "/region-<d mod R>/
+// rack-<(d / R) mod racks>"), so bookies sharing a journal disk share a
 // machine and a rack. Read-only bookies are spread evenly: bookie i is
 // read-only when floor((i+1) R / N) > floor(i R / N). Each bookie's ledger
 // disk starts its group's used fraction x U(0.5, 1.5) full (capped below 1),

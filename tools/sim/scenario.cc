@@ -69,6 +69,17 @@ absl::Status ValidateBookies(const Scenario& s) {
   if (s.racks < 1 || s.racks > n) {
     return Bad("racks", absl::StrCat("in [1, bookies = ", n, "]"), s.racks);
   }
+  if (s.regions < 1 || s.regions > n) {
+    return Bad("regions", absl::StrCat("in [1, bookies = ", n, "]"), s.regions);
+  }
+  const placement::RegionOptions& region = s.placement.region;
+  if (region.enabled &&
+      s.ledgers.ack_quorum < region.min_regions_for_durability) {
+    return Bad("ledgers.ack_quorum",
+               absl::StrCat(">= placement.reppMinimumRegionsForDurability = ",
+                            region.min_regions_for_durability),
+               s.ledgers.ack_quorum);
+  }
   if (s.readonly_bookies < 0 || s.readonly_bookies >= n) {
     return Bad("readonly_bookies",
                absl::StrCat("in [0, bookies = ", n, ") so one is writable"),

@@ -110,7 +110,10 @@ struct Scenario {
   double add_timeout_s = 30;
   double journal_max_group_wait_ms = 2;  // journalMaxGroupWaitMSec, [0, 1000]
   int racks = 1;                         // bookies round-robin over racks
-  int readonly_bookies = 0;              // the last N bookies are read-only
+  // Devices round-robin over regions first, then over `racks` racks in each
+  // ("/region-<r>/rack-<k>"); 1 keeps the one-region layout ("/region/...").
+  int regions = 1;
+  int readonly_bookies = 0;  // the last N bookies are read-only
   std::vector<DeviceClass> devices;
   std::vector<BookieGroup> bookie_groups;
   std::vector<GrayFailure> gray_failures;

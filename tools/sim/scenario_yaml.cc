@@ -173,8 +173,20 @@ absl::Status ReadPlacement(const YAML::Node& node, Scenario* s) {
         &p.bookie_max_weight_multiple);
   r.Get("loadThreshold", &p.load_threshold);
   r.Get("lowLoadBookieRatio", &p.low_load_bookie_ratio);
+  std::string policy = p.region.enabled ? "region-aware" : "rack-aware";
+  r.Get("ensemblePlacementPolicy", &policy);
+  r.Get("reppMinimumRegionsForDurability",
+        &p.region.min_regions_for_durability);
+  r.Get("reppEnableDurabilityEnforcementInReplace",
+        &p.region.enforce_durability_in_replace);
   const YAML::Node adaptive = r.Child("adaptive");
   if (absl::Status st = r.Finish(); !st.ok()) return st;
+  if (policy != "rack-aware" && policy != "region-aware") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("placement.ensemblePlacementPolicy: \"", policy,
+                     "\" is not rack-aware or region-aware"));
+  }
+  p.region.enabled = policy == "region-aware";
   if (!adaptive) return absl::OkStatus();
   placement::AdaptiveOptions& a = p.adaptive;
   MapReader ar(adaptive, "placement.adaptive");
@@ -281,6 +293,7 @@ absl::StatusOr<Scenario> Parse(absl::string_view text) {
   top.Get("add_timeout_s", &s.add_timeout_s);
   top.Get("journal_max_group_wait_ms", &s.journal_max_group_wait_ms);
   top.Get("racks", &s.racks);
+  top.Get("regions", &s.regions);
   top.Get("readonly_bookies", &s.readonly_bookies);
   if (!top.ok()) return top.Finish();
   if (absl::Status st = ReadSections(top, &s); !st.ok()) return st;

@@ -9,6 +9,7 @@
 //   duration_s: 3600          tick_ms: 250          metrics_interval_s: 60
 //   herd_window_s: 10         warmup_s: 300         max_queue_s: 30
 //   add_timeout_s: 30         racks: 15             readonly_bookies: 5
+//   regions: 1                (devices over regions, then racks in each)
 //   devices:       [{name: hdd, capacity_mib_per_second: 110, sync_ms: 6}]
 //   bookie_groups: [{count: 45, device: hdd, bookies_per_device: 3,
 //                    disk_capacity_gib: 4096, disk_used_fraction: 0.5}]
@@ -24,7 +25,9 @@
 //   policies: [none, disk, load, adaptive]
 //   placement: {minNumRacksPerWriteQuorum, enforceMinNumRacksPerWriteQuorum,
 //               bookieMaxWeightMultipleForWeightBasedPlacement, loadThreshold,
-//               lowLoadBookieRatio,
+//               lowLoadBookieRatio, ensemblePlacementPolicy (rack-aware |
+//               region-aware), reppMinimumRegionsForDurability,
+//               reppEnableDurabilityEnforcementInReplace,
 //               adaptive: {report_window_s, max_report_age_s,
 //                          avoid_util_percent, big_slot_multiple,
 //                          big_slot_util_percent, big_slot_choices,

@@ -17,6 +17,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "nlohmann/json.hpp"
 #include "test/support/bookie_process.h"
 #include "test/support/temp_dir.h"
 #include "test/support/test_certificates.h"
@@ -114,6 +115,28 @@ TEST_CASE(
   CHECK(sanity.exit_code == 0);
   CHECK(Lines(sanity.out) == 3);
 
+  // Isolation groups: tag every bookie, read them back; the writer below
+  // records them in its placement notes, which `placement explain` shows.
+  for (const auto& b : cluster->bookies()) {
+    Result set = Bkctl(
+        "bookiegroups set --bookie " + b.id + " --groups tenant-a,shared" + uri,
+        tmp.path());
+    INFO(set.err);
+    CHECK(set.exit_code == 0);
+  }
+  Result got =
+      Bkctl("bookiegroups get --bookie " + cluster->bookies()[0].id + uri,
+            tmp.path());
+  CHECK(got.out == cluster->bookies()[0].id + "\tshared,tenant-a\n");
+  Result groups = Bkctl("bookiegroups list --json" + uri, tmp.path());
+  INFO(groups.err);
+  REQUIRE(groups.exit_code == 0);
+  CHECK(nlohmann::json::parse(groups.out).size() == 3);
+  Result bad = Bkctl("bookiegroups set --bookie " + cluster->bookies()[0].id +
+                         " --groups 'a b'" + uri,
+                     tmp.path());
+  CHECK(bad.exit_code == 2);
+
   // Write with E3/WQ3/AQ2, SIGKILL a bookie once entries are acknowledged,
   // then every acknowledged entry must read back identical.
   const std::string log = tmp.path() + "/acked.log";
@@ -141,6 +164,17 @@ TEST_CASE(
   CHECK(read.exit_code == 0);
   CHECK(
       absl::StrContains(read.out, "0 differ, 0 acknowledged entries missing"));
+  // Every member of the first ensemble with its region and groups.
+  Result explain =
+      Bkctl("placement explain --json --ledger " + first[0] + uri, tmp.path());
+  INFO(explain.out << explain.err);
+  REQUIRE(explain.exit_code == 0);
+  const auto explained = nlohmann::json::parse(explain.out);
+  for (const auto& member : explained["segments"][0]["bookies"]) {
+    const std::string rack = member["rack"].get<std::string>();
+    CHECK(member["region"] == rack.substr(1, rack.find('/', 1) - 1));
+    CHECK(member["groups"] == nlohmann::json::array({"shared", "tenant-a"}));
+  }
   cluster->Stop();
 }
 

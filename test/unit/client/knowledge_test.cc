@@ -141,5 +141,50 @@ TEST_CASE("bookies joining and leaving the registration reach placement",
   }));
 }
 
+TEST_CASE("isolation groups tagged in the metadata store steer placement",
+          "[client]") {
+  LocalBookies bookies(6);
+  auto store = metadata::Open(bookies.metadata_uri());
+  REQUIRE(store.ok());
+  for (int i : {0, 1, 2}) {
+    REQUIRE((*store)
+                ->WriteBookieGroups({bookies.id(i), {"tenant"}},
+                                    metadata::kNotExists)
+                .ok());
+  }
+  auto client = MakeClient(FastOptions(bookies));
+  auto ensemble_of = [&](int64_t id) {
+    auto md = (*store)->ReadLedger(id);
+    REQUIRE(md.ok());
+    const auto& b = md->value.segments(0).bookies();
+    return std::vector<std::string>(b.begin(), b.end());
+  };
+  CreateLedgerOptions o{
+      .ensemble_size = 2, .write_quorum = 2, .ack_quorum = 2, .password = "p"};
+  o.custom_metadata["bookkeeperAffinityGroupPrimary"] = "tenant";
+  for (int n = 0; n < 10; ++n) {
+    auto w = client->CreateLedger(o);
+    REQUIRE(w.ok());
+    for (const std::string& b : ensemble_of((*w)->ledger_id())) {
+      CHECK((b == "b0" || b == "b1" || b == "b2"));
+    }
+  }
+  // A tag written after the client started reaches it (the next poll).
+  REQUIRE(
+      (*store)
+          ->WriteBookieGroups({bookies.id(5), {"other"}}, metadata::kNotExists)
+          .ok());
+  CreateLedgerOptions other{
+      .ensemble_size = 1, .write_quorum = 1, .ack_quorum = 1, .password = "p"};
+  other.custom_metadata["bookkeeperAffinityGroupPrimary"] = "other";
+  int64_t id = -1;
+  REQUIRE(PollUntil([&] {
+    auto w = client->CreateLedger(other);
+    if (w.ok()) id = (*w)->ledger_id();
+    return w.ok();
+  }));
+  CHECK(ensemble_of(id) == std::vector<std::string>{"b5"});
+}
+
 }  // namespace
 }  // namespace bk::client::testing

@@ -32,6 +32,31 @@ TEST_CASE("client options are read from BookKeeper's key names", "[client]") {
             ->placement.weighting == placement::Weighting::kDisk);
 }
 
+TEST_CASE("region-aware placement keys set the policy's region mode",
+          "[client]") {
+  auto o = ClientOptionsFromKeys(
+      {{"ensemblePlacementPolicy", "region-aware"},
+       {"reppMinimumRegionsForDurability", "3"},
+       {"reppEnableDurabilityEnforcementInReplace", "false"},
+       {"reppRegionsToWrite", "east;west, north"},
+       {"clientRegion", "east"}});
+  REQUIRE(o.ok());
+  const placement::RegionOptions& r = o->placement.region;
+  CHECK(r.enabled);
+  CHECK(r.min_regions_for_durability == 3);
+  CHECK_FALSE(r.enforce_durability_in_replace);
+  CHECK(r.regions_to_write ==
+        std::vector<std::string>{"east", "west", "north"});
+  CHECK(r.local_region == "east");
+  CHECK_FALSE(ClientOptionsFromKeys({})->placement.region.enabled);
+  auto bad = ClientOptionsFromKeys({{"ensemblePlacementPolicy", "zone"}});
+  REQUIRE(absl::IsInvalidArgument(bad.status()));
+  CHECK(bad.status().message().find("ensemblePlacementPolicy") !=
+        absl::string_view::npos);
+  auto slash = ClientOptionsFromKeys({{"clientRegion", "a/b"}});
+  CHECK(absl::IsInvalidArgument(slash.status()));
+}
+
 TEST_CASE("an unknown client key or a bad value is an error naming it",
           "[client]") {
   auto unknown = ClientOptionsFromKeys({{"addEntryTimeout", "3"}});
@@ -51,8 +76,9 @@ TEST_CASE("loading no client key gives ClientOptions' defaults", "[client]") {
   REQUIRE(o.ok());
   const auto& table = ClientConfigTable();
   CHECK(table.Values(*o) == table.Values(ClientOptions()));
-  // Every key but the alias diskWeightBasedPlacementEnabled is a field's.
-  CHECK(table.Values(ClientOptions()).size() + 1 ==
+  // Every key but the alias diskWeightBasedPlacementEnabled and the list
+  // reppRegionsToWrite (';' or ',' separated) is a field's.
+  CHECK(table.Values(ClientOptions()).size() + 2 ==
         table.schema().options().size());
   CHECK(table.schema().Find("speculativeReadTimeout")->default_value == "500");
   CHECK(table.schema().Find("addEntryTimeoutSec")->default_value == "10");

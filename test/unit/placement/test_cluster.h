@@ -25,6 +25,20 @@ inline std::vector<BookieNode> MakeBookies(int n, int racks) {
 
 inline std::string Id(int i) { return absl::StrCat("b", i); }
 
+// Bookies b0..b{n-1} over `regions` regions of `racks` racks each: bookie i
+// sits in "/g{i % regions}/k{(i / regions) % racks}", so consecutive ids
+// walk the regions and every region's bookies walk its racks.
+inline std::vector<BookieNode> MakeRegionBookies(int n, int regions,
+                                                 int racks) {
+  std::vector<BookieNode> nodes;
+  for (int i = 0; i < n; ++i) {
+    nodes.push_back(
+        {absl::StrCat("b", i),
+         absl::StrCat("/g", i % regions, "/k", (i / regions) % racks)});
+  }
+  return nodes;
+}
+
 using Counts = absl::flat_hash_map<std::string, int>;
 
 }  // namespace bk::placement::testing

@@ -81,6 +81,12 @@ TEST_CASE("impossible values are rejected, naming the key", "[sim]") {
            Case{"clients: {count: two}\n", "clients.count"},
            Case{"policies: [none, random]\n", "policies[1]"},
            Case{"placement: {loadThreshold: 170}\n", "placement"},
+           Case{"regions: 9\n", "regions"},
+           Case{"placement: {ensemblePlacementPolicy: zone-aware}\n",
+                "placement.ensemblePlacementPolicy"},
+           Case{"placement: {ensemblePlacementPolicy: region-aware}\n"
+                "ledgers: {ensemble_size: 2, write_quorum: 2, ack_quorum: 1}\n",
+                "ledgers.ack_quorum"},
        }) {
     INFO(c.yaml);
     absl::StatusOr<Scenario> s = ParseScenarioYaml(With(c.yaml));

@@ -4,7 +4,10 @@
 #include <cstdint>
 #include <string>
 
+#include "absl/container/flat_hash_map.h"
 #include "catch2/catch.hpp"
+#include "placement/topology.h"
+#include "tools/sim/cluster.h"
 #include "tools/sim/result_json.h"
 #include "tools/sim/scenario_yaml.h"
 
@@ -159,6 +162,34 @@ TEST_CASE("identical bookies share the load evenly", "[sim]") {
     CHECK(run.placement_failures == 0);
     // No herding where nothing differs between bookies.
     CHECK(run.summary.mean_herd == Approx(1).margin(0.1));
+  }
+}
+
+TEST_CASE("a multi-region cluster places every ledger under the region rule",
+          "[sim]") {
+  const uint64_t seed = 21;
+  INFO("seed " << seed);
+  const Scenario s = Load("tiny_regions");
+  REQUIRE(s.placement.region.enabled);
+  const Cluster cluster = BuildCluster(s, seed);
+  absl::flat_hash_map<std::string, int> per_region;
+  for (const SimBookie& b : cluster.bookies) {
+    ++per_region[placement::RegionOf(b.node.network_location)];
+  }
+  CHECK(per_region.size() == 3);
+  for (const auto& [region, count] : per_region) CHECK(count == 4);
+  const SimulationResult r = Simulate(s, seed);
+  for (const PolicyRun& run : r.runs) {
+    INFO(placement::WeightingName(run.weighting));
+    CHECK(run.ledgers_created > 0);
+    CHECK(run.placement_failures == 0);
+    // One replica per region of four identical bookies: as even as
+    // tiny_identical (same tolerances).
+    const double per_bookie =
+        run.offered_mib_per_second * s.ledgers.write_quorum / s.BookieCount();
+    const double tolerance =
+        run.weighting == placement::Weighting::kDisk ? 0.5 : 0.25;
+    CHECK(run.summary.throughput_stddev < tolerance * per_bookie);
   }
 }
 

@@ -92,6 +92,52 @@ TEST_CASE("bkctl placement newensemble prints counts, adherence and ensembles",
   CHECK(j["ensembles"][0].size() == 3);
 }
 
+// Three regions of two racks; b1 and b4 (regions e and w) in group "t".
+const char kRegionCluster[] = R"({"policy": {"ensemblePlacementPolicy":
+  "region-aware", "reppMinimumRegionsForDurability": 2}, "bookies": [
+  {"id": "b1", "rack": "/e/r1", "groups": ["t"]}, {"id": "b2", "rack": "/e/r2"},
+  {"id": "b3", "rack": "/w/r1"}, {"id": "b4", "rack": "/w/r2", "groups": ["t", "u"]},
+  {"id": "b5", "rack": "/n/r1"}, {"id": "b6", "rack": "/n/r2", "groups": ["u"]}]})";
+
+TEST_CASE("bkctl placement newensemble spreads over regions and honours groups",
+          "[tools][placement]") {
+  TempCluster cluster(kRegionCluster);
+  Result r =
+      RunBkctl(absl::StrCat("placement newensemble --cluster ", cluster.path(),
+                            " --ensemble 3 --write-quorum 3 --ack-quorum 2"
+                            " --draws 300 --seed 5"),
+               cluster.err_path());
+  INFO(ReadAll(cluster.err_path()));
+  REQUIRE(r.exit_code == 0);
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  // One member per region in every ensemble.
+  CHECK(j["region_counts"] ==
+        nlohmann::json({{"e", 300}, {"w", 300}, {"n", 300}}));
+  CHECK(j["adherence"]["MEETS_STRICT"] == 300);
+  // Primary group t has b1 and b4 only; secondary u adds b6 when needed.
+  Result g = RunBkctl(
+      absl::StrCat("placement newensemble --cluster ", cluster.path(),
+                   " --ensemble 3 --write-quorum 3 --ack-quorum 2 --draws 50"
+                   " --seed 5 --custom bookkeeperAffinityGroupPrimary=t,"
+                   "bookkeeperAffinityGroupSecondary=u"),
+      cluster.err_path());
+  INFO(ReadAll(cluster.err_path()));
+  REQUIRE(g.exit_code == 0);
+  nlohmann::json k = nlohmann::json::parse(g.out);
+  CHECK(k["counts"]["b1"] == 50);
+  CHECK(k["counts"]["b4"] == 50);
+  CHECK(k["counts"]["b6"] == 50);
+  // A group name that is not a list of names is bad input.
+  TempCluster bad(R"({"bookies": [{"id": "b1", "groups": ["a b"]}]})");
+  Result e =
+      RunBkctl(absl::StrCat("placement newensemble --cluster ", bad.path(),
+                            " --ensemble 1 --write-quorum 1"
+                            " --ack-quorum 1 --draws 1 --seed 1"),
+               bad.err_path());
+  CHECK(e.exit_code != 0);
+  CHECK(ReadAll(bad.err_path()).find("bookies[0].groups") != std::string::npos);
+}
+
 TEST_CASE("bkctl placement newensemble is reproducible from its seed",
           "[tools][placement]") {
   TempCluster cluster(kCluster);

@@ -15,6 +15,31 @@ std::string ErrorOf(const std::string& json) {
   return std::string(c.status().message());
 }
 
+TEST_CASE("region and group inputs parse, and bad ones name their key",
+          "[tools]") {
+  absl::StatusOr<ClusterFile> c = ParseClusterFile(R"({"policy": {
+      "ensemblePlacementPolicy": "region-aware",
+      "reppMinimumRegionsForDurability": 3,
+      "reppEnableDurabilityEnforcementInReplace": false,
+      "reppRegionsToWrite": "east; west", "clientRegion": "east"},
+    "bookies": [{"id": "b1", "rack": "/east/r1", "groups": ["b", "a", "b"]}]})");
+  REQUIRE(c.ok());
+  const placement::RegionOptions& r = c->options.region;
+  CHECK(r.enabled);
+  CHECK(r.min_regions_for_durability == 3);
+  CHECK_FALSE(r.enforce_durability_in_replace);
+  CHECK(r.regions_to_write == std::vector<std::string>{"east", "west"});
+  CHECK(r.local_region == "east");
+  CHECK(c->bookies[0].node.groups == std::vector<std::string>{"a", "b"});
+  CHECK(ErrorOf(R"({"policy": {"ensemblePlacementPolicy": "zone"},
+      "bookies": []})")
+            .find("policy.ensemblePlacementPolicy") != std::string::npos);
+  CHECK(ErrorOf(R"({"bookies": [{"id": "b1", "groups": "a"}]})")
+            .find("bookies[0].groups") != std::string::npos);
+  CHECK(ErrorOf(R"({"policy": {"clientRegion": "a/b"}, "bookies": []})")
+            .find("region name") != std::string::npos);
+}
+
 TEST_CASE("the cluster file of the issue parses field by field", "[tools]") {
   absl::StatusOr<ClusterFile> c = ParseClusterFile(R"({"policy": {
       "weighting": "disk", "minNumRacksPerWriteQuorum": 3,
