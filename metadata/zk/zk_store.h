@@ -52,6 +52,19 @@ class ZkStore final : public StoreBase {
                             Version expected) override;
   absl::StatusOr<std::string> InstanceId() override;
   absl::Status Sync() override;
+  // Coordination nodes (zk_nodes.cc).
+  absl::StatusOr<std::string> CreateNode(const std::string& path,
+                                         const std::string& data,
+                                         NodeMode mode) override;
+  absl::StatusOr<Versioned<std::string>> ReadNode(
+      const std::string& path) override;
+  absl::StatusOr<Version> SetNode(const std::string& path,
+                                  const std::string& data,
+                                  Version expected) override;
+  absl::Status DeleteNode(const std::string& path, Version expected) override;
+  absl::StatusOr<std::vector<std::string>> ListChildren(
+      const std::string& path) override;
+  absl::StatusOr<bool> OwnsNode(const std::string& path) override;
 
  protected:
   void DoNewLedgerId(Callback<LedgerId> done) override;
@@ -92,6 +105,8 @@ class ZkStore final : public StoreBase {
   absl::Status DeleteIfOwnedLocked(const std::string& path)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(reg_mu_);
   absl::StatusOr<BookieSet> ListBookiesImpl(bool watch);
+  // <root>/path.
+  std::string NodePath(const std::string& path) const;
 
   // Constant after construction.
   const Layout layout_;
