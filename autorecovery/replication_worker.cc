@@ -65,10 +65,11 @@ absl::StatusOr<WorkResult> ReplicationWorker::RunOnce(absl::Time now) {
   return WorkResult{};
 }
 
-absl::StatusOr<std::string> ReplicationWorker::PasswordFor(
-    const proto::LedgerMetadata& md) {
+absl::StatusOr<std::string> PasswordFor(
+    const proto::LedgerMetadata& md,
+    const std::vector<std::string>& passwords) {
   if (md.password_hash() == client::PasswordHash("")) return std::string();
-  for (const auto& p : options_.passwords) {
+  for (const auto& p : passwords) {
     if (md.password_hash() == client::PasswordHash(p)) return p;
   }
   return absl::FailedPreconditionError(
@@ -107,7 +108,7 @@ WorkResult ReplicationWorker::Repair(LedgerId id, absl::Time now) {
     r.error = md.status();
     return r;
   }
-  auto password = PasswordFor(md->value);
+  auto password = PasswordFor(md->value, options_.passwords);
   if (!password.ok()) {
     r.error = password.status();
     log->warn("ledger={} cannot be re-replicated: {}", id,

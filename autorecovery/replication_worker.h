@@ -5,7 +5,7 @@
 // (UnderreplicationManager::TryLock, an ephemeral node) and is not backing
 // off, and for each missing bookie of its mark moves the ledger's fragments
 // off it (client::LedgerRepair: a replacement from the client's placement
-// policy, excluding the ledger's bookies; the entries copied from surviving
+// policy, excluding the segment's bookies; the entries copied from surviving
 // replicas, digests verified, with recovery adds; the bookie swapped in the
 // metadata by compare-and-set). Then it removes the bookies no segment
 // names any more from the mark (the whole mark once none is left) and
@@ -76,6 +76,11 @@ struct WorkResult {
   absl::Status error;
 };
 
+// The password among `passwords` (and "") whose hash `md` records;
+// kFailedPrecondition when none does.
+absl::StatusOr<std::string> PasswordFor(
+    const proto::LedgerMetadata& md, const std::vector<std::string>& passwords);
+
 class ReplicationWorker {
  public:
   ReplicationWorker(client::Client* client, metadata::MetadataStore* store,
@@ -87,8 +92,6 @@ class ReplicationWorker {
  private:
   // REQUIRES: the ledger's lock held.
   WorkResult Repair(LedgerId ledger, absl::Time now);
-  // The configured password whose hash `md` records.
-  absl::StatusOr<std::string> PasswordFor(const proto::LedgerMetadata& md);
 
   client::Client* const client_;
   metadata::MetadataStore* const store_;

@@ -65,11 +65,11 @@ absl::StatusOr<RepairResult> LedgerRepair::ReplaceBookie(
       result.skipped_last_segment = true;
       continue;
     }
-    // A replacement outside the ledger's bookies (every segment's).
+    // A replacement outside the segment's bookies (as BookKeeper's
+    // replicator: a bookie of another segment may serve this one too, which
+    // keeps the rack choices open).
     std::vector<std::string> excluded = options.excluded;
-    for (const auto& s : md.value.segments()) {
-      for (const auto& b : s.bookies()) excluded.push_back(b);
-    }
+    for (const auto& b : seg.bookies()) excluded.push_back(b);
     placement::LedgerHints hints;
     for (const auto& [k, v] : md.value.custom_metadata()) {
       hints.custom_metadata[k] = v;

@@ -7,7 +7,7 @@
 //
 // For each segment (fragment) whose ensemble holds the bookie, a
 // replacement is chosen by the client's placement policy (rack-aware,
-// load-weighted, excluding every bookie the ledger already uses), the
+// load-weighted, excluding the segment's own bookies), the
 // segment's entries that the bookie held are read from the surviving
 // replicas of their write sets (digests verified) and added to the
 // replacement with RECOVERY_ADD, and only then is the bookie swapped for

@@ -39,6 +39,9 @@ std::vector<Command> LocalClusterCommands();
 // simpletest, write, read, bookiesanity, format
 std::vector<Command> LedgerCommands();
 std::vector<Command> SimulateCommands();  // placement simulate | sweep
+// autorecovery, listunderreplicated, decommission, recover, whoisauditor,
+// triggeraudit (autorecovery_commands.cc)
+std::vector<Command> AutoRecoveryCommands();
 
 }  // namespace bk::bkctl
 
