@@ -27,10 +27,10 @@ const ConfigTable<AutoRecoveryOptions>& AutoRecoveryConfigTable() {
                BK_FIELD(auditor_periodic_bookie_check_interval), {1, 1e8},
                "a full audit of ledgers against registered bookies at least "
                "this often");
-    t->Seconds("openLedgerRereplicationGracePeriod",
-               BK_FIELD(open_ledger_rereplication_grace_period), {0, 1e7},
-               "an open ledger's last segment is left to its writer this long "
-               "after the ledger is marked, then the ledger is recovered");
+    t->Millis("openLedgerRereplicationGracePeriod",
+              BK_FIELD(open_ledger_rereplication_grace_period), {0, 1e10},
+              "an open ledger's last segment is left to its writer this long "
+              "after the ledger is marked, then the ledger is recovered");
     t->Value("rereplicationEntryBatchSize",
              BK_FIELD(rereplication_entry_batch_size), "entries", {1, 100000},
              "entries read and written at a time while re-replicating");

@@ -71,15 +71,14 @@ class AutoRecoveryProcess {
  public:
   AutoRecoveryProcess(const std::string& uri, const std::string& id,
                       const std::string& dir, const std::string& password_file,
-                      int grace_seconds) {
+                      int grace_ms) {
     auto pid = bk::testing::SpawnProcess(
         BKCTL_PATH,
         {"autorecovery", "--metadata-uri", uri, "--autoRecoveryId=" + id,
          "--zkTimeout=4000", "--lostBookieRecoveryDelay=0",
          "--autoRecoveryPollIntervalMs=200", "--rwRereplicateBackoffMs=500",
          "--rereplicationEntryBatchSize=50",
-         "--openLedgerRereplicationGracePeriod=" +
-             std::to_string(grace_seconds),
+         "--openLedgerRereplicationGracePeriod=" + std::to_string(grace_ms),
          "--ledgerPasswordFile=" + password_file},
         dir + "/" + id + ".log");
     REQUIRE(pid.ok());
@@ -321,10 +320,10 @@ TEST_CASE(
   REQUIRE(PollUntil([&] { return active.acked().size() == 15; }));
   REQUIRE(PollUntil([&] { return quiet.acked().size() == 5; }));
   quiet.Pause();  // open, idle: recovered by a worker after the grace
-  AutoRecoveryProcess a(f.uri, "ar-a", f.dir.path(), f.password_file, 5);
+  AutoRecoveryProcess a(f.uri, "ar-a", f.dir.path(), f.password_file, 5000);
   REQUIRE(PollUntil(
       [&] { return CurrentAuditor(f.store.get()).value_or("") == "ar-a"; }));
-  AutoRecoveryProcess b(f.uri, "ar-b", f.dir.path(), f.password_file, 5);
+  AutoRecoveryProcess b(f.uri, "ar-b", f.dir.path(), f.password_file, 5000);
 
   // bk3: rack0's second bookie, so every ensemble can still span 3 racks.
   const std::string gone = f.cluster->id(3);
@@ -380,7 +379,7 @@ TEST_CASE(
   INFO("seed " << Seed());
   Fixture f("decommission");
   for (int i = 0; i < 10; ++i) f.ClosedLedger(40);
-  AutoRecoveryProcess a(f.uri, "ar-a", f.dir.path(), f.password_file, 5);
+  AutoRecoveryProcess a(f.uri, "ar-a", f.dir.path(), f.password_file, 5000);
   // New ledgers must not land on it: it drains read-only.
   const std::string leaving = f.cluster->id(3);
   REQUIRE(f.cluster->Restart(3, {"--forceReadOnlyBookie=true"}).ok());
