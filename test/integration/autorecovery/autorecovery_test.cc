@@ -181,8 +181,17 @@ class Writers {
 };
 
 struct Fixture {
-  explicit Fixture(const std::string& name) : uri(Uri(name)) {
+  explicit Fixture(const std::string& name,
+                   std::vector<std::string> bookie_flags = {})
+      : uri(Uri(name)) {
+    password_file = dir.Sub("passwords");
+    std::ofstream(password_file) << "pw\n";
+    ::chmod(password_file.c_str(), 0600);
     test::BookieCluster::Options o;
+    o.extra_flags = std::move(bookie_flags);
+    for (auto& flag : o.extra_flags) {
+      if (flag == "--ledgerPasswordFile=") flag += password_file;
+    }
     o.bookie_binary = BK_BOOKIE_BINARY;
     o.metadata_uri = uri;
     o.bookies = 5;
@@ -198,9 +207,6 @@ struct Fixture {
     auto cl = client::Client::Create(ClientOpts(uri));
     REQUIRE(cl.ok());
     client = std::move(*cl);
-    password_file = dir.Sub("passwords");
-    std::ofstream(password_file) << "pw\n";
-    ::chmod(password_file.c_str(), 0600);
   }
 
   // A ledger with `n` entries, closed; its entries recorded as acked.
@@ -399,6 +405,28 @@ TEST_CASE(
   CHECK(active.failures() == 0);
   for (auto& [id, e] : active.acked()) f.acked[id] = e;
   f.CheckReplicasAndRacks(leaving);
+}
+
+TEST_CASE(
+    "bookies that run autorecovery in their own process repair the "
+    "ledgers of a lost one",
+    "[integration][autorecovery][slow]") {
+  INFO("seed " << Seed());
+  // Every bookie runs autorecovery (autoRecoveryDaemonEnabled), as
+  // BookKeeper deployments often do; the lost one may be the auditor.
+  Fixture f("in-bookie",
+            {"--autoRecoveryDaemonEnabled=true", "--lostBookieRecoveryDelay=0",
+             "--autoRecoveryPollIntervalMs=200", "--rwRereplicateBackoffMs=500",
+             "--ledgerPasswordFile="});
+  for (int i = 0; i < 10; ++i) f.ClosedLedger(40);
+  REQUIRE(PollUntil(
+      [&] { return !CurrentAuditor(f.store.get()).value_or("").empty(); }));
+  const std::string gone = f.cluster->id(3);
+  REQUIRE(f.Names(gone));
+  REQUIRE(f.cluster->Kill(3).ok());
+  REQUIRE(PollUntil([&] { return !f.Names(gone) && f.NothingMarked(); },
+                    absl::Seconds(120), absl::Milliseconds(500)));
+  f.CheckReplicasAndRacks(gone);
 }
 
 }  // namespace
