@@ -35,21 +35,33 @@ absl::StatusOr<AuditReport> Auditor::Audit(absl::Time now) {
   }
   if (!it->status().ok()) return it->status();
 
-  // Forget bookies that came back or that no ledger names any more.
-  for (auto m = missing_since_.begin(); m != missing_since_.end();) {
-    m = on_missing.count(m->first) == 0 ? missing_since_.erase(m)
-                                        : std::next(m);
+  // Forget bookies that came back or that no ledger names any more (those
+  // whose ledgers were marked are healed: fully replicated elsewhere).
+  for (auto m = missing_.begin(); m != missing_.end();) {
+    if (on_missing.count(m->first) != 0) {
+      ++m;
+      continue;
+    }
+    if (m->second.marked && alive.count(m->first) == 0) {
+      report.healed.emplace_back(m->first, now - m->second.since);
+      log->info(
+          "auditor: no ledger names lost bookie {} any more ({} after it "
+          "went missing)",
+          m->first, absl::FormatDuration(now - m->second.since));
+    }
+    m = missing_.erase(m);
   }
   for (const auto& [bookie, ledgers] : on_missing) {
-    auto [since, fresh] = missing_since_.emplace(bookie, now);
+    auto [it, fresh] = missing_.emplace(bookie, Missing{now, false});
     if (fresh) {
       log->info("auditor: bookie {} is missing, named by {} ledgers", bookie,
                 ledgers.size());
     }
-    if (now - since->second < delay_) {
+    if (now - it->second.since < delay_) {
       report.waiting.push_back(bookie);
       continue;
     }
+    it->second.marked = true;
     report.lost.push_back(bookie);
     for (LedgerId l : ledgers) {
       if (absl::Status s = marks_->Mark(l, {bookie}, now); !s.ok()) return s;
@@ -65,8 +77,8 @@ absl::StatusOr<AuditReport> Auditor::Audit(absl::Time now) {
 
 absl::Time Auditor::NextDeadline() const {
   absl::Time next = absl::InfiniteFuture();
-  for (const auto& [bookie, since] : missing_since_) {
-    if (since + delay_ < next) next = since + delay_;
+  for (const auto& [bookie, m] : missing_) {
+    if (!m.marked && m.since + delay_ < next) next = m.since + delay_;
   }
   return next;
 }

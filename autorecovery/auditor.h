@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -36,6 +37,9 @@ struct AuditReport {
   std::vector<std::string> waiting;  // missing, still within the delay
   int64_t ledgers_checked = 0;
   int64_t ledgers_marked = 0;  // marks written or confirmed by this audit
+  // Lost bookies no ledger names any more, with the time from when the
+  // auditor first saw them missing to this audit: loss to full replication.
+  std::vector<std::pair<std::string, absl::Duration>> healed;
 };
 
 class Auditor {
@@ -54,8 +58,12 @@ class Auditor {
   metadata::MetadataStore* const store_;
   UnderreplicationManager* const marks_;
   const absl::Duration delay_;
-  // Bookies seen missing, and since when.
-  std::map<std::string, absl::Time> missing_since_;
+  struct Missing {
+    absl::Time since;
+    bool marked = false;  // its ledgers were marked
+  };
+  // Bookies seen missing.
+  std::map<std::string, Missing> missing_;
 };
 
 }  // namespace bk::autorecovery

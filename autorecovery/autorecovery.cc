@@ -1,11 +1,13 @@
 #include "autorecovery/autorecovery.h"
 
+#include <prometheus/registry.h>
 #include <unistd.h>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "autorecovery/auditor.h"
 #include "autorecovery/auditor_election.h"
+#include "autorecovery/autorecovery_probe.h"
 #include "autorecovery/byte_rate_limiter.h"
 #include "autorecovery/replication_worker.h"
 #include "autorecovery/underreplication.h"
@@ -76,6 +78,8 @@ absl::StatusOr<std::unique_ptr<AutoRecovery>> AutoRecovery::Start(
   ar->election_ =
       std::make_unique<AuditorElection>(ar->auditor_store_.get(), o.id);
   ar->limiter_ = std::make_unique<ByteRateLimiter>(o.replication_rate_by_bytes);
+  ar->probe_ = std::make_unique<AutoRecoveryProbe>(
+      o.registry ? o.registry : std::make_shared<prometheus::Registry>(), o.id);
   ar->auditor_thread_ = std::thread([p = ar.get()] { p->AuditorLoop(); });
   ar->worker_thread_ = std::thread([p = ar.get()] { p->WorkerLoop(); });
   bk::log::Get("autorecovery")
@@ -94,6 +98,10 @@ void AutoRecovery::Stop() {
   if (worker_thread_.joinable()) worker_thread_.join();
   if (election_) election_->Withdraw();
   is_auditor_ = false;
+}
+
+std::shared_ptr<prometheus::Registry> AutoRecovery::metrics_registry() const {
+  return probe_->registry();
 }
 
 AutoRecoveryStats AutoRecovery::stats() const {
@@ -121,6 +129,7 @@ void AutoRecovery::AuditorLoop() {
     if (!am.ok()) {
       log->warn("auditor election: {}", am.status().ToString());
       is_auditor_ = was_auditor = false;
+      probe_->SetAuditor(false);
       continue;
     }
     if (*am != was_auditor) {
@@ -128,6 +137,7 @@ void AutoRecovery::AuditorLoop() {
                 *am ? "is now" : "is no longer");
     }
     is_auditor_ = *am;
+    probe_->SetAuditor(*am);
     if (!*am) {
       was_auditor = false;
       continue;
@@ -144,6 +154,9 @@ void AutoRecovery::AuditorLoop() {
         now >= auditor.NextDeadline() ||
         now - last_full >= options_.auditor_periodic_bookie_check_interval;
     was_auditor = true;
+    if (auto marked = auditor_marks_->List(); marked.ok()) {
+      probe_->SetUnderreplicated(static_cast<int64_t>(marked->size()));
+    }
     if (!due) continue;
     auto report = auditor.Audit(now);
     if (!report.ok()) {
@@ -153,11 +166,16 @@ void AutoRecovery::AuditorLoop() {
     last_set = *set;
     last_request = request;
     last_full = now;
+    probe_->Audited();
+    for (const auto& [bookie, took] : report->healed) {
+      probe_->BookieRepaired(took);
+    }
     absl::MutexLock l(&mu_);
     ++stats_.audits;
   } while (Wait(options_.poll_interval));
   election_->Withdraw();
   is_auditor_ = false;
+  probe_->SetAuditor(false);
 }
 
 void AutoRecovery::WorkerLoop() {
@@ -182,6 +200,11 @@ void AutoRecovery::WorkerLoop() {
       continue;
     }
     busy = r->outcome != WorkResult::kIdle;
+    if (busy) {
+      probe_->Repaired(r->fragments, r->bytes,
+                       r->outcome == WorkResult::kRepaired);
+    }
+    if (r->outcome == WorkResult::kFailed) probe_->Failed();
     absl::MutexLock l(&mu_);
     stats_.fragments_rereplicated += r->fragments;
     stats_.entries_rereplicated += r->entries;

@@ -42,6 +42,7 @@ class Client;
 namespace bk::autorecovery {
 
 class AuditorElection;
+class AutoRecoveryProbe;
 class ByteRateLimiter;
 class UnderreplicationManager;
 
@@ -73,6 +74,8 @@ class AutoRecovery {
   const std::string& id() const { return options_.id; }
   bool is_auditor() const { return is_auditor_.load(); }
   AutoRecoveryStats stats() const;
+  // Where the metrics are (options' registry, or the service's own).
+  std::shared_ptr<prometheus::Registry> metrics_registry() const;
 
  private:
   explicit AutoRecovery(AutoRecoveryOptions options);
@@ -90,6 +93,7 @@ class AutoRecovery {
   std::unique_ptr<UnderreplicationManager> worker_marks_;
   std::unique_ptr<AuditorElection> election_;
   std::unique_ptr<ByteRateLimiter> limiter_;
+  std::unique_ptr<AutoRecoveryProbe> probe_;
 
   std::atomic<bool> is_auditor_{false};
   mutable absl::Mutex mu_;

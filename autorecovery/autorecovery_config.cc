@@ -45,6 +45,10 @@ const ConfigTable<AutoRecoveryOptions>& AutoRecoveryConfigTable() {
     t->Value("ledgerPasswordFile", BK_FIELD(ledger_password_file), "-", {},
              "the cluster's ledger passwords, one per line, mode 0600 (a "
              "ledger's entries are written with its master key)");
+    t->Value("prometheusStatsHttpPort", BK_FIELD(prometheus_stats_http_port),
+             "port number", {0, 65535},
+             "port autorecovery serves its /metrics on (bkctl autorecovery or "
+             "a bookie running it); 0: none");
     return t;
   }();
   return *table;

@@ -7,11 +7,16 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+
+namespace prometheus {
+class Registry;
+}  // namespace prometheus
 
 namespace bk::autorecovery {
 
@@ -46,8 +51,16 @@ struct AutoRecoveryOptions {
   // 0600); the worker needs a ledger's password to write its entries.
   std::string ledger_password_file;
 
+  // prometheusStatsHttpPort: where autorecovery's /metrics are served
+  // (`bkctl autorecovery`, or a bookie running it in-process); 0: not
+  // served.
+  int prometheus_stats_http_port = 0;
+
   // Not keys: set by a program that has them otherwise.
   std::vector<std::string> ledger_passwords;
+  // Where the metrics go (autorecovery_probe.h); null: a registry of the
+  // service's own (AutoRecovery::metrics_registry()).
+  std::shared_ptr<prometheus::Registry> registry;
 };
 
 // Options from key=value pairs (flags); unknown keys and bad values are

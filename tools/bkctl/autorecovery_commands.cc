@@ -2,6 +2,8 @@
 // (run the auditor and a worker), listunderreplicated, decommission,
 // recover, whoisauditor, triggeraudit.
 
+#include <prometheus/exposer.h>
+#include <prometheus/registry.h>
 #include <signal.h>
 
 #include <nlohmann/json.hpp>
@@ -102,8 +104,15 @@ int RunAutoRecovery(const std::vector<std::string>& args, std::ostream& out,
   sigaddset(&set, SIGTERM);
   sigaddset(&set, SIGINT);
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  const int metrics_port = options->prometheus_stats_http_port;
   auto ar = autorecovery::AutoRecovery::Start(*std::move(options));
   if (!ar.ok()) return Fail(err, "autorecovery", ar.status());
+  std::unique_ptr<prometheus::Exposer> exposer;
+  if (metrics_port > 0) {
+    exposer = std::make_unique<prometheus::Exposer>(
+        "0.0.0.0:" + std::to_string(metrics_port));
+    exposer->RegisterCollectable((*ar)->metrics_registry());
+  }
   out << "autorecovery " << (*ar)->id() << " running; SIGTERM stops it\n";
   out.flush();
   int sig = 0;

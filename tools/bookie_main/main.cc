@@ -7,9 +7,14 @@
 //
 // Keys beyond the bookie's own: autoRecoveryDaemonEnabled, and every
 // autorecovery key the bookie does not already have (metadataServiceUri
-// and zkTimeout are the bookie's).
+// and zkTimeout are the bookie's). With prometheusStatsHttpPort set,
+// autorecovery's metrics are served on that port.
+
+#include <prometheus/exposer.h>
+#include <prometheus/registry.h>
 
 #include <memory>
+#include <string>
 
 #include "autorecovery/autorecovery.h"
 #include "autorecovery/autorecovery_config.h"
@@ -55,10 +60,19 @@ absl::StatusOr<std::function<void()>> StartAutoRecovery(
     if (!p.ok()) return p.status();
     o.ledger_passwords = *std::move(p);
   }
+  const int metrics_port = o.prometheus_stats_http_port;
   auto ar = bk::autorecovery::AutoRecovery::Start(std::move(o));
   if (!ar.ok()) return ar.status();
   std::shared_ptr<bk::autorecovery::AutoRecovery> running = std::move(*ar);
-  return std::function<void()>([running] { running->Stop(); });
+  // Autorecovery's metrics on a port of their own (the bookie's registry
+  // is the daemon's business).
+  std::shared_ptr<prometheus::Exposer> exposer;
+  if (metrics_port > 0) {
+    exposer = std::make_shared<prometheus::Exposer>(
+        "0.0.0.0:" + std::to_string(metrics_port));
+    exposer->RegisterCollectable(running->metrics_registry());
+  }
+  return std::function<void()>([running, exposer] { running->Stop(); });
 }
 
 }  // namespace

@@ -71,16 +71,22 @@ class AutoRecoveryProcess {
  public:
   AutoRecoveryProcess(const std::string& uri, const std::string& id,
                       const std::string& dir, const std::string& password_file,
-                      int grace_ms) {
-    auto pid = bk::testing::SpawnProcess(
-        BKCTL_PATH,
-        {"autorecovery", "--metadata-uri", uri, "--autoRecoveryId=" + id,
-         "--zkTimeout=4000", "--lostBookieRecoveryDelay=0",
-         "--autoRecoveryPollIntervalMs=200", "--rwRereplicateBackoffMs=500",
-         "--rereplicationEntryBatchSize=50",
-         "--openLedgerRereplicationGracePeriod=" + std::to_string(grace_ms),
-         "--ledgerPasswordFile=" + password_file},
-        dir + "/" + id + ".log");
+                      int grace_ms, std::vector<std::string> more = {}) {
+    std::vector<std::string> args = {
+        "autorecovery",
+        "--metadata-uri",
+        uri,
+        "--autoRecoveryId=" + id,
+        "--zkTimeout=4000",
+        "--lostBookieRecoveryDelay=0",
+        "--autoRecoveryPollIntervalMs=200",
+        "--rwRereplicateBackoffMs=500",
+        "--rereplicationEntryBatchSize=50",
+        "--openLedgerRereplicationGracePeriod=" + std::to_string(grace_ms),
+        "--ledgerPasswordFile=" + password_file};
+    args.insert(args.end(), more.begin(), more.end());
+    auto pid =
+        bk::testing::SpawnProcess(BKCTL_PATH, args, dir + "/" + id + ".log");
     REQUIRE(pid.ok());
     pid_ = *pid;
   }
@@ -426,6 +432,54 @@ TEST_CASE(
   REQUIRE(f.cluster->Kill(3).ok());
   REQUIRE(PollUntil([&] { return !f.Names(gone) && f.NothingMarked(); },
                     absl::Seconds(120), absl::Milliseconds(500)));
+  f.CheckReplicasAndRacks(gone);
+}
+
+TEST_CASE(
+    "a worker killed mid-copy leaves its ledger marked; another "
+    "worker repairs it, nothing lost or doubled",
+    "[integration][autorecovery][slow]") {
+  INFO("seed " << Seed());
+  Fixture f("midcopy");
+  for (int i = 0; i < 6; ++i) f.ClosedLedger(200);
+  const std::string gone = f.cluster->id(3);
+  REQUIRE(f.Names(gone));
+  REQUIRE(f.cluster->Kill(3).ok());
+  // A slow worker (20 KB/s): it is still copying its first ledger when
+  // killed.
+  {
+    AutoRecoveryProcess slow(f.uri, "ar-slow", f.dir.path(), f.password_file,
+                             5000, {"--replicationRateByBytes=20000"});
+    REQUIRE(PollUntil(
+        [&] {
+          auto kids = f.store->ListChildren("underreplication/locks");
+          return kids.ok() && !kids->empty();
+        },
+        absl::Seconds(60)));
+    slow.Kill();
+  }
+  // Its lock goes with its session; its ledger is still marked.
+  REQUIRE(PollUntil(
+      [&] {
+        auto kids = f.store->ListChildren("underreplication/locks");
+        return kids.ok() && kids->empty();
+      },
+      absl::Seconds(30)));
+  CHECK_FALSE(f.NothingMarked());
+  AutoRecoveryProcess fast(f.uri, "ar-fast", f.dir.path(), f.password_file,
+                           5000);
+  REQUIRE(PollUntil([&] { return !f.Names(gone) && f.NothingMarked(); },
+                    absl::Seconds(120), absl::Milliseconds(500)));
+  // No bookie twice in a segment (a doubled swap would show here).
+  for (const auto& [id, e] : f.acked) {
+    auto md = f.store->ReadLedger(id);
+    REQUIRE(md.ok());
+    for (const auto& seg : md->value.segments()) {
+      std::set<std::string> distinct(seg.bookies().begin(),
+                                     seg.bookies().end());
+      CHECK(static_cast<int>(distinct.size()) == seg.bookies_size());
+    }
+  }
   f.CheckReplicasAndRacks(gone);
 }
 

@@ -139,5 +139,34 @@ TEST_CASE(
   }
 }
 
+TEST_CASE(
+    "a lost bookie that no ledger names any more is reported healed, "
+    "with the time since it went missing",
+    "[autorecovery]") {
+  Cluster c("audit-healed");
+  UnderreplicationManager marks(c.store.get());
+  Auditor auditor(c.store.get(), &marks, absl::ZeroDuration());
+  c.bookies.erase("bk0");
+  REQUIRE(auditor.Audit(kT0).ok());
+  // The workers' part, by hand: bk0 swapped out of ledgers 1 and 3.
+  for (LedgerId l : {1, 3}) {
+    auto md = c.store->ReadLedger(l);
+    REQUIRE(md.ok());
+    for (auto& seg : *md->value.mutable_segments()) {
+      for (auto& b : *seg.mutable_bookies()) {
+        if (b == "bk0") b = "bk9";
+      }
+    }
+    Register(c.bookies["bk1"].get(), "bk9");
+    REQUIRE(c.store->CompareAndSetLedger(l, md->value, md->version).ok());
+  }
+  auto r = auditor.Audit(kT0 + absl::Seconds(90));
+  REQUIRE(r.ok());
+  REQUIRE(r->healed.size() == 1);
+  CHECK(r->healed[0].first == "bk0");
+  CHECK(r->healed[0].second == absl::Seconds(90));
+  CHECK(r->lost.empty());
+}
+
 }  // namespace
 }  // namespace bk::autorecovery
