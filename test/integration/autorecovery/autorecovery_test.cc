@@ -8,6 +8,8 @@
 // write set still spans two racks. A live bookie is then decommissioned
 // while writers write.
 
+#include "autorecovery/autorecovery.h"
+
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -481,6 +483,55 @@ TEST_CASE(
     }
   }
   f.CheckReplicasAndRacks(gone);
+}
+
+TEST_CASE(
+    "the operator verbs: recover without the daemon, "
+    "listunderreplicated, whoisauditor, triggeraudit",
+    "[integration][autorecovery][slow]") {
+  INFO("seed " << Seed());
+  Fixture f("verbs");
+  for (int i = 0; i < 6; ++i) f.ClosedLedger(40);
+  auto bkctl = [&](std::vector<std::string> args) {
+    args.insert(args.begin() + 1, {"--metadata-uri", f.uri});
+    auto r = bk::testing::RunProcess(BKCTL_PATH, args, absl::Seconds(120));
+    REQUIRE(r.ok());
+    return *r;
+  };
+  auto none = bkctl({"whoisauditor", "--json"});
+  CHECK(none.exit.exit_code == 1);
+  CHECK(none.out.find("\"auditor\": null") != std::string::npos);
+
+  const std::string gone = f.cluster->id(3);
+  REQUIRE(f.Names(gone));
+  REQUIRE(f.cluster->Kill(3).ok());
+  // A mark by hand, as an auditor would make it: listed.
+  UnderreplicationManager marks(f.store.get());
+  REQUIRE(marks.Mark(0, {gone}, absl::Now()).ok());
+  auto listed = bkctl({"listunderreplicated", "--json"});
+  INFO(listed.err);
+  CHECK(listed.exit.exit_code == 0);
+  CHECK(listed.out.find("\"ledger\": 0") != std::string::npos);
+  CHECK(listed.out.find(gone) != std::string::npos);
+
+  auto recovered = bkctl({"recover", "--bookie", gone, "--password-file",
+                          f.password_file, "--json"});
+  INFO(recovered.out << recovered.err);
+  CHECK(recovered.exit.exit_code == 0);
+  CHECK(recovered.out.find("\"still_on_bookie\": []") != std::string::npos);
+  CHECK_FALSE(f.Names(gone));
+  CHECK(f.NothingMarked());
+  CHECK(bkctl({"listunderreplicated", "--json"}).out == "[]\n");
+  f.CheckReplicasAndRacks(gone);
+
+  AutoRecoveryProcess a(f.uri, "ar-verbs", f.dir.path(), f.password_file, 5000);
+  REQUIRE(
+      PollUntil([&] { return bkctl({"whoisauditor"}).out == "ar-verbs\n"; }));
+  auto trig = bkctl({"triggeraudit", "--json"});
+  CHECK(trig.exit.exit_code == 0);
+  CHECK(trig.out.find("\"auditor\": \"ar-verbs\"") != std::string::npos);
+  auto request = f.store->ReadNode(kAuditRequestNode);
+  CHECK(request.ok());
 }
 
 }  // namespace
