@@ -60,6 +60,8 @@ absl::StatusOr<std::unique_ptr<AutoRecovery>> AutoRecovery::Start(
   const AutoRecoveryOptions& o = ar->options_;
   metadata::OpenOptions open;
   open.session_timeout = o.zk_timeout;
+  open.zk_enable_security = o.zk_enable_security;
+  open.zk_digest_file = o.zk_digest_file;
   auto a = metadata::Open(o.metadata_uri, open);
   if (!a.ok()) return a.status();
   ar->auditor_store_ = *std::move(a);
@@ -68,6 +70,8 @@ absl::StatusOr<std::unique_ptr<AutoRecovery>> AutoRecovery::Start(
   ar->worker_store_ = *std::move(w);
   client::ClientOptions co;
   co.metadata_service_uri = o.metadata_uri;
+  co.zk_enable_security = o.zk_enable_security;
+  co.zk_digest_file = o.zk_digest_file;
   auto c = client::Client::Create(co);
   if (!c.ok()) return c.status();
   ar->client_ = *std::move(c);

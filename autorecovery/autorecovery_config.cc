@@ -16,6 +16,13 @@ const ConfigTable<AutoRecoveryOptions>& AutoRecoveryConfigTable() {
     t->Millis("zkTimeout", BK_FIELD(zk_timeout), {1000, 600000},
               "metadata session timeout; a dead auditor is replaced within "
               "about this long");
+    t->Value("zkEnableSecurity", BK_FIELD(zk_enable_security), "-", {},
+             "authenticate to ZooKeeper with the digest credentials of "
+             "zkDigestFile and create znodes readable and writable by them "
+             "only");
+    t->Value("zkDigestFile", BK_FIELD(zk_digest_file), "-", {},
+             "file holding the cluster's ZooKeeper credentials, one line "
+             "user:password, mode 0600");
     t->Value("autoRecoveryId", BK_FIELD(id), "-", {},
              "this process's name in the auditor election and in ledger "
              "locks; empty: hostname:pid");

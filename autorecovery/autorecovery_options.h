@@ -26,6 +26,10 @@ struct AutoRecoveryOptions {
   // zkTimeout: the session timeout; an auditor that dies is replaced
   // within about this long.
   absl::Duration zk_timeout = absl::Seconds(10);
+  // zkEnableSecurity, zkDigestFile: as the bookie's and the client's keys
+  // (authenticate with the digest credentials; znodes creator-only).
+  bool zk_enable_security = false;
+  std::string zk_digest_file;
   // autoRecoveryId: this process's name in the election and in locks;
   // empty: <hostname>:<pid>.
   std::string id;
