@@ -99,12 +99,13 @@ def collect(deploy):
             m = re.fullmatch(r"label_values\((.*),\s*(\w+)\)", q.strip())
             assert m, f"template {v['name']}: unexpected query {q}"
             exprs.append((f"dashboard variable ${v['name']}", m.group(1)))
-    rules = yaml.safe_load(open(os.path.join(deploy, "prometheus",
-                                             "bookie-alerts.yml")))
-    for g in rules["groups"]:
-        for r in g["rules"]:
-            exprs.append((f"alert {r.get('alert') or r.get('record')}",
-                          r["expr"]))
+    for name in ("bookie-alerts.yml", "autorecovery-alerts.yml"):
+        rules = yaml.safe_load(open(os.path.join(deploy, "prometheus",
+                                                 name)))
+        for g in rules["groups"]:
+            for r in g["rules"]:
+                exprs.append((f"alert {r.get('alert') or r.get('record')}",
+                              r["expr"]))
     return exprs
 
 
