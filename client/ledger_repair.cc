@@ -84,6 +84,11 @@ absl::StatusOr<RepairResult> LedgerRepair::ReplaceBookie(
     copy.ledger_id = static_cast<uint64_t>(ledger_id);
     copy.digest = static_cast<entry::DigestType>(md.value.digest_type());
     copy.ensemble = Bookies(seg);
+    // The bookie being replaced is not asked: a lost one would hold each
+    // read until its timeout (its registration may still stand when the
+    // copy starts), and the surviving replicas are the ones to copy from.
+    // Only when it is the sole replica (WQ 1, a decommission) is it read.
+    if (md.value.write_quorum_size() > 1) copy.ensemble[slot] = "";
     copy.write_quorum = md.value.write_quorum_size();
     copy.slot = slot;
     copy.first_entry = seg.first_entry_id();
