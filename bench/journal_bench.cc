@@ -276,8 +276,8 @@ RunResult RunJournal(const std::string& dir, size_t entry_bytes, int producers,
 
 int main(int argc, char** argv) {
   using namespace bk::bookie;
-  // As the bookie daemon does (bookie/main.cc): no lock-graph bookkeeping
-  // on every Mutex operation.
+  // As the bookie daemon does (bookie/daemon/bookie_main.cc): no lock-graph
+  // bookkeeping on every Mutex operation.
   absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
   const std::string dir = argc > 1 ? argv[1] : "/var/tmp/bk_journal_bench";
   const double seconds = argc > 2 ? std::atof(argv[2]) : 3.0;

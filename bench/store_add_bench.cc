@@ -190,8 +190,9 @@ int main(int argc, char** argv) {
   const std::string dir = argc > 1 ? argv[1] : "/var/tmp/bk_store_bench";
   const double seconds = argc > 2 ? std::atof(argv[2]) : 3.0;
   const int producers = 16, window = 64;
-  // As the bookie daemon does (bookie/main.cc): no lock-graph bookkeeping
-  // on every Mutex operation (it was 1.4 % of this benchmark's CPU).
+  // As the bookie daemon does (bookie/daemon/bookie_main.cc): no lock-graph
+  // bookkeeping on every Mutex operation (it was 1.4 % of this benchmark's
+  // CPU).
   absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
   absl::RegisterMutexProfiler(&CountWait);
   if (!bk::Env::Default()->CreateDirRecursive(dir).ok()) return 1;

@@ -106,6 +106,7 @@ class Client {
   uint64_t seed() const;
 
  private:
+  friend class LedgerRepair;  // reaches the connections and the policy
   explicit Client(std::shared_ptr<internal::ClientContext> ctx);
   std::shared_ptr<internal::ClientContext> ctx_;
 };

@@ -7,6 +7,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 
 namespace bk::metadata {
 namespace {
@@ -64,6 +65,25 @@ absl::Status ValidateBookieId(const std::string& id) {
         absl::StrCat("invalid bookie id '", id, "'"));
   }
   return absl::OkStatus();
+}
+
+absl::Status ValidateNodePath(const std::string& path) {
+  const std::vector<std::string> parts = absl::StrSplit(path, '/');
+  bool ok = !parts.empty() && parts[0] == kCoordinationDir;
+  for (const auto& p : parts) {
+    if (p.empty() || p == "." || p == "..") ok = false;
+  }
+  if (!ok) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "invalid node path '", path, "': must be relative to the root, under ",
+        kCoordinationDir, "/, without empty, '.' or '..' components"));
+  }
+  return absl::OkStatus();
+}
+
+std::string ParentPath(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "" : path.substr(0, slash);
 }
 
 std::string MakeInstanceId() {

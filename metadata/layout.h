@@ -17,6 +17,9 @@
 //   <root>/cookies/<bookie id>          bookie cookie (persistent)
 //   <root>/bookiegroups/<bookie id>     the bookie's isolation groups
 //                                       (persistent, set by operators)
+//   <root>/underreplication/...         coordination nodes (CreateNode and
+//                                       friends): autorecovery's marks,
+//                                       locks and auditor election
 
 #ifndef BK_METADATA_LAYOUT_H_
 #define BK_METADATA_LAYOUT_H_
@@ -70,6 +73,13 @@ class Layout {
  private:
   std::string root_;
 };
+
+// The first component of every coordination node's path.
+inline constexpr char kCoordinationDir[] = "underreplication";
+// Checks a coordination node's path (metadata_store.h, CreateNode).
+absl::Status ValidateNodePath(const std::string& path);
+// The parent of a valid node path ("" for the top "underreplication").
+std::string ParentPath(const std::string& path);
 
 // Bookie ids become znode names: non-empty, no '/', not "readonly".
 absl::Status ValidateBookieId(const std::string& id);

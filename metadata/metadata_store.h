@@ -218,6 +218,43 @@ class MetadataStore {
   // reached within operation_timeout. Blocking.
   virtual absl::Status Sync() = 0;
 
+  // --- Coordination nodes ----------------------------------------------------
+  // Plain nodes for what is built on the store (autorecovery's
+  // under-replication marks, its locks and its auditor election), under
+  // <root>/underreplication only: `path` is relative to the root, its first
+  // component "underreplication", components non-empty, no "." or "..";
+  // anything else is kInvalidArgument. The store does not interpret the
+  // data. Blocking.
+  //
+  // Ephemeral nodes live as long as this store's session: they vanish when
+  // the store is destroyed or its session expires, and, unlike bookie
+  // registrations, are NOT re-created after an expiry (the owner hears
+  // kExpired and decides). A sequential node's name gets a 10-digit
+  // counter appended, increasing in creation order under one parent.
+  enum class NodeMode { kPersistent, kEphemeral, kEphemeralSequential };
+  // Creates the node (missing parents are created persistent); returns its
+  // path (relative to the root, with the counter for a sequential node).
+  // kAlreadyExists if present (never for a sequential node).
+  virtual absl::StatusOr<std::string> CreateNode(const std::string& path,
+                                                 const std::string& data,
+                                                 NodeMode mode) = 0;
+  virtual absl::StatusOr<Versioned<std::string>> ReadNode(
+      const std::string& path) = 0;
+  // Replaces the data if the node is at `expected` (kAborted otherwise);
+  // returns the new version.
+  virtual absl::StatusOr<Version> SetNode(const std::string& path,
+                                          const std::string& data,
+                                          Version expected) = 0;
+  // `expected` is a version or kAnyVersion. kFailedPrecondition when the
+  // node has children.
+  virtual absl::Status DeleteNode(const std::string& path,
+                                  Version expected) = 0;
+  // The names of the node's children, sorted; kNotFound if no such node.
+  virtual absl::StatusOr<std::vector<std::string>> ListChildren(
+      const std::string& path) = 0;
+  // True when `path` is an ephemeral node of this store's current session.
+  virtual absl::StatusOr<bool> OwnsNode(const std::string& path) = 0;
+
   // Session events, on the callback thread. A listener that blocks delays
   // the re-creation of registrations until it returns.
   virtual std::unique_ptr<Subscription> AddSessionListener(

@@ -125,7 +125,8 @@ int Format(const Program& p, const DaemonOptions& o, bool yes, bool force) {
 
 // Runs the daemon until a signal; SIGTERM or SIGINT drains, a second one
 // (or a drain past the shutdown timeout) exits at once with 2.
-int Serve(const Program& p, const DaemonOptions& options, Env* env) {
+int Serve(const Program& p, const DaemonOptions& options, Env* env,
+          const Config& config) {
   // Signals go to one thread only: block them before any thread starts.
   sigset_t set;
   sigemptyset(&set);
@@ -154,8 +155,20 @@ int Serve(const Program& p, const DaemonOptions& options, Env* env) {
     std::_Exit(2);
   });
   signals.detach();
+  std::function<void()> stop_companion;
+  if (p.hooks.start_companion) {
+    auto started = p.hooks.start_companion(config);
+    if (!started.ok()) {
+      d->RequestShutdown();
+      (void)d->WaitAndShutdown();
+      daemon->reset();
+      return p.Fail(started.status());
+    }
+    stop_companion = *std::move(started);
+  }
   absl::Status s = d->WaitAndShutdown();
   daemon->reset();
+  if (stop_companion) stop_companion();
   std::fflush(stdout);
   std::fflush(stderr);
   if (!s.ok()) return p.Fail(s);
@@ -235,7 +248,7 @@ int RunBookie(int argc, char** argv, const BookieMainHooks& hooks) {
     if (!made.ok()) return p.Fail(made.status());
     if (*made != nullptr) env = *made;
   }
-  return Serve(p, *options, env);
+  return Serve(p, *options, env, *config);
 }
 
 }  // namespace bk::bookie

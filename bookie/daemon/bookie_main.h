@@ -1,5 +1,5 @@
-// RunBookie: the `bookie` program (bookie/main.cc), made a function so that
-// a test build can run the very same program with keys of its own and
+// RunBookie: the `bookie` program (tools/bookie_main/main.cc), made a function
+// so that a test build can run the very same program with keys of its own and
 // another Env (test/support/bookie_testing: the fault-injecting bookie).
 //
 //   bookie [--conf=FILE] [--key=value ...]    run
@@ -35,6 +35,15 @@ struct BookieMainHooks {
   // outlive the daemon. Unset, or a null Env: Env::Default(). An error
   // refuses the start with it. (`format` always uses Env::Default().)
   std::function<absl::StatusOr<Env*>(const Config&)> make_env;
+  // A service the process runs beside the daemon, composed by the
+  // executable's main (tools/bookie_main: autorecovery, when
+  // autoRecoveryDaemonEnabled is set), so that bookie libraries never
+  // include it. Called once the daemon serves, with the loaded
+  // configuration; it returns the function that stops it, run after the
+  // daemon has drained (null: nothing to stop). An error refuses the start
+  // with it (the daemon is shut down first). Unset: none.
+  std::function<absl::StatusOr<std::function<void()>>(const Config&)>
+      start_companion;
 };
 
 // Runs the program; returns its exit code (or never returns: the daemon

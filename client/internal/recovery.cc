@@ -10,6 +10,7 @@
 #include "client/internal/errors.h"
 #include "client/internal/quorum.h"
 #include "client/internal/read_op.h"
+#include "client/internal/recovery_add.h"
 #include "common/logging.h"
 #include "proto/entry_format.h"
 #include "proto/status_codes.h"
@@ -122,61 +123,6 @@ absl::StatusOr<FenceResult> Fence(ClientContext* ctx, int64_t ledger_id,
   return out;
 }
 
-// Adds `body` with RECOVERY_ADD to every bookie of the entry's write set;
-// OK once all answered with at least AQ successes.
-absl::Status RecoveryAdd(ClientContext* ctx, int64_t ledger_id,
-                         const proto::LedgerMetadata& md, int64_t entry_id,
-                         const std::string& body,
-                         const std::string& master_key) {
-  const auto ensemble = Bookies(SegmentFor(md, entry_id));
-  const auto ws = WriteSet(entry_id, static_cast<int>(ensemble.size()),
-                           md.write_quorum_size());
-  struct Shared {
-    absl::Mutex mu;
-    int answered ABSL_GUARDED_BY(mu) = 0;
-    int ok ABSL_GUARDED_BY(mu) = 0;
-    std::string errors ABSL_GUARDED_BY(mu);
-  };
-  auto shared = std::make_shared<Shared>();
-  for (int slot : ws) {
-    const std::string& bookie = ensemble[slot];
-    auto client = ctx->pool()->Get(bookie);
-    if (client == nullptr) {
-      absl::MutexLock l(&shared->mu);
-      ++shared->answered;
-      absl::StrAppend(&shared->errors, bookie, ": no endpoint; ");
-      continue;
-    }
-    client->Add(static_cast<uint64_t>(ledger_id), entry_id, master_key,
-                proto::RECOVERY_ADD, body, [shared, bookie](absl::Status s) {
-                  absl::MutexLock l(&shared->mu);
-                  ++shared->answered;
-                  if (s.ok()) {
-                    ++shared->ok;
-                  } else {
-                    absl::StrAppend(&shared->errors, bookie, ": ", s.ToString(),
-                                    "; ");
-                  }
-                });
-  }
-  // Adds answer or fail when their stream breaks; bound the wait anyway.
-  absl::MutexLock l(&shared->mu);
-  const int n = static_cast<int>(ws.size());
-  auto all = [&shared, n]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(shared->mu) {
-    return shared->answered == n;
-  };
-  shared->mu.AwaitWithTimeout(absl::Condition(&all),
-                              ctx->options().add_entry_timeout);
-  if (shared->ok < md.ack_quorum_size()) {
-    return absl::UnavailableError(absl::StrCat("recovery add reached ",
-                                               shared->ok,
-                                               " bookies, fewer than the ack "
-                                               "quorum: ",
-                                               shared->errors));
-  }
-  return absl::OkStatus();
-}
-
 }  // namespace
 
 absl::StatusOr<VersionedMetadata> RecoverLedger(ClientContext* ctx,
@@ -204,7 +150,9 @@ absl::StatusOr<VersionedMetadata> RecoverLedger(ClientContext* ctx,
   int64_t lac = std::max(fenced->lac, segment_start - 1);
   log->info("ledger={} recovery: fenced, lac={}", ledger_id, lac);
 
-  // 3. Read on from LAC + 1 and re-replicate.
+  // 3. Read on from LAC + 1 and re-replicate. Reads go to the fenced
+  // ensemble (md); adds go to `writes`, which replaces bookies that refuse.
+  RecoveryEnsemble writes(md);
   const auto digest = static_cast<entry::DigestType>(md.digest_type());
   int64_t last = lac;
   int64_t length = -1;
@@ -221,8 +169,7 @@ absl::StatusOr<VersionedMetadata> RecoverLedger(ClientContext* ctx,
       if (absl::IsNotFound(r.status())) break;
       return r.status();
     }
-    if (absl::Status s =
-            RecoveryAdd(ctx, ledger_id, md, e, r->body, master_key);
+    if (absl::Status s = writes.Add(ctx, ledger_id, e, r->body, master_key);
         !s.ok()) {
       return Annotate(s, ledger_id, e);
     }
@@ -246,10 +193,26 @@ absl::StatusOr<VersionedMetadata> RecoverLedger(ClientContext* ctx,
     }
   }
 
-  // 4. Close.
+  // 4. Close, with the segments of any replacement in the same write. The
+  // segments before the fenced one are the store's (another client may
+  // have re-replicated them meanwhile); from the fenced one on, ours.
+  const int fenced_index = md.segments_size() - 1;
+  const proto::LedgerMetadata& written = writes.metadata();
+  const bool changed = !writes.replaced().empty();
   auto closed = CasLoop(
       ctx, ledger_id, std::move(*marked),
-      [last, length](proto::LedgerMetadata* m) {
+      [last, length, changed, fenced_index,
+       &written](proto::LedgerMetadata* m) {
+        if (changed) {
+          auto* segs = m->mutable_segments();
+          segs->DeleteSubrange(fenced_index, segs->size() - fenced_index);
+          for (int i = fenced_index; i < written.segments_size(); ++i) {
+            *m->add_segments() = written.segments(i);
+          }
+          for (const auto& [id, note] : written.placement_notes()) {
+            (*m->mutable_placement_notes())[id] = note;
+          }
+        }
         m->set_state(proto::CLOSED);
         m->set_last_entry_id(last);
         m->set_length(length);

@@ -14,13 +14,21 @@
 //  3. From LAC + 1 on, read each entry with the recovery rule (one replica
 //     at a time; "absent" once more than WQ - AQ replicas say they lack it)
 //     and add it again with RECOVERY_ADD to every bookie of its write set
-//     (at least AQ must accept). An entry that reached even one bookie may
-//     thus be recovered; one that reached none is not.
+//     and a bookie that refuses it (dead, read-only) is replaced by one the
+//     placement policy chooses, the ledger going on from that entry on the
+//     new ensemble (recovery_add.h). An entry that reached even one bookie
+//     may thus be recovered; one that reached none is not.
 //  4. Close the ledger at the last entry recovered (CLOSED, last_entry_id,
-//     length from that entry's header).
+//     length from that entry's header), with the new segments of step 3 in
+//     the same compare-and-set.
 //
-// A recovery that cannot finish (too few bookies) leaves the ledger
-// IN_RECOVERY and returns the error; running it again continues.
+// A recovery that cannot finish (too few bookies answered the fence, or no
+// replacement could take an entry) leaves the ledger IN_RECOVERY with its
+// segments unchanged and returns the error; running it again continues.
+// Fencing keeps BookKeeper's quorum coverage rule: when AQ or more bookies
+// of some write quorum do not answer at all, an entry acknowledged by them
+// alone cannot be ruled out, and recovery refuses rather than close the
+// ledger short of it.
 // Blocking; runs on the caller's thread.
 
 #ifndef BK_CLIENT_INTERNAL_RECOVERY_H_

@@ -63,6 +63,9 @@ void MemCluster::EndSession(SessionId session) {
     }
   }
   if (changed) BookiesChangedLocked();
+  for (auto it = nodes_.begin(); it != nodes_.end();) {
+    it = it->second.owner == session ? nodes_.erase(it) : std::next(it);
+  }
 }
 
 LedgerId MemCluster::AllocateIds(int64_t n) {

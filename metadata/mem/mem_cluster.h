@@ -90,6 +90,21 @@ class MemCluster {
   // Sets the instance id to `fresh` unless one exists; returns the stored id.
   std::string InstanceId(const std::string& fresh);
 
+  // Coordination nodes (mem_nodes.cc), as MetadataStore's; paths already
+  // validated. Ephemeral nodes belong to `session` and go with it.
+  absl::StatusOr<std::string> CreateNode(SessionId session,
+                                         const std::string& path,
+                                         std::string data,
+                                         MetadataStore::NodeMode mode);
+  absl::StatusOr<Record> ReadNode(const std::string& path);
+  absl::StatusOr<Version> SetNode(const std::string& path, std::string data,
+                                  Version expected);
+  absl::Status DeleteNode(const std::string& path, Version expected);
+  absl::StatusOr<std::vector<std::string>> ListChildren(
+      const std::string& path);
+  // The session holding ephemeral node `path`; 0 for a persistent one.
+  absl::StatusOr<SessionId> NodeOwner(const std::string& path);
+
  private:
   void LedgerChangedLocked(LedgerId id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void BookiesChangedLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -107,6 +122,13 @@ class MemCluster {
   std::map<std::string, Record> cookies_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, Record> groups_ ABSL_GUARDED_BY(mu_);
   std::string instance_id_ ABSL_GUARDED_BY(mu_);
+  struct Node {
+    Record record;
+    SessionId owner = 0;     // 0: persistent
+    int64_t next_child = 0;  // counter of sequential children
+  };
+  // Every coordination node by path; a parent sorts before its children.
+  std::map<std::string, Node> nodes_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace bk::metadata

@@ -258,4 +258,50 @@ absl::StatusOr<std::string> MemStore::InstanceId() {
   return cluster_->InstanceId(MakeInstanceId());
 }
 
+absl::StatusOr<std::string> MemStore::CreateNode(const std::string& path,
+                                                 const std::string& data,
+                                                 NodeMode mode) {
+  if (absl::Status s = ValidateNodePath(path); !s.ok()) return s;
+  MemCluster::SessionId session;
+  {
+    absl::MutexLock lock(&mu_);
+    session = session_;
+  }
+  return cluster_->CreateNode(session, path, data, mode);
+}
+
+absl::StatusOr<Versioned<std::string>> MemStore::ReadNode(
+    const std::string& path) {
+  if (absl::Status s = ValidateNodePath(path); !s.ok()) return s;
+  auto r = cluster_->ReadNode(path);
+  if (!r.ok()) return r.status();
+  return Versioned<std::string>{std::move(r->bytes), r->version};
+}
+
+absl::StatusOr<Version> MemStore::SetNode(const std::string& path,
+                                          const std::string& data,
+                                          Version expected) {
+  if (absl::Status s = ValidateNodePath(path); !s.ok()) return s;
+  return cluster_->SetNode(path, data, expected);
+}
+
+absl::Status MemStore::DeleteNode(const std::string& path, Version expected) {
+  if (absl::Status s = ValidateNodePath(path); !s.ok()) return s;
+  return cluster_->DeleteNode(path, expected);
+}
+
+absl::StatusOr<std::vector<std::string>> MemStore::ListChildren(
+    const std::string& path) {
+  if (absl::Status s = ValidateNodePath(path); !s.ok()) return s;
+  return cluster_->ListChildren(path);
+}
+
+absl::StatusOr<bool> MemStore::OwnsNode(const std::string& path) {
+  if (absl::Status s = ValidateNodePath(path); !s.ok()) return s;
+  auto owner = cluster_->NodeOwner(path);
+  if (!owner.ok()) return owner.status();
+  absl::MutexLock lock(&mu_);
+  return *owner == session_;
+}
+
 }  // namespace bk::metadata

@@ -50,6 +50,18 @@ class MemStore final : public StoreBase, private MemObserver {
   absl::StatusOr<std::vector<BookieGroups>> ListBookieGroups() override;
   absl::StatusOr<std::string> InstanceId() override;
   std::unique_ptr<LedgerIterator> ListLedgers() override;
+  absl::StatusOr<std::string> CreateNode(const std::string& path,
+                                         const std::string& data,
+                                         NodeMode mode) override;
+  absl::StatusOr<Versioned<std::string>> ReadNode(
+      const std::string& path) override;
+  absl::StatusOr<Version> SetNode(const std::string& path,
+                                  const std::string& data,
+                                  Version expected) override;
+  absl::Status DeleteNode(const std::string& path, Version expected) override;
+  absl::StatusOr<std::vector<std::string>> ListChildren(
+      const std::string& path) override;
+  absl::StatusOr<bool> OwnsNode(const std::string& path) override;
   // One cluster, updated in place: always up to date.
   absl::Status Sync() override { return absl::OkStatus(); }
 

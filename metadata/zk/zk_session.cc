@@ -328,12 +328,13 @@ void ZkSession::Complete(Op* op, ZkResult result) {
   done(std::move(result));
 }
 
-void ZkSession::OnString(int rc, const char*, const struct Stat* stat,
+void ZkSession::OnString(int rc, const char* value, const struct Stat* stat,
                          const void* data) {
   Op* op = static_cast<Op*>(const_cast<void*>(data));
   ZkResult r;
   r.rc = rc;
   if (rc == ZOK && stat != nullptr) r.stat = *stat;
+  if (rc == ZOK && value != nullptr) r.data = value;  // the created path
   op->session->Complete(op, std::move(r));
 }
 

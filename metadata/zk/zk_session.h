@@ -42,7 +42,7 @@ namespace bk::metadata {
 
 struct ZkResult {
   int rc = ZOK;
-  std::string data;                   // Get
+  std::string data;                   // Get; Create: the path created
   struct Stat stat = {};              // Get, Set, Create, Exists
   std::vector<std::string> children;  // GetChildren
   bool retried = false;               // re-issued after connection loss

@@ -60,6 +60,19 @@ class ZkStore final : public StoreBase {
   absl::StatusOr<std::vector<BookieGroups>> ListBookieGroups() override;
   absl::StatusOr<std::string> InstanceId() override;
   absl::Status Sync() override;
+  // Coordination nodes (zk_nodes.cc).
+  absl::StatusOr<std::string> CreateNode(const std::string& path,
+                                         const std::string& data,
+                                         NodeMode mode) override;
+  absl::StatusOr<Versioned<std::string>> ReadNode(
+      const std::string& path) override;
+  absl::StatusOr<Version> SetNode(const std::string& path,
+                                  const std::string& data,
+                                  Version expected) override;
+  absl::Status DeleteNode(const std::string& path, Version expected) override;
+  absl::StatusOr<std::vector<std::string>> ListChildren(
+      const std::string& path) override;
+  absl::StatusOr<bool> OwnsNode(const std::string& path) override;
 
  protected:
   void DoNewLedgerId(Callback<LedgerId> done) override;
@@ -111,6 +124,8 @@ class ZkStore final : public StoreBase {
   // `expected` is a version or kAnyVersion.
   absl::Status DeleteVersioned(const std::string& path, Version expected,
                                absl::string_view what);
+  // <root>/path.
+  std::string NodePath(const std::string& path) const;
 
   // Constant after construction.
   const Layout layout_;

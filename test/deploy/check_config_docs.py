@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """The configuration docs agree with the key tables.
 
-  1. bookie/CONFIG.md and client/CONFIG.md are exactly what
-     `config_reference bookie|client` prints from the key tables.
+  1. bookie/CONFIG.md, client/CONFIG.md and autorecovery/CONFIG.md are
+     exactly what `config_reference bookie|client|autorecovery` prints
+     from the key tables.
   2. Wherever a README or a header comment states a key's default, it is
      the table's: "`diskUsageThreshold` (0.95)", "`journalReuseFiles=true`,
      the default", "// journalMaxSizeMB (2048): ..." (units converted:
@@ -19,7 +20,7 @@ import re
 import subprocess
 import sys
 
-PROGRAMS = ("bookie", "client")
+PROGRAMS = ("bookie", "client", "autorecovery")
 SKIP_DIRS = {".git", ".cache", "build", "node_modules", "__pycache__",
              "results"}
 HEADER_DIRS = ("bookie", "client", "common", "monitor", "placement")

@@ -6,7 +6,8 @@ exports, and every expression is valid PromQL.
      every alert rule.
   2. Parse each with promtool (as recording rules, Grafana variables
      substituted).
-  3. Start a real bookie (mem:// metadata), scrape its /metrics, and check
+  3. Start a real bookie (mem:// metadata, in-process autorecovery on),
+     scrape its /metrics and autorecovery's, and check
      each metric name (histograms: name_bucket/_sum/_count) and each label
      name used in a matcher or a by/without clause against what it exports.
      `up` is Prometheus' own per-target series; job/instance are target
@@ -25,7 +26,7 @@ import time
 import yaml
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bookie_proc import Bookie  # noqa: E402
+from bookie_proc import Bookie, free_port, http_get  # noqa: E402
 
 KEYWORDS = {"by", "without", "on", "ignoring", "group_left", "group_right",
             "and", "or", "unless", "bool", "offset", "inf", "nan"}
@@ -98,12 +99,13 @@ def collect(deploy):
             m = re.fullmatch(r"label_values\((.*),\s*(\w+)\)", q.strip())
             assert m, f"template {v['name']}: unexpected query {q}"
             exprs.append((f"dashboard variable ${v['name']}", m.group(1)))
-    rules = yaml.safe_load(open(os.path.join(deploy, "prometheus",
-                                             "bookie-alerts.yml")))
-    for g in rules["groups"]:
-        for r in g["rules"]:
-            exprs.append((f"alert {r.get('alert') or r.get('record')}",
-                          r["expr"]))
+    for name in ("bookie-alerts.yml", "autorecovery-alerts.yml"):
+        rules = yaml.safe_load(open(os.path.join(deploy, "prometheus",
+                                                 name)))
+        for g in rules["groups"]:
+            for r in g["rules"]:
+                exprs.append((f"alert {r.get('alert') or r.get('record')}",
+                              r["expr"]))
     return exprs
 
 
@@ -145,7 +147,11 @@ def main():
     exprs = collect(deploy)
     promtool_parse(exprs)
 
-    b = Bookie(binary)
+    # In-process autorecovery on: its metrics (bk_autorecovery_*) are
+    # served on a port of their own, scraped too.
+    ar_port = free_port()
+    b = Bookie(binary, extra_flags=("--autoRecoveryDaemonEnabled=true",
+                                    f"--prometheusStatsHttpPort={ar_port}"))
     try:
         b.wait_ready()
         # Directory usage appears after the first disk check.
@@ -157,9 +163,12 @@ def main():
             if time.time() > deadline:
                 raise SystemExit("FAIL: /metrics incomplete:\n" + text)
             time.sleep(0.1)
+        code, ar_text = http_get(ar_port, "/metrics")
+        if code != 200 or "bk_autorecovery_auditor" not in ar_text:
+            raise SystemExit("FAIL: autorecovery /metrics:\n" + ar_text)
     finally:
         b.stop()
-    series, types = parse_exposition(text)
+    series, types = parse_exposition(text + "\n" + ar_text)
 
     problems = []
     used = set()

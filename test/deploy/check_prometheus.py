@@ -3,8 +3,9 @@
 
   1. promtool check config prometheus.yml (also checks the rule file and
      the file_sd target file pattern).
-  2. promtool check rules bookie-alerts.yml.
-  3. promtool test rules tests/bookie-alerts-test.yml.
+  2. promtool check rules bookie-alerts.yml, autorecovery-alerts.yml.
+  3. promtool test rules tests/bookie-alerts-test.yml and
+     tests/autorecovery-alerts-test.yml.
   4. Every alert has at least one test case in which it fires, and one in
      which it is expected silent.
   5. The disk alert's threshold is the bookie's diskUsageWarnThreshold
@@ -44,26 +45,28 @@ def main():
     d = os.path.join(deploy, "prometheus")
     ok, out = promtool("check", "config", "prometheus.yml", cwd=d)
     check(ok, "promtool check config prometheus.yml", out)
-    ok, out = promtool("check", "rules", "bookie-alerts.yml", cwd=d)
-    check(ok, "promtool check rules bookie-alerts.yml", out)
-    ok, out = promtool("test", "rules", "tests/bookie-alerts-test.yml", cwd=d)
-    check(ok, "promtool test rules tests/bookie-alerts-test.yml", out)
-
-    rules = yaml.safe_load(open(os.path.join(d, "bookie-alerts.yml")))
-    alerts = {r["alert"]: r for g in rules["groups"] for r in g["rules"]
-              if "alert" in r}
-    tests = yaml.safe_load(open(os.path.join(d, "tests",
-                                             "bookie-alerts-test.yml")))
+    alerts = {}
     fired, silent = set(), set()
-    for t in tests["tests"]:
-        for c in t.get("alert_rule_test", []):
-            (fired if c.get("exp_alerts") else silent).add(c["alertname"])
+    for name in ("bookie-alerts", "autorecovery-alerts"):
+        ok, out = promtool("check", "rules", f"{name}.yml", cwd=d)
+        check(ok, f"promtool check rules {name}.yml", out)
+        ok, out = promtool("test", "rules", f"tests/{name}-test.yml", cwd=d)
+        check(ok, f"promtool test rules tests/{name}-test.yml", out)
+        rules = yaml.safe_load(open(os.path.join(d, f"{name}.yml")))
+        alerts.update({r["alert"]: r for g in rules["groups"]
+                       for r in g["rules"] if "alert" in r})
+        tests = yaml.safe_load(open(os.path.join(d, "tests",
+                                                 f"{name}-test.yml")))
+        for t in tests["tests"]:
+            for c in t.get("alert_rule_test", []):
+                (fired if c.get("exp_alerts") else silent).add(c["alertname"])
     for name in sorted(alerts):
         check(name in fired, f"{name} fires in a unit test")
         check(name in silent, f"{name} stays silent in a unit test")
     for required in ("BookieDown", "BookieReadOnly",
                      "BookieWritableBookiesLow", "BookieJournalSyncSlow",
-                     "BookieDiskUsageHigh", "BookieLoadReportMissing"):
+                     "BookieDiskUsageHigh", "BookieLoadReportMissing",
+                     "LedgersUnderReplicated", "AutoRecoveryNoAuditor"):
         check(required in alerts, f"alert {required} exists")
 
     cfg = subprocess.run([binary, "--print-config"], capture_output=True,

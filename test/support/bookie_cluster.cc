@@ -115,6 +115,7 @@ absl::Status BookieCluster::Launch(int i) {
                    options_.racks[i % options_.racks.size()]);
   }
   for (const auto& f : options_.extra_flags) args.push_back(f);
+  for (const auto& f : b.extra_flags) args.push_back(f);
   const std::string log = b.dir + "/bookie.log";
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
@@ -196,7 +197,9 @@ absl::Status BookieCluster::Resume(int i) {
              : absl::InternalError(std::strerror(errno));
 }
 
-absl::Status BookieCluster::Restart(int i) {
+absl::Status BookieCluster::Restart(int i,
+                                    std::vector<std::string> extra_flags) {
+  bookies_[i].extra_flags = std::move(extra_flags);
   if (bookies_[i].pid > 0) {
     if (absl::Status s = Kill(i); !s.ok()) return s;
   }

@@ -14,7 +14,8 @@
 //
 // Faults: Kill(i) (SIGKILL, reaped), Suspend(i)/Resume(i) (SIGSTOP/SIGCONT),
 // Restart(i) (same id, dirs and ports; retried while the metadata store
-// still holds the killed process's registration, until it is ready).
+// still holds the killed process's registration, until it is ready; more
+// flags for that bookie from then on, such as forceReadOnlyBookie=true).
 // The destructor stops every bookie (SIGTERM, SIGKILL after stop_timeout)
 // and removes the directories. A bookie's output is in <dir(i)>/bookie.log.
 //
@@ -84,7 +85,7 @@ class BookieCluster {
   absl::Status Kill(int i);
   absl::Status Suspend(int i);
   absl::Status Resume(int i);
-  absl::Status Restart(int i);
+  absl::Status Restart(int i, std::vector<std::string> extra_flags = {});
   // True when /ready answers 200.
   bool Ready(int i) const;
 
@@ -94,6 +95,7 @@ class BookieCluster {
     int grpc_port = 0;
     int http_port = 0;
     pid_t pid = -1;
+    std::vector<std::string> extra_flags;  // this bookie's own, last
   };
   explicit BookieCluster(Options options) : options_(std::move(options)) {}
   absl::Status Launch(int i);

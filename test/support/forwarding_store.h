@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "metadata/metadata_store.h"
 
@@ -126,6 +127,31 @@ class ForwardingStore : public metadata::MetadataStore {
     return target_->InstanceId();
   }
   absl::Status Sync() override { return target_->Sync(); }
+  absl::StatusOr<std::string> CreateNode(const std::string& path,
+                                         const std::string& data,
+                                         NodeMode mode) override {
+    return target_->CreateNode(path, data, mode);
+  }
+  absl::StatusOr<metadata::Versioned<std::string>> ReadNode(
+      const std::string& path) override {
+    return target_->ReadNode(path);
+  }
+  absl::StatusOr<metadata::Version> SetNode(
+      const std::string& path, const std::string& data,
+      metadata::Version expected) override {
+    return target_->SetNode(path, data, expected);
+  }
+  absl::Status DeleteNode(const std::string& path,
+                          metadata::Version expected) override {
+    return target_->DeleteNode(path, expected);
+  }
+  absl::StatusOr<std::vector<std::string>> ListChildren(
+      const std::string& path) override {
+    return target_->ListChildren(path);
+  }
+  absl::StatusOr<bool> OwnsNode(const std::string& path) override {
+    return target_->OwnsNode(path);
+  }
   std::unique_ptr<metadata::Subscription> AddSessionListener(
       absl::AnyInvocable<void(metadata::SessionEvent)> listener) override {
     return target_->AddSessionListener(std::move(listener));

@@ -5,6 +5,8 @@
 //       [--weighting load] [--journal-dir DIR] [--echo-seconds 3] [--json]
 //       [--tls-ca-file F [--tls-cert-file F --tls-key-file F]
 //        [--tls-server-name N]]
+//   bkbench repair --dir DIR --bookie-binary PATH [--mb 256]
+//       [--rate-bytes B] [--batch 100] [--zk-port 2191]
 //   bkbench scenario --file bench/scenarios/NAME.yaml
 //       [--metadata-uri URI [--tls-*] | --local-cluster DIR] [--report DIR]
 //       [--json] [--seed S]
@@ -32,6 +34,9 @@ int main(int argc, char** argv) {
   }
   if (!args.empty() && args[0] == "echo") {
     return bk::bkbench::EchoCommand({args.begin() + 1, args.end()});
+  }
+  if (!args.empty() && args[0] == "repair") {
+    return bk::bkbench::RepairCommand({args.begin() + 1, args.end()});
   }
   if (!args.empty() && args[0] == "scenario") {
     return bk::bkbench::ScenarioCommand({args.begin() + 1, args.end()});

@@ -40,6 +40,9 @@ std::vector<Command> LocalClusterCommands();
 std::vector<Command> LedgerCommands();
 std::vector<Command> SimulateCommands();      // placement simulate | sweep
 std::vector<Command> BookieGroupsCommands();  // bookiegroups set|get|list
+// autorecovery, listunderreplicated, decommission, recover, whoisauditor,
+// triggeraudit (autorecovery_commands.cc)
+std::vector<Command> AutoRecoveryCommands();
 
 }  // namespace bk::bkctl
 

@@ -14,7 +14,8 @@ std::vector<Command> AllCommands() {
   std::vector<Command> all;
   for (auto group :
        {&ClusterCommands, &BookieGroupsCommands, &LedgerCommands,
-        &LocalClusterCommands, &PlacementCommands, &SimulateCommands}) {
+        &LocalClusterCommands, &PlacementCommands, &SimulateCommands,
+        &AutoRecoveryCommands}) {
     std::vector<Command> commands = group();
     all.insert(all.end(), commands.begin(), commands.end());
   }

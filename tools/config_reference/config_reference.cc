@@ -4,10 +4,12 @@
 //
 //   config_reference bookie > bookie/CONFIG.md
 //   config_reference client > client/CONFIG.md
+//   config_reference autorecovery > autorecovery/CONFIG.md
 
 #include <cstdio>
 #include <string>
 
+#include "autorecovery/autorecovery_config.h"
 #include "bookie/daemon/bookie_config.h"
 #include "client/client_config.h"
 #include "common/config_doc.h"
@@ -57,6 +59,17 @@ int main(int argc, char** argv) {
             .c_str());
     return 0;
   }
-  std::fprintf(stderr, "usage: config_reference bookie|client\n");
+  if (which == "autorecovery") {
+    std::printf("%s", bk::ConfigReference(
+                          bk::autorecovery::AutoRecoveryConfigTable().schema(),
+                          "autorecovery configuration keys",
+                          Generated("autorecovery",
+                                    "autorecovery/autorecovery_config.cc") +
+                              "\n\nThe keys of `bkctl autorecovery` (as "
+                              "`--key=value` flags or in `--conf=FILE`).")
+                          .c_str());
+    return 0;
+  }
+  std::fprintf(stderr, "usage: config_reference bookie|client|autorecovery\n");
   return 2;
 }

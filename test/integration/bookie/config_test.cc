@@ -141,8 +141,24 @@ TEST_CASE("the printed config round-trips through a config file",
     return out;
   };
   CHECK(values(first.out) == values(second.out));
-  CHECK(values(first.out).size() ==
-        bookie::BookieConfigSchema().options().size());
+  // Every key of the program: the bookie's table and those its main adds
+  // (in-process autorecovery), as the template lists them ("#key=value").
+  RunResult tmpl = Run({"--print-config-template"});
+  REQUIRE(tmpl.exit.exit_code == 0);
+  size_t keys = 0;
+  for (absl::string_view line : absl::StrSplit(tmpl.out, '\n')) {
+    if (line.size() > 1 && line[0] == '#' && line[1] != ' ' &&
+        absl::StrContains(line, "=")) {
+      ++keys;
+    }
+  }
+  CHECK(keys > bookie::BookieConfigSchema().options().size());
+  CHECK(values(first.out).size() == keys);
+  for (const auto& def : bookie::BookieConfigSchema().options()) {
+    INFO(def.key);
+    CHECK(first.out.find(def.key + "=") != std::string::npos);
+  }
+  CHECK(first.out.find("autoRecoveryDaemonEnabled=false") != std::string::npos);
 }
 
 }  // namespace

@@ -1,0 +1,86 @@
+#include "autorecovery/auditor.h"
+
+#include <set>
+
+#include "common/logging.h"
+
+namespace bk::autorecovery {
+
+absl::StatusOr<AuditReport> Auditor::Audit(absl::Time now) {
+  auto log = bk::log::Get("autorecovery");
+  // Act on no absence the store's server has not caught up with.
+  if (absl::Status s = store_->Sync(); !s.ok()) return s;
+  auto bookies = store_->ListBookies();
+  if (!bookies.ok()) return bookies.status();
+  std::set<std::string> alive;
+  for (const auto& b : bookies->writable) alive.insert(b.bookie_id());
+  for (const auto& b : bookies->readonly) alive.insert(b.bookie_id());
+
+  AuditReport report;
+  std::map<std::string, std::vector<LedgerId>> on_missing;
+  auto it = store_->ListLedgers();
+  LedgerId id;
+  while (it->Next(&id)) {
+    auto md = store_->ReadLedger(id);
+    if (absl::IsNotFound(md.status())) continue;  // deleted meanwhile
+    if (!md.ok()) return md.status();
+    ++report.ledgers_checked;
+    std::set<std::string> named;
+    for (const auto& seg : md->value.segments()) {
+      for (const auto& b : seg.bookies()) named.insert(b);
+    }
+    for (const auto& b : named) {
+      if (alive.count(b) == 0) on_missing[b].push_back(id);
+    }
+  }
+  if (!it->status().ok()) return it->status();
+
+  // Forget bookies that came back or that no ledger names any more (those
+  // whose ledgers were marked are healed: fully replicated elsewhere).
+  for (auto m = missing_.begin(); m != missing_.end();) {
+    if (on_missing.count(m->first) != 0) {
+      ++m;
+      continue;
+    }
+    if (m->second.marked && alive.count(m->first) == 0) {
+      report.healed.emplace_back(m->first, now - m->second.since);
+      log->info(
+          "auditor: no ledger names lost bookie {} any more ({} after it "
+          "went missing)",
+          m->first, absl::FormatDuration(now - m->second.since));
+    }
+    m = missing_.erase(m);
+  }
+  for (const auto& [bookie, ledgers] : on_missing) {
+    auto [it, fresh] = missing_.emplace(bookie, Missing{now, false});
+    if (fresh) {
+      log->info("auditor: bookie {} is missing, named by {} ledgers", bookie,
+                ledgers.size());
+    }
+    if (now - it->second.since < delay_) {
+      report.waiting.push_back(bookie);
+      continue;
+    }
+    it->second.marked = true;
+    report.lost.push_back(bookie);
+    for (LedgerId l : ledgers) {
+      if (absl::Status s = marks_->Mark(l, {bookie}, now); !s.ok()) return s;
+      ++report.ledgers_marked;
+    }
+  }
+  if (!report.lost.empty()) {
+    log->info("auditor: {} ledgers marked under-replicated",
+              report.ledgers_marked);
+  }
+  return report;
+}
+
+absl::Time Auditor::NextDeadline() const {
+  absl::Time next = absl::InfiniteFuture();
+  for (const auto& [bookie, m] : missing_) {
+    if (!m.marked && m.since + delay_ < next) next = m.since + delay_;
+  }
+  return next;
+}
+
+}  // namespace bk::autorecovery

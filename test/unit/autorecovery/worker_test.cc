@@ -1,0 +1,147 @@
+// The replication worker's decisions against the in-process metadata store
+// (no bookies: these cases copy nothing). Copies against real bookies are
+// in test/integration/autorecovery.
+
+#include <catch2/catch.hpp>
+
+#include "autorecovery/replication_worker.h"
+#include "autorecovery/underreplication.h"
+#include "client/client.h"
+#include "metadata/metadata_store.h"
+
+namespace bk::autorecovery {
+namespace {
+
+const absl::Time kT0 = absl::FromUnixSeconds(1700000000);
+
+proto::LedgerMetadata Md(proto::LedgerState state, const std::string& password,
+                         std::vector<std::vector<std::string>> segments) {
+  proto::LedgerMetadata md;
+  md.set_ensemble_size(static_cast<int>(segments[0].size()));
+  md.set_write_quorum_size(2);
+  md.set_ack_quorum_size(2);
+  md.set_state(state);
+  if (state == proto::CLOSED) md.set_last_entry_id(-1);
+  md.set_password_hash(client::PasswordHash(password));
+  int64_t first = 0;
+  for (const auto& s : segments) {
+    auto* seg = md.add_segments();
+    seg->set_first_entry_id(first);
+    first += 10;
+    for (const auto& b : s) seg->add_bookies(b);
+  }
+  return md;
+}
+
+struct Fixture {
+  explicit Fixture(const std::string& name) {
+    auto s = metadata::Open("mem://" + name);
+    REQUIRE(s.ok());
+    store = std::move(*s);
+    client::ClientOptions co;
+    co.metadata_service_uri = "mem://" + name;
+    auto c = client::Client::Create(co);
+    REQUIRE(c.ok());
+    client = std::move(*c);
+    marks = std::make_unique<UnderreplicationManager>(store.get());
+    WorkerOptions o;
+    o.owner = "worker-test";
+    o.backoff = absl::Seconds(5);
+    o.open_ledger_grace_period = absl::Seconds(30);
+    o.passwords = {"pw"};
+    worker = std::make_unique<ReplicationWorker>(client.get(), store.get(),
+                                                 marks.get(), o);
+  }
+  std::unique_ptr<metadata::MetadataStore> store;
+  std::unique_ptr<client::Client> client;
+  std::unique_ptr<UnderreplicationManager> marks;
+  std::unique_ptr<ReplicationWorker> worker;
+};
+
+TEST_CASE("with nothing marked the worker is idle", "[autorecovery]") {
+  Fixture f("worker-idle");
+  auto r = f.worker->RunOnce(kT0);
+  REQUIRE(r.ok());
+  CHECK(r->outcome == WorkResult::kIdle);
+}
+
+TEST_CASE("the mark of a deleted ledger is removed", "[autorecovery]") {
+  Fixture f("worker-deleted");
+  REQUIRE(f.marks->Mark(4, {"bk0"}, kT0).ok());
+  auto r = f.worker->RunOnce(kT0);
+  REQUIRE(r.ok());
+  CHECK(r->outcome == WorkResult::kRepaired);
+  CHECK(r->ledger == 4);
+  CHECK(f.marks->List()->empty());
+}
+
+TEST_CASE(
+    "a mark whose bookie no segment names any more is removed without "
+    "copying",
+    "[autorecovery]") {
+  Fixture f("worker-done");
+  REQUIRE(f.store->CreateLedger(4, Md(proto::CLOSED, "pw", {{"a", "b", "c"}}))
+              .ok());
+  REQUIRE(f.marks->Mark(4, {"bk0"}, kT0).ok());
+  auto r = f.worker->RunOnce(kT0);
+  REQUIRE(r.ok());
+  CHECK(r->outcome == WorkResult::kRepaired);
+  CHECK(r->fragments == 0);
+  CHECK(f.marks->List()->empty());
+}
+
+TEST_CASE(
+    "a ledger whose password the worker lacks stays marked and is "
+    "retried only after the back-off",
+    "[autorecovery]") {
+  Fixture f("worker-password");
+  REQUIRE(
+      f.store->CreateLedger(4, Md(proto::CLOSED, "secret", {{"bk0", "b", "c"}}))
+          .ok());
+  REQUIRE(f.marks->Mark(4, {"bk0"}, kT0).ok());
+  auto r = f.worker->RunOnce(kT0);
+  REQUIRE(r.ok());
+  CHECK(r->outcome == WorkResult::kFailed);
+  CHECK(absl::IsFailedPrecondition(r->error));
+  CHECK(*f.marks->List() == std::vector<LedgerId>{4});
+  CHECK(f.worker->RunOnce(kT0 + absl::Seconds(1))->outcome ==
+        WorkResult::kIdle);
+  CHECK(f.worker->RunOnce(kT0 + absl::Seconds(5))->outcome ==
+        WorkResult::kFailed);
+}
+
+TEST_CASE("a ledger locked by another worker is left to it", "[autorecovery]") {
+  Fixture f("worker-locked");
+  REQUIRE(f.store->CreateLedger(4, Md(proto::CLOSED, "pw", {{"a", "b", "c"}}))
+              .ok());
+  REQUIRE(f.marks->Mark(4, {"bk0"}, kT0).ok());
+  auto other = metadata::Open("mem://worker-locked");
+  REQUIRE(other.ok());
+  UnderreplicationManager theirs(other->get());
+  REQUIRE(*theirs.TryLock(4, "other"));
+  CHECK(f.worker->RunOnce(kT0)->outcome == WorkResult::kIdle);
+  other->reset();  // the other worker dies: its lock goes
+  CHECK(f.worker->RunOnce(kT0)->outcome == WorkResult::kRepaired);
+}
+
+TEST_CASE(
+    "an open ledger's last segment is left to its writer during the "
+    "grace period",
+    "[autorecovery]") {
+  Fixture f("worker-grace");
+  REQUIRE(f.store->CreateLedger(4, Md(proto::OPEN, "pw", {{"bk0", "b", "c"}}))
+              .ok());
+  REQUIRE(f.marks->Mark(4, {"bk0"}, kT0).ok());
+  auto r = f.worker->RunOnce(kT0 + absl::Seconds(10));
+  REQUIRE(r.ok());
+  CHECK(r->outcome == WorkResult::kDeferred);
+  CHECK(r->fragments == 0);
+  CHECK(*f.marks->List() == std::vector<LedgerId>{4});
+  auto md = f.store->ReadLedger(4);
+  REQUIRE(md.ok());
+  CHECK(md->value.state() == proto::OPEN);
+  CHECK(md->version == 0);
+}
+
+}  // namespace
+}  // namespace bk::autorecovery
