@@ -26,11 +26,17 @@ std::string Repair(const proto::Cookie& expected) {
       "To repair: if these disks belong to this bookie, restore the "
       "configuration they were formatted with (bookie id, instance id, "
       "journalDirectories and ledgerDirectories in the same order). If a "
-      "disk is new, wiped or from another bookie, run the format command "
-      "(`bkctl bookie format --bookie-id=",
+      "disk is new, wiped or from another bookie, run `bookie format --yes` "
+      "with this bookie's configuration (add --force while its old "
+      "registration is still in the metadata store); it erases the "
+      "bookie's journal and ledger directories. The ledgers that had "
+      "replicas on bookie ",
       expected.bookie_id(),
-      "`), which erases the bookie's journal and ledger directories; the "
-      "cluster re-replicates its ledgers from other bookies");
+      " are then under-replicated until autorecovery copies them from "
+      "their other replicas (`bkctl autorecovery`, or "
+      "autoRecoveryDaemonEnabled=true on the bookies), or until `bkctl "
+      "recover --bookie ",
+      expected.bookie_id(), "` does it once");
 }
 
 }  // namespace

@@ -84,8 +84,11 @@ absl::Status CheckCookies(const DaemonOptions& options, DaemonParts& p) {
         "bookie ", options.bookie_id,
         " has a cookie in the metadata store but none of its directories "
         "holds one: the disks were wiped or replaced. Its data is gone from "
-        "this machine; run `bookie format` to start it empty (the cluster "
-        "then re-replicates), or point it at its old directories"));
+        "this machine; run `bookie format --yes` to start it empty (its "
+        "ledgers are re-replicated by autorecovery -- `bkctl autorecovery` "
+        "or autoRecoveryDaemonEnabled=true -- or once by `bkctl recover "
+        "--bookie ",
+        options.bookie_id, "`), or point it at its old directories"));
   }
   if (!stored.ok() && !absl::IsNotFound(stored.status())) {
     return stored.status();
