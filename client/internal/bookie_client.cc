@@ -1,9 +1,7 @@
 #include "client/internal/bookie_client.h"
 
-#include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
 
-#include <chrono>
 #include <deque>
 #include <map>
 #include <utility>
@@ -11,22 +9,11 @@
 
 #include "absl/container/btree_map.h"
 #include "absl/strings/str_cat.h"
+#include "client/internal/bookie_client_shared.h"
 #include "proto/bookie.grpc.pb.h"
 #include "proto/status_codes.h"
 
 namespace bk::client::internal {
-
-// The add stream's requests are written by AddBatchEncoder (add_wire.h) as
-// bytes, so its stub is a generic one: requests as ByteBuffers, answers
-// parsed as the AddResponse messages they are.
-using AddStub =
-    grpc::TemplatedGenericStub<grpc::ByteBuffer, proto::AddResponse>;
-
-struct BookieClient::Shared {
-  std::shared_ptr<grpc::Channel> channel;
-  std::unique_ptr<proto::Bookie::Stub> stub;
-  std::unique_ptr<AddStub> add_stub;
-};
 
 namespace {
 
@@ -40,10 +27,6 @@ const std::string& AddEntriesMethod() {
 
 // How long the destructor waits for adds in flight to be answered.
 constexpr absl::Duration kDrainTimeout = absl::Milliseconds(500);
-
-std::chrono::system_clock::time_point DeadlineIn(absl::Duration timeout) {
-  return std::chrono::system_clock::now() + absl::ToChronoMilliseconds(timeout);
-}
 
 }  // namespace
 
@@ -408,174 +391,6 @@ void BookieClient::AddWaiting(uint64_t ledger_id, int64_t entry_id,
     // (a new stream's batches wait for MarkStartedLocked).
   }
   if (flush != nullptr) flush->Flush();
-}
-
-// One ReadEntries call. Deletes itself in OnDone, as a unary call's state
-// does, with the same bookkeeping (live_calls_, unary_finishing_), so that
-// Shutdown cancels it and waits for it.
-class BookieClient::RangeCall final
-    : public grpc::ClientReadReactor<proto::ReadEntryResponse> {
- public:
-  RangeCall(BookieClient* owner, const proto::ReadEntriesRequest& request,
-            absl::Duration timeout,
-            absl::AnyInvocable<void(proto::ReadEntryResponse&&)> on_entry,
-            absl::AnyInvocable<void(absl::Status)> done)
-      : owner_(owner),
-        request_(request),
-        on_entry_(std::move(on_entry)),
-        done_(std::move(done)) {
-    ctx_.set_deadline(DeadlineIn(timeout));
-  }
-
-  grpc::ClientContext* context() { return &ctx_; }
-
-  void Start() {
-    owner_->shared_->stub->async()->ReadEntries(&ctx_, &request_, this);
-    StartRead(&response_);
-    StartCall();
-  }
-
-  void OnReadDone(bool ok) override {
-    if (!ok) return;  // OnDone follows
-    on_entry_(std::move(response_));
-    response_.Clear();
-    StartRead(&response_);
-  }
-
-  void OnDone(const grpc::Status& status) override {
-    BookieClient* const owner = owner_;
-    absl::AnyInvocable<void(absl::Status)> done = std::move(done_);
-    {
-      absl::MutexLock l(&owner->mu_);
-      owner->live_calls_.erase(&ctx_);
-      ++owner->unary_finishing_;
-    }
-    const absl::Status result = FromGrpc(status);
-    // The context holds a reference to the channel: dropped here, while
-    // the owner still holds its own (see AddStream::OnDone).
-    delete this;
-    done(result);
-    done = nullptr;
-    absl::MutexLock l(&owner->mu_);
-    --owner->unary_finishing_;
-  }
-
- private:
-  BookieClient* const owner_;
-  grpc::ClientContext ctx_;
-  const proto::ReadEntriesRequest request_;
-  proto::ReadEntryResponse response_;  // touched by the read callback only
-  absl::AnyInvocable<void(proto::ReadEntryResponse&&)> on_entry_;
-  absl::AnyInvocable<void(absl::Status)> done_;
-};
-
-void BookieClient::ReadEntries(
-    const proto::ReadEntriesRequest& request, absl::Duration timeout,
-    absl::AnyInvocable<void(proto::ReadEntryResponse&&)> on_entry,
-    absl::AnyInvocable<void(absl::Status)> done) {
-  RangeCall* call = nullptr;
-  {
-    absl::MutexLock l(&mu_);
-    if (!closing_) {
-      call = new RangeCall(this, request, timeout, std::move(on_entry),
-                           std::move(done));
-      live_calls_.insert(call->context());
-    }
-  }
-  if (call == nullptr) {
-    done(absl::CancelledError(absl::StrCat("bookie ", id_, ": closing")));
-    return;
-  }
-  call->Start();
-}
-
-template <typename Req, typename Resp, typename Method>
-void BookieClient::Unary(const Req& request, absl::Duration timeout,
-                         Method method, Done<Resp> done) {
-  // Owned by the call: deleted by its callback. gRPC's std::function must
-  // be copyable, so the callback captures only plain pointers: nothing it
-  // holds is destroyed by gRPC after the callback returns.
-  struct Call {
-    grpc::ClientContext ctx;
-    Req request;
-    Resp response;
-    Done<Resp> done;
-  };
-  auto* call = new Call;
-  call->request = request;
-  call->ctx.set_deadline(DeadlineIn(timeout));
-  call->done = std::move(done);
-  bool closing;
-  {
-    absl::MutexLock l(&mu_);
-    closing = closing_;
-    if (!closing) live_calls_.insert(&call->ctx);
-  }
-  if (closing) {
-    Done<Resp> d = std::move(call->done);
-    delete call;
-    d(absl::CancelledError(absl::StrCat("bookie ", id_, ": closing")));
-    return;
-  }
-  method(shared_->stub.get(), &call->ctx, &call->request, &call->response,
-         [this, call](grpc::Status s) {
-           absl::StatusOr<Resp> result =
-               s.ok() ? absl::StatusOr<Resp>(std::move(call->response))
-                      : absl::StatusOr<Resp>(FromGrpc(s));
-           Done<Resp> d = std::move(call->done);
-           {
-             // From here on Shutdown neither cancels the call nor returns.
-             absl::MutexLock l(&mu_);
-             live_calls_.erase(&call->ctx);
-             ++unary_finishing_;
-           }
-           // The ClientContext holds a reference to the channel: dropped
-           // here, while this object still holds its own (see
-           // AddStream::OnDone for why that matters).
-           delete call;
-           d(std::move(result));
-           d = nullptr;  // what `done` holds goes before Shutdown returns
-           absl::MutexLock l(&mu_);
-           --unary_finishing_;
-         });
-}
-
-void BookieClient::ReadEntry(const proto::ReadEntryRequest& request,
-                             absl::Duration timeout,
-                             Done<proto::ReadEntryResponse> done) {
-  Unary<proto::ReadEntryRequest, proto::ReadEntryResponse>(
-      request, timeout,
-      [](proto::Bookie::Stub* stub, grpc::ClientContext* ctx, auto* req,
-         auto* resp, std::function<void(grpc::Status)> cb) {
-        stub->async()->ReadEntry(ctx, req, resp, std::move(cb));
-      },
-      std::move(done));
-}
-
-void BookieClient::ReadLac(uint64_t ledger_id, absl::Duration timeout,
-                           Done<proto::ReadLacResponse> done) {
-  proto::ReadLacRequest request;
-  request.set_ledger_id(ledger_id);
-  Unary<proto::ReadLacRequest, proto::ReadLacResponse>(
-      request, timeout,
-      [](proto::Bookie::Stub* stub, grpc::ClientContext* ctx, auto* req,
-         auto* resp, std::function<void(grpc::Status)> cb) {
-        stub->async()->ReadLac(ctx, req, resp, std::move(cb));
-      },
-      std::move(done));
-}
-
-void BookieClient::GetBookieInfo(uint64_t requested, absl::Duration timeout,
-                                 Done<proto::GetBookieInfoResponse> done) {
-  proto::GetBookieInfoRequest request;
-  request.set_requested(requested);
-  Unary<proto::GetBookieInfoRequest, proto::GetBookieInfoResponse>(
-      request, timeout,
-      [](proto::Bookie::Stub* stub, grpc::ClientContext* ctx, auto* req,
-         auto* resp, std::function<void(grpc::Status)> cb) {
-        stub->async()->GetBookieInfo(ctx, req, resp, std::move(cb));
-      },
-      std::move(done));
 }
 
 }  // namespace bk::client::internal
