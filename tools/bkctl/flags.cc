@@ -1,5 +1,7 @@
 #include "tools/bkctl/flags.h"
 
+#include <cstdlib>
+
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -96,10 +98,23 @@ absl::StatusOr<ParsedFlags> ParseFlags(const std::vector<std::string>& args,
           absl::StrCat("--", name, " given more than once"));
     }
   }
+  // --metadata-uri, when not given, from the environment: set once per
+  // shell, as operators do (BookKeeper's key metadataServiceUri, in the
+  // BK_<key> form the bookie reads).
+  if (find(kMetadataUriFlagName) != nullptr &&
+      !flags.Has(kMetadataUriFlagName)) {
+    if (const char* uri = std::getenv(kMetadataUriEnv);
+        uri != nullptr && uri[0] != '\0') {
+      flags.values_.emplace(kMetadataUriFlagName, uri);
+    }
+  }
   for (const FlagSpec& spec : specs) {
     if (spec.required && !flags.Has(spec.name)) {
       return absl::InvalidArgumentError(
-          absl::StrCat("missing required flag --", spec.name));
+          absl::StrCat("missing required flag --", spec.name,
+                       spec.name == kMetadataUriFlagName
+                           ? absl::StrCat(" (or set ", kMetadataUriEnv, ")")
+                           : ""));
     }
   }
   return flags;

@@ -17,6 +17,11 @@
 
 namespace bk::bkctl {
 
+// Every command's --metadata-uri falls back to this environment variable
+// when the flag is not given (ParseFlags).
+inline constexpr char kMetadataUriFlagName[] = "metadata-uri";
+inline constexpr char kMetadataUriEnv[] = "BK_metadataServiceUri";
+
 struct FlagSpec {
   std::string name;  // without the leading "--"
   bool required = false;

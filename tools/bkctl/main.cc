@@ -4,6 +4,9 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/statusor.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "tools/bkctl/command.h"
 
 namespace bk::bkctl {
@@ -32,8 +35,64 @@ void PrintHelp(const std::vector<Command>& commands, std::ostream& out) {
   }
 }
 
-int Main(const std::vector<std::string>& args) {
+// Flags that may come before the command, as operators type them
+// (`bkctl --metadata-uri URI listbookies`); they are passed on after it.
+// Only these: a switch before the command could not be told from a flag
+// taking the command's name as its value.
+constexpr const char* kLeadingValueFlags[] = {"metadata-uri", "tls-ca-file",
+                                              "tls-cert-file", "tls-key-file",
+                                              "tls-server-name"};
+
+// Moves the leading global flags of `args` behind the command words;
+// kInvalidArgument for any other flag there.
+absl::StatusOr<std::vector<std::string>> MoveLeadingFlags(
+    const std::vector<std::string>& args) {
+  std::vector<std::string> leading;
+  size_t i = 0;
+  while (i < args.size() && absl::StartsWith(args[i], "--") &&
+         args[i] != "--help") {
+    const std::string& arg = args[i];
+    const size_t eq = arg.find('=');
+    const std::string name =
+        arg.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
+    bool known = false;
+    for (const char* f : kLeadingValueFlags) known = known || name == f;
+    if (!known) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--", name,
+          " cannot come before the command (only --metadata-uri and the "
+          "--tls-* flags can)"));
+    }
+    leading.push_back(arg);
+    if (eq == std::string::npos) {
+      if (i + 1 >= args.size()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("--", name, " needs a value"));
+      }
+      leading.push_back(args[++i]);
+    }
+    ++i;
+  }
+  std::vector<std::string> out(args.begin() + i, args.end());
+  // The command is one or two words; the flags go after them, which every
+  // command's parser accepts (a command's positional words come first).
+  size_t words = 0;
+  while (words < out.size() && words < 2 &&
+         !absl::StartsWith(out[words], "--")) {
+    ++words;
+  }
+  out.insert(out.begin() + words, leading.begin(), leading.end());
+  return out;
+}
+
+int Main(const std::vector<std::string>& raw) {
   const std::vector<Command> commands = AllCommands();
+  auto moved = MoveLeadingFlags(raw);
+  if (!moved.ok()) {
+    std::cerr << "bkctl: " << moved.status().message() << "\n";
+    return kExitUsage;
+  }
+  const std::vector<std::string>& args = *moved;
   if (args.empty()) {
     PrintHelp(commands, std::cerr);
     return kExitUsage;

@@ -228,4 +228,35 @@ TEST_CASE("bkctl help lists the placement commands", "[tools]") {
   CHECK(r.out.find("placement replace") != std::string::npos);
 }
 
+TEST_CASE(
+    "bkctl takes --metadata-uri before the command too, and from "
+    "BK_metadataServiceUri",
+    "[tools]") {
+  TempCluster scratch(kCluster);  // for its stderr file
+  const std::string err = scratch.err_path();
+  // A fresh in-process store: no bookies, no ledgers.
+  Result r = RunBkctl("--metadata-uri mem://global listbookies --json", err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out == "[]\n");
+  r = RunBkctl("--metadata-uri=mem://global ledger list --json", err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out == "[]\n");
+  r = RunBkctl("listbookies --json", err);  // no flag, no environment
+  CHECK(r.exit_code == 2);
+  CHECK(ReadAll(err).find("BK_metadataServiceUri") != std::string::npos);
+  r = RunBkctl("--json listbookies", err);  // a switch cannot lead
+  CHECK(r.exit_code == 2);
+  CHECK(ReadAll(err).find("cannot come before the command") !=
+        std::string::npos);
+  r = RunBkctl(
+      "--metadata-uri mem://global listbookies --metadata-uri mem://again",
+      err);
+  CHECK(r.exit_code == 2);  // given twice
+  setenv("BK_metadataServiceUri", "mem://from-env", 1);
+  r = RunBkctl("listbookies --json", err);
+  unsetenv("BK_metadataServiceUri");
+  CHECK(r.exit_code == 0);
+  CHECK(r.out == "[]\n");
+}
+
 }  // namespace

@@ -1,5 +1,7 @@
 #include "tools/bkctl/flags.h"
 
+#include <cstdlib>
+
 #include "catch2/catch.hpp"
 
 namespace bk::bkctl {
@@ -29,6 +31,29 @@ TEST_CASE("flag errors name the flag", "[tools]") {
   CHECK(message({"--size"}) == "--size needs a value");
   CHECK(message({"--ids", "a"}) == "missing required flag --size");
   CHECK(message({"--size", "3", "extra"}) == "unexpected argument \"extra\"");
+}
+
+TEST_CASE("a missing --metadata-uri comes from BK_metadataServiceUri",
+          "[tools]") {
+  const std::vector<FlagSpec> specs = {{"metadata-uri", true, "store"}};
+  unsetenv("BK_metadataServiceUri");
+  auto missing = ParseFlags({}, specs);
+  REQUIRE_FALSE(missing.ok());
+  CHECK(missing.status().message() ==
+        "missing required flag --metadata-uri (or set BK_metadataServiceUri)");
+  setenv("BK_metadataServiceUri", "zk://env:2181/ledgers", 1);
+  auto from_env = ParseFlags({}, specs);
+  REQUIRE(from_env.ok());
+  CHECK(from_env->Get("metadata-uri") == "zk://env:2181/ledgers");
+  // The flag wins over the environment.
+  auto given = ParseFlags({"--metadata-uri", "mem://flag"}, specs);
+  REQUIRE(given.ok());
+  CHECK(given->Get("metadata-uri") == "mem://flag");
+  // A command without the flag is not handed one.
+  auto other = ParseFlags({"--size", "1"}, kSpecs);
+  REQUIRE(other.ok());
+  CHECK_FALSE(other->Has("metadata-uri"));
+  unsetenv("BK_metadataServiceUri");
 }
 
 TEST_CASE("integer and list flags are checked", "[tools]") {
