@@ -15,9 +15,10 @@ namespace {
 // Every command group, in the order `help` lists them.
 std::vector<Command> AllCommands() {
   std::vector<Command> all;
-  for (auto group : {&ClusterCommands, &BookieGroupsCommands, &LedgerCommands,
-                     &LocalClusterCommands, &PlacementCommands,
-                     &SimulateCommands, &AutoRecoveryCommands}) {
+  for (auto group :
+       {&ClusterCommands, &BookieGroupsCommands, &LedgerCommands,
+        &LocalClusterCommands, &PlacementCommands, &SimulateCommands,
+        &AutoRecoveryCommands, &ForensicsCommands}) {
     std::vector<Command> commands = group();
     all.insert(all.end(), commands.begin(), commands.end());
   }

@@ -3,10 +3,7 @@
 // bookiesanity, and write + SIGKILL of a bookie + read --verify-acked-log;
 // then bkctl and bkbench against bookies that require mutual TLS.
 
-#include <sys/wait.h>
-
 #include <algorithm>
-#include <atomic>
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <fstream>
@@ -18,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "nlohmann/json.hpp"
+#include "test/integration/tools/tool_runner.h"
 #include "test/support/bookie_process.h"
 #include "test/support/temp_dir.h"
 #include "test/support/test_certificates.h"
@@ -25,65 +23,24 @@
 
 namespace {
 
-struct Result {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
+using Result = bk::testing::ToolResult;
+using bk::testing::RunTool;
 
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-// Runs `program args`: exit code, stdout, stderr.
 Result Run(const std::string& program, const std::string& args,
            const std::string& scratch) {
-  static std::atomic<int> n{0};
-  const std::string err_path = absl::StrCat(scratch, "/err-", n++);
-  FILE* pipe =
-      popen(absl::StrCat(program, " ", args, " 2>", err_path).c_str(), "r");
-  Result r;
-  if (pipe == nullptr) return r;
-  char buf[4096];
-  size_t k;
-  while ((k = fread(buf, 1, sizeof(buf), pipe)) > 0) r.out.append(buf, k);
-  int status = pclose(pipe);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.err = ReadAll(err_path);
-  return r;
+  return RunTool(program, args, scratch);
 }
 
 Result Bkctl(const std::string& args, const std::string& scratch) {
-  return Run(BKCTL_PATH, args, scratch);
+  return RunTool(BKCTL_PATH, args, scratch);
 }
 
-size_t Lines(const std::string& s) {
-  return static_cast<size_t>(std::count(s.begin(), s.end(), '\n'));
-}
+size_t Lines(const std::string& s) { return bk::testing::CountLines(s); }
 
-// `extra_config`: more key=value lines for every bookie.
 std::unique_ptr<bk::localcluster::LocalCluster> StartCluster(
     const std::string& dir, std::vector<std::string> extra_config = {}) {
-  for (int attempt = 0; attempt < 3; ++attempt) {
-    bk::localcluster::LocalClusterOptions o;
-    o.bookies = 3;
-    o.racks = 3;
-    o.extra_bookie_config = extra_config;
-    o.dir = dir + "/cluster-" + std::to_string(attempt);
-    o.bookie_binary = BK_BOOKIE_BINARY;
-    auto zk = bk::testing::PickFreePort();
-    auto b = bk::testing::PickFreePort();
-    auto h = bk::testing::PickFreePort();
-    if (!zk.ok() || !b.ok() || !h.ok()) continue;
-    o.zookeeper_port = *zk;
-    o.first_bookie_port = *b;
-    o.first_http_port = *h;
-    auto c = bk::localcluster::LocalCluster::Start(o);
-    if (c.ok()) return std::move(*c);
-    UNSCOPED_INFO("cluster start failed: " << c.status().message());
-  }
-  return nullptr;
+  return bk::testing::StartToolCluster(dir, BK_BOOKIE_BINARY,
+                                       std::move(extra_config));
 }
 
 }  // namespace
@@ -147,15 +104,18 @@ TEST_CASE(
             log + uri,
         tmp.path());
   });
-  REQUIRE(bk::testing::PollUntil([&] { return Lines(ReadAll(log)) >= 2000; },
-                                 absl::Seconds(20)));
+  REQUIRE(bk::testing::PollUntil(
+      [&] { return Lines(bk::testing::ReadWholeFile(log)) >= 2000; },
+      absl::Seconds(20)));
   cluster->KillBookie(0);
   Result write = writer.get();
   INFO(write.out << write.err);
-  const size_t acked = Lines(ReadAll(log));
+  const size_t acked = Lines(bk::testing::ReadWholeFile(log));
   CHECK(acked >= 2000);
   std::vector<std::string> first =
-      absl::StrSplit(ReadAll(log).substr(0, ReadAll(log).find('\n')), ' ');
+      absl::StrSplit(bk::testing::ReadWholeFile(log).substr(
+                         0, bk::testing::ReadWholeFile(log).find('\n')),
+                     ' ');
   REQUIRE(first.size() == 3);
   Result read =
       Bkctl("read --ledger " + first[0] + " --verify-acked-log " + log + uri,
