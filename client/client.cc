@@ -94,6 +94,16 @@ absl::StatusOr<std::unique_ptr<LedgerReader>> Client::OpenLedger(
   return std::make_unique<LedgerReader>(std::move(handle));
 }
 
+absl::StatusOr<std::unique_ptr<LedgerReader>> Client::OpenLedgerForAdmin(
+    int64_t id) {
+  auto md = ctx_->store()->ReadLedger(id);
+  if (!md.ok()) return Annotate(md.status(), id);
+  auto handle =
+      std::make_shared<internal::ReadHandle>(ctx_.get(), id, std::move(*md));
+  handle->Start();
+  return std::make_unique<LedgerReader>(std::move(handle));
+}
+
 absl::Status Client::DeleteLedger(int64_t id) {
   return Annotate(ctx_->store()->DeleteLedger(id, metadata::kAnyVersion), id);
 }

@@ -88,6 +88,12 @@ class Client {
   absl::StatusOr<std::unique_ptr<LedgerReader>> OpenLedger(
       int64_t id, const std::string& password, bool recover = true);
 
+  // For operators' tools (BookKeeperAdmin's openLedgerNoRecovery): opens
+  // ledger `id` for reading without its password and without recovery.
+  // Reads carry no master key, and nothing is fenced or written, so a live
+  // writer is never disturbed. kNotFound for no such ledger.
+  absl::StatusOr<std::unique_ptr<LedgerReader>> OpenLedgerForAdmin(int64_t id);
+
   // Removes the ledger's metadata; the bookies drop its entries at their
   // next garbage collection. kNotFound when absent.
   absl::Status DeleteLedger(int64_t id);

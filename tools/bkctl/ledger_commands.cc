@@ -22,6 +22,7 @@
 #include "client/client.h"
 #include "metadata/metadata_store.h"
 #include "proto/crc32c.h"
+#include "tools/bkctl/client_flags.h"
 #include "tools/bkctl/command.h"
 #include "tools/bkctl/flags.h"
 #include "tools/bkctl/tls_flags.h"
@@ -97,29 +98,6 @@ absl::StatusOr<WriteShape> ShapeOf(const ParsedFlags& f) {
     return absl::InvalidArgumentError("need -a <= -w <= -e");
   }
   return s;
-}
-
-// `specs` and the --tls-* flags.
-std::vector<FlagSpec> WithTls(std::vector<FlagSpec> specs) {
-  for (FlagSpec& s : TlsFlags()) specs.push_back(std::move(s));
-  return specs;
-}
-
-// The client of a command, with the TLS settings of its --tls-* flags. It is
-// never destroyed: the process ends with the
-// command, and destroying a Client can race with gRPC finishing its add
-// streams (a double free in grpc_cq_internal_unref, about one run in three
-// of simpletest, client library bug to fix there). Writers and readers are
-// still destroyed before the process ends, closing their ledgers.
-absl::StatusOr<client::Client*> MakeClient(const ParsedFlags& f) {
-  client::ClientOptions o;
-  o.metadata_service_uri = f.Get("metadata-uri");
-  auto tls = TlsOptionsOf(f);
-  if (!tls.ok()) return tls.status();
-  o.tls = *tls;
-  auto c = client::Client::Create(o);
-  if (!c.ok()) return c.status();
-  return c->release();
 }
 
 // Entry e of ledger l: recognisable text, then filler up to `size`.

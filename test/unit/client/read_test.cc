@@ -203,5 +203,33 @@ TEST_CASE("a reader of an open ledger learns the LAC and long-polls for more",
   CHECK(*after > before);
 }
 
+TEST_CASE(
+    "an admin open reads any ledger without its password and never fences "
+    "its writer",
+    "[client]") {
+  LocalBookies bookies(3);
+  auto client = MakeClient(FastOptions(bookies));
+  auto w = client->CreateLedger({.ensemble_size = 3,
+                                 .write_quorum = 2,
+                                 .ack_quorum = 2,
+                                 .password = "secret"});
+  REQUIRE(w.ok());
+  for (int e = 0; e < 10; ++e) {
+    auto f = (*w)->Append(Payload(e));
+    REQUIRE(Get(f).ok());
+  }
+  auto r = client->OpenLedgerForAdmin((*w)->ledger_id());
+  REQUIRE(r.ok());
+  CHECK((*r)->state() == LedgerState::kOpen);
+  auto lac = (*r)->ReadLac();
+  REQUIRE(lac.ok());
+  ExpectEntries(r->get(), 0, *lac);
+  // The writer goes on: nothing was fenced or recovered.
+  auto more = (*w)->Append(Payload(10));
+  CHECK(Get(more).ok());
+  CHECK((*w)->Close().ok());
+  CHECK(absl::IsNotFound(client->OpenLedgerForAdmin(987654).status()));
+}
+
 }  // namespace
 }  // namespace bk::client::testing

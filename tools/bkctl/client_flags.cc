@@ -1,0 +1,23 @@
+#include "tools/bkctl/client_flags.h"
+
+#include "tools/bkctl/tls_flags.h"
+
+namespace bk::bkctl {
+
+std::vector<FlagSpec> WithTls(std::vector<FlagSpec> specs) {
+  for (FlagSpec& s : TlsFlags()) specs.push_back(std::move(s));
+  return specs;
+}
+
+absl::StatusOr<client::Client*> MakeClient(const ParsedFlags& f) {
+  client::ClientOptions o;
+  o.metadata_service_uri = f.Get("metadata-uri");
+  auto tls = TlsOptionsOf(f);
+  if (!tls.ok()) return tls.status();
+  o.tls = *tls;
+  auto c = client::Client::Create(o);
+  if (!c.ok()) return c.status();
+  return c->release();
+}
+
+}  // namespace bk::bkctl
