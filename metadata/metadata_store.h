@@ -188,6 +188,10 @@ class MetadataStore {
   // `expected` is a version or kAnyVersion.
   virtual absl::Status DeleteCookie(const std::string& bookie_id,
                                     Version expected) = 0;
+  // The ids of every bookie with a cookie (every bookie formatted into this
+  // cluster and not removed since), sorted. With the registrations this
+  // tells which known bookies are down.
+  virtual absl::StatusOr<std::vector<std::string>> ListCookies() = 0;
 
   // --- Bookie isolation groups ----------------------------------------------
   // Persistent, one record per tagged bookie (<root>/bookiegroups/<id>); a

@@ -267,6 +267,13 @@ absl::Status MemCluster::DeleteGroups(const std::string& id, Version expected) {
   return DeleteKeyed(groups_, id, expected, "groups");
 }
 
+std::vector<std::string> MemCluster::CookieIds() {
+  absl::MutexLock lock(&mu_);
+  std::vector<std::string> out;
+  for (const auto& [id, record] : cookies_) out.push_back(id);
+  return out;
+}
+
 std::vector<MemCluster::Record> MemCluster::ListGroups() {
   absl::MutexLock lock(&mu_);
   std::vector<Record> out;

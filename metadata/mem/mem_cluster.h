@@ -79,6 +79,7 @@ class MemCluster {
   absl::StatusOr<Version> WriteCookie(const std::string& id, std::string bytes,
                                       Version expected);
   absl::Status DeleteCookie(const std::string& id, Version expected);
+  std::vector<std::string> CookieIds();  // sorted
 
   // Bookie groups records, keyed by bookie id (cookie semantics).
   absl::StatusOr<Record> ReadGroups(const std::string& id);

@@ -254,6 +254,10 @@ absl::StatusOr<std::vector<BookieGroups>> MemStore::ListBookieGroups() {
   return out;  // the cluster's map is ordered by bookie id
 }
 
+absl::StatusOr<std::vector<std::string>> MemStore::ListCookies() {
+  return cluster_->CookieIds();
+}
+
 absl::StatusOr<std::string> MemStore::InstanceId() {
   return cluster_->InstanceId(MakeInstanceId());
 }

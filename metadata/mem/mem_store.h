@@ -41,6 +41,7 @@ class MemStore final : public StoreBase, private MemObserver {
                                       Version expected) override;
   absl::Status DeleteCookie(const std::string& bookie_id,
                             Version expected) override;
+  absl::StatusOr<std::vector<std::string>> ListCookies() override;
   absl::StatusOr<Versioned<BookieGroups>> ReadBookieGroups(
       const std::string& bookie_id) override;
   absl::StatusOr<Version> WriteBookieGroups(const BookieGroups& groups,

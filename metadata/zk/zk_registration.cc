@@ -186,6 +186,16 @@ absl::Status ZkStore::DeleteCookie(const std::string& bookie_id,
   return DeleteVersioned(layout_.Cookie(bookie_id), expected, "cookie");
 }
 
+absl::StatusOr<std::vector<std::string>> ZkStore::ListCookies() {
+  const std::string dir = layout_.Cookies();
+  ZkResult l = session_->Call(
+      [&](ZkDone d) { session_->GetChildren(dir, false, std::move(d)); });
+  if (l.rc == ZNONODE) return std::vector<std::string>();
+  if (l.rc != ZOK) return ZkError(l.rc, uri() + dir);
+  std::sort(l.children.begin(), l.children.end());
+  return l.children;
+}
+
 absl::StatusOr<std::string> ZkStore::InstanceId() {
   const std::string path = layout_.InstanceId();
   for (int attempt = 0; attempt < 2; ++attempt) {

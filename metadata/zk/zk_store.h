@@ -51,6 +51,7 @@ class ZkStore final : public StoreBase {
                                       Version expected) override;
   absl::Status DeleteCookie(const std::string& bookie_id,
                             Version expected) override;
+  absl::StatusOr<std::vector<std::string>> ListCookies() override;
   absl::StatusOr<Versioned<BookieGroups>> ReadBookieGroups(
       const std::string& bookie_id) override;
   absl::StatusOr<Version> WriteBookieGroups(const BookieGroups& groups,

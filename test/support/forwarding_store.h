@@ -106,6 +106,9 @@ class ForwardingStore : public metadata::MetadataStore {
                             metadata::Version expected) override {
     return target_->DeleteCookie(id, expected);
   }
+  absl::StatusOr<std::vector<std::string>> ListCookies() override {
+    return target_->ListCookies();
+  }
   absl::StatusOr<metadata::Versioned<metadata::BookieGroups>> ReadBookieGroups(
       const std::string& id) override {
     return target_->ReadBookieGroups(id);

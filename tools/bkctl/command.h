@@ -43,6 +43,8 @@ std::vector<Command> BookieGroupsCommands();  // bookiegroups set|get|list
 // autorecovery, listunderreplicated, decommission, recover, whoisauditor,
 // triggeraudit (autorecovery_commands.cc)
 std::vector<Command> AutoRecoveryCommands();
+// cluster info (cluster_info_command.cc)
+std::vector<Command> ClusterInfoCommands();
 // ledger read (ledger_read_command.cc)
 std::vector<Command> LedgerReadCommands();
 // readjournal, readentrylog, lastmark (forensics_commands.cc)

@@ -16,9 +16,10 @@ namespace {
 std::vector<Command> AllCommands() {
   std::vector<Command> all;
   for (auto group :
-       {&ClusterCommands, &LedgerReadCommands, &BookieGroupsCommands,
-        &LedgerCommands, &LocalClusterCommands, &PlacementCommands,
-        &SimulateCommands, &AutoRecoveryCommands, &ForensicsCommands}) {
+       {&ClusterInfoCommands, &ClusterCommands, &LedgerReadCommands,
+        &BookieGroupsCommands, &LedgerCommands, &LocalClusterCommands,
+        &PlacementCommands, &SimulateCommands, &AutoRecoveryCommands,
+        &ForensicsCommands}) {
     std::vector<Command> commands = group();
     all.insert(all.end(), commands.begin(), commands.end());
   }

@@ -1,9 +1,9 @@
-// bkctl ledger read on a live cluster, then readjournal, readentrylog and
-// lastmark on the files of its bookie processes: every acknowledged entry is
-// found with its payload intact (its CRC32C matches the writer's log) in the
-// journal of a SIGKILLed bookie and in the entry logs of a cleanly stopped one;
-// damaged copies are reported as corrupt or torn, never decoded as good; bad
-// arguments exit 2.
+// bkctl cluster info and ledger read on a live cluster, then readjournal,
+// readentrylog and lastmark on the files of its bookie processes: every
+// acknowledged entry is found with its payload intact (its CRC32C matches the
+// writer's log) in the journal of a SIGKILLed bookie and in the entry logs of a
+// cleanly stopped one; damaged copies are reported as corrupt or torn, never
+// decoded as good; bad arguments exit 2.
 
 #include <catch2/catch.hpp>
 #include <filesystem>
@@ -18,6 +18,7 @@
 #include "nlohmann/json.hpp"
 #include "proto/crc32c.h"
 #include "test/integration/tools/tool_runner.h"
+#include "test/support/poll_until.h"
 #include "test/support/temp_dir.h"
 
 namespace {
@@ -137,7 +138,33 @@ TEST_CASE(
 
   // Bookie 0 dies with its entries in the journal; the others stop cleanly
   // and flush theirs to entry logs.
+  // cluster info: three writable bookies on three racks, one ledger.
+  ToolResult info = Bkctl("cluster info --json" + uri, tmp.path());
+  INFO(info.err);
+  REQUIRE(info.exit_code == 0);
+  json summary = json::parse(info.out);
+  CHECK(summary["bookies"]["known"] == 3);
+  CHECK(summary["bookies"]["writable"] == 3);
+  CHECK(summary["bookies"]["down"] == 0);
+  CHECK(summary["bookies"]["racks"].size() == 3);
+  CHECK(summary["ledgers"] == 1);
+  CHECK(summary["underreplicated_ledgers"] == 0);
+
   cluster->KillBookie(0);
+  // Once its session expires, the killed bookie is known (its cookie) but
+  // down.
+  CHECK(bk::testing::PollUntil(
+      [&] {
+        ToolResult now = Bkctl("cluster info --json" + uri, tmp.path());
+        if (now.exit_code != 0) return false;
+        summary = json::parse(now.out);
+        return summary["bookies"]["down"] == 1;
+      },
+      absl::Seconds(60)));
+  CHECK(summary["bookies"]["known"] == 3);
+  CHECK(summary["bookies"]["writable"] == 2);
+  CHECK(summary["bookies"]["down_ids"] ==
+        json::array({cluster->bookies()[0].id}));
   const std::string killed_conf = cluster->bookies()[0].dir + "/bookie.conf";
   const std::string stopped_dir = cluster->bookies()[1].dir;
   cluster->Stop();
