@@ -257,16 +257,25 @@ int Decommission(const std::vector<std::string>& args, std::ostream& out,
     }
     absl::SleepFor(absl::Seconds(1));  // the workers' pace, not a test wait
   }
+  // No ledger names it: it leaves the cluster's known bookies (BookKeeper
+  // deletes the cookie too). Should it start again on its old disks, it
+  // writes its cookie back and rejoins, empty of ledgers.
+  absl::Status removed = (*store)->DeleteCookie(bookie, metadata::kAnyVersion);
+  if (!removed.ok() && !absl::IsNotFound(removed)) {
+    return Fail(err, "decommission", removed);
+  }
   if (f->GetBool("json")) {
     out << json{{"bookie", bookie},
                 {"ledgers_marked", marked.size()},
                 {"remaining", 0},
+                {"cookie_removed", true},
                 {"safe_to_remove", true}}
                .dump(2)
         << "\n";
   } else {
     out << bookie << ": " << marked.size()
-        << " ledgers moved off it; no ledger names it: safe to remove\n";
+        << " ledgers moved off it; no ledger names it, its cookie is "
+           "removed: safe to remove\n";
   }
   return kExitOk;
 }

@@ -408,6 +408,8 @@ TEST_CASE(
   REQUIRE(run->exit.exit_code == 0);
   CHECK(run->out.find("\"safe_to_remove\": true") != std::string::npos);
   CHECK_FALSE(f.Names(leaving));
+  // It is no longer a known bookie of the cluster.
+  CHECK(absl::IsNotFound(f.store->ReadCookie(leaving).status()));
   active.Stop();
   for (const auto& s : active.close_status()) CHECK(s.ok());
   CHECK(active.failures() == 0);
