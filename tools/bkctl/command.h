@@ -45,6 +45,8 @@ std::vector<Command> BookieGroupsCommands();  // bookiegroups set|get|list
 std::vector<Command> AutoRecoveryCommands();
 // cluster info (cluster_info_command.cc)
 std::vector<Command> ClusterInfoCommands();
+// updatecookie (updatecookie_command.cc)
+std::vector<Command> UpdateCookieCommands();
 // ledger read (ledger_read_command.cc)
 std::vector<Command> LedgerReadCommands();
 // readjournal, readentrylog, lastmark (forensics_commands.cc)

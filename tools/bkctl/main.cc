@@ -19,7 +19,7 @@ std::vector<Command> AllCommands() {
        {&ClusterInfoCommands, &ClusterCommands, &LedgerReadCommands,
         &BookieGroupsCommands, &LedgerCommands, &LocalClusterCommands,
         &PlacementCommands, &SimulateCommands, &AutoRecoveryCommands,
-        &ForensicsCommands}) {
+        &ForensicsCommands, &UpdateCookieCommands}) {
     std::vector<Command> commands = group();
     all.insert(all.end(), commands.begin(), commands.end());
   }
