@@ -5,6 +5,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "tools/bkctl/client_conf.h"
 
 namespace bk::bkctl {
 
@@ -108,12 +109,35 @@ absl::StatusOr<ParsedFlags> ParseFlags(const std::vector<std::string>& args,
       flags.values_.emplace(kMetadataUriFlagName, uri);
     }
   }
+  // Then the client config file of BK_CLIENT_CONF (client_conf.h), for
+  // the URI and the TLS files, each where this command has the flag and
+  // it was not given.
+  if (const char* conf = std::getenv(kClientConfEnv);
+      conf != nullptr && conf[0] != '\0') {
+    bool wanted = false;
+    for (const char* name : {kMetadataUriFlagName, "tls-ca-file",
+                             "tls-cert-file", "tls-key-file"}) {
+      wanted = wanted || (find(name) != nullptr && !flags.Has(name));
+    }
+    if (wanted) {
+      auto from_file = FlagsFromClientConf(conf);
+      if (!from_file.ok()) return from_file.status();
+      for (const auto& [name, value] : *from_file) {
+        if (find(name) != nullptr && !flags.Has(name)) {
+          flags.values_.emplace(name, value);
+        }
+      }
+    }
+  }
   for (const FlagSpec& spec : specs) {
     if (spec.required && !flags.Has(spec.name)) {
       return absl::InvalidArgumentError(
           absl::StrCat("missing required flag --", spec.name,
                        spec.name == kMetadataUriFlagName
-                           ? absl::StrCat(" (or set ", kMetadataUriEnv, ")")
+                           ? absl::StrCat(" (or set ", kMetadataUriEnv,
+                                          ", or metadataServiceUri in the "
+                                          "client config file of ",
+                                          kClientConfEnv, ")")
                            : ""));
     }
   }

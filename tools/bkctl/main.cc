@@ -1,5 +1,7 @@
 // bkctl: `bkctl <group> <command> [--flag value ...]`, `bkctl help`.
 
+#include <stdlib.h>
+
 #include <iostream>
 #include <string>
 #include <vector>
@@ -7,6 +9,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "tools/bkctl/client_conf.h"
 #include "tools/bkctl/command.h"
 
 namespace bk::bkctl {
@@ -87,9 +90,38 @@ absl::StatusOr<std::vector<std::string>> MoveLeadingFlags(
   return out;
 }
 
+// `--client-conf FILE` (or `=FILE`), anywhere on the line: no command has
+// a flag of that name, so it is taken out and handed to every command's
+// flag parser as BK_CLIENT_CONF (client_conf.h).
+absl::StatusOr<std::vector<std::string>> TakeClientConf(
+    const std::vector<std::string>& args) {
+  std::vector<std::string> rest;
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string file;
+    if (args[i] == "--client-conf") {
+      if (i + 1 >= args.size()) {
+        return absl::InvalidArgumentError("--client-conf needs a value");
+      }
+      file = args[++i];
+    } else if (absl::StartsWith(args[i], "--client-conf=")) {
+      file = args[i].substr(std::string("--client-conf=").size());
+    } else {
+      rest.push_back(args[i]);
+      continue;
+    }
+    ::setenv(kClientConfEnv, file.c_str(), /*overwrite=*/1);
+  }
+  return rest;
+}
+
 int Main(const std::vector<std::string>& raw) {
   const std::vector<Command> commands = AllCommands();
-  auto moved = MoveLeadingFlags(raw);
+  auto conf = TakeClientConf(raw);
+  if (!conf.ok()) {
+    std::cerr << "bkctl: " << conf.status().message() << "\n";
+    return kExitUsage;
+  }
+  auto moved = MoveLeadingFlags(*conf);
   if (!moved.ok()) {
     std::cerr << "bkctl: " << moved.status().message() << "\n";
     return kExitUsage;

@@ -257,6 +257,17 @@ TEST_CASE(
   unsetenv("BK_metadataServiceUri");
   CHECK(r.exit_code == 0);
   CHECK(r.out == "[]\n");
+  // From a client config file, named before or after the command.
+  const std::string conf = scratch.err_path() + ".client.conf";
+  std::ofstream(conf) << "metadataServiceUri=mem://from-file\n";
+  r = RunBkctl("--client-conf " + conf + " listbookies --json", err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out == "[]\n");
+  r = RunBkctl("ledger list --json --client-conf=" + conf, err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out == "[]\n");
+  r = RunBkctl("listbookies --client-conf", err);
+  CHECK(r.exit_code == 2);
 }
 
 }  // namespace

@@ -1,8 +1,10 @@
 #include "tools/bkctl/flags.h"
 
 #include <cstdlib>
+#include <fstream>
 
 #include "catch2/catch.hpp"
+#include "test/support/temp_dir.h"
 
 namespace bk::bkctl {
 namespace {
@@ -40,7 +42,8 @@ TEST_CASE("a missing --metadata-uri comes from BK_metadataServiceUri",
   auto missing = ParseFlags({}, specs);
   REQUIRE_FALSE(missing.ok());
   CHECK(missing.status().message() ==
-        "missing required flag --metadata-uri (or set BK_metadataServiceUri)");
+        "missing required flag --metadata-uri (or set BK_metadataServiceUri, "
+        "or metadataServiceUri in the client config file of BK_CLIENT_CONF)");
   setenv("BK_metadataServiceUri", "zk://env:2181/ledgers", 1);
   auto from_env = ParseFlags({}, specs);
   REQUIRE(from_env.ok());
@@ -54,6 +57,53 @@ TEST_CASE("a missing --metadata-uri comes from BK_metadataServiceUri",
   REQUIRE(other.ok());
   CHECK_FALSE(other->Has("metadata-uri"));
   unsetenv("BK_metadataServiceUri");
+}
+
+TEST_CASE(
+    "the client config file of BK_CLIENT_CONF gives the URI and TLS files "
+    "the command lacks",
+    "[tools]") {
+  bk::testing::TempDir dir;
+  const std::string conf = dir.Sub("client.conf");
+  std::ofstream(conf) << "# set once by the operator\n"
+                         "metadataServiceUri=zk://file:2181/ledgers\n"
+                         "tlsTrustStore=/etc/bk/ca.pem\n"
+                         "addEntryTimeoutSec=30\n";
+  const std::vector<FlagSpec> specs = {{"metadata-uri", true, "store"},
+                                       {"tls-ca-file", false, "ca"},
+                                       {"tls-cert-file", false, "cert"}};
+  unsetenv("BK_metadataServiceUri");
+  setenv("BK_CLIENT_CONF", conf.c_str(), 1);
+  auto from_file = ParseFlags({}, specs);
+  REQUIRE(from_file.ok());
+  CHECK(from_file->Get("metadata-uri") == "zk://file:2181/ledgers");
+  CHECK(from_file->Get("tls-ca-file") == "/etc/bk/ca.pem");
+  CHECK_FALSE(from_file->Has("tls-cert-file"));  // the file does not set it
+  // The environment's URI and the command's flags win over the file.
+  setenv("BK_metadataServiceUri", "zk://env:2181/ledgers", 1);
+  auto env = ParseFlags({"--tls-ca-file", "/flag.pem"}, specs);
+  REQUIRE(env.ok());
+  CHECK(env->Get("metadata-uri") == "zk://env:2181/ledgers");
+  CHECK(env->Get("tls-ca-file") == "/flag.pem");
+  unsetenv("BK_metadataServiceUri");
+
+  // A bad file is refused naming the file and the key, but only by
+  // commands that would read it.
+  std::ofstream(conf) << "metadataServiceUri=zk://file:2181/ledgers\n"
+                         "noSuchClientKey=1\n";
+  auto bad = ParseFlags({}, specs);
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.status().code() == absl::StatusCode::kInvalidArgument);
+  CHECK(std::string(bad.status().message()).find(conf) != std::string::npos);
+  CHECK(std::string(bad.status().message()).find("noSuchClientKey") !=
+        std::string::npos);
+  CHECK(ParseFlags({"--size", "1"}, kSpecs).ok());
+  setenv("BK_CLIENT_CONF", dir.Sub("missing.conf").c_str(), 1);
+  auto missing = ParseFlags({}, specs);
+  REQUIRE_FALSE(missing.ok());
+  CHECK(std::string(missing.status().message()).find("does not exist") !=
+        std::string::npos);
+  unsetenv("BK_CLIENT_CONF");
 }
 
 TEST_CASE("integer and list flags are checked", "[tools]") {

@@ -1,0 +1,29 @@
+// The operator's client config file: the client library's key=value file
+// (client/CONFIG.md), named by BK_CLIENT_CONF or `bkctl --client-conf FILE`,
+// so that --metadata-uri and the TLS files are set once, not per command.
+// Precedence, highest first: the command's flag, BK_metadataServiceUri (for
+// the URI), this file.
+
+#ifndef BK_TOOLS_BKCTL_CLIENT_CONF_H_
+#define BK_TOOLS_BKCTL_CLIENT_CONF_H_
+
+#include <map>
+#include <string>
+
+#include "absl/status/statusor.h"
+
+namespace bk::bkctl {
+
+inline constexpr char kClientConfEnv[] = "BK_CLIENT_CONF";
+
+// The bkctl flags the file at `path` sets: "metadata-uri" from
+// metadataServiceUri, "tls-ca-file" / "tls-cert-file" / "tls-key-file" from
+// tlsTrustStore / tlsCertificatePath / tlsKeyStore; only keys the file
+// gives. The whole file is checked as the client library would (unknown
+// keys and bad values are kInvalidArgument naming the file and key).
+absl::StatusOr<std::map<std::string, std::string>> FlagsFromClientConf(
+    const std::string& path);
+
+}  // namespace bk::bkctl
+
+#endif  // BK_TOOLS_BKCTL_CLIENT_CONF_H_
