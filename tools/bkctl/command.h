@@ -1,10 +1,10 @@
 // A bkctl command: `bkctl <group> <name> [flags]`.
 //
 // Each group of commands lives in its own file and exposes a function
-// returning its commands (e.g. PlacementCommands()); main.cc lists those
-// functions in one table. To add a group: write foo_commands.cc with
+// returning its commands (e.g. PlacementCommands()); command_table.cc lists
+// those functions in one table. To add a group: write foo_commands.cc with
 // `std::vector<Command> FooCommands()`, declare it below, add it to the
-// table in main.cc and the source to CMakeLists.txt.
+// table in command_table.cc and the source to CMakeLists.txt.
 
 #ifndef BK_TOOLS_BKCTL_COMMAND_H_
 #define BK_TOOLS_BKCTL_COMMAND_H_
@@ -32,6 +32,12 @@ struct Command {
                     std::ostream& err)>
       run;
 };
+
+// Every command of every group, in the order `help` lists them
+// (command_table.cc).
+std::vector<Command> AllCommands();
+// completion bash (completion_command.cc): generated from AllCommands().
+std::vector<Command> CompletionCommands();
 
 std::vector<Command> PlacementCommands();
 std::vector<Command> ClusterCommands();

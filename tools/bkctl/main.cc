@@ -15,20 +15,6 @@
 namespace bk::bkctl {
 namespace {
 
-// Every command group, in the order `help` lists them.
-std::vector<Command> AllCommands() {
-  std::vector<Command> all;
-  for (auto group :
-       {&ClusterInfoCommands, &ClusterCommands, &LedgerReadCommands,
-        &BookieGroupsCommands, &LedgerCommands, &LocalClusterCommands,
-        &PlacementCommands, &SimulateCommands, &AutoRecoveryCommands,
-        &ForensicsCommands, &UpdateCookieCommands}) {
-    std::vector<Command> commands = group();
-    all.insert(all.end(), commands.begin(), commands.end());
-  }
-  return all;
-}
-
 void PrintHelp(const std::vector<Command>& commands, std::ostream& out) {
   out << "usage: bkctl [<group>] <command> [--flag value ...]\n"
          "       bkctl help [[<group>] <command>]\n\ncommands:\n";
