@@ -20,8 +20,11 @@
 #include "autorecovery/underreplication.h"
 #include "client/client.h"
 #include "metadata/metadata_store.h"
+#include "tools/bkctl/client_flags.h"
 #include "tools/bkctl/command.h"
 #include "tools/bkctl/flags.h"
+#include "tools/bkctl/store_flags.h"
+#include "tools/bkctl/tls_flags.h"
 
 namespace bk::bkctl {
 namespace {
@@ -37,13 +40,6 @@ const FlagSpec kBookie{"bookie", true, "the bookie's id"};
 int Fail(std::ostream& err, const std::string& cmd, const absl::Status& s) {
   err << "bkctl " << cmd << ": " << s.message() << "\n";
   return absl::IsInvalidArgument(s) ? kExitUsage : kExitFailure;
-}
-
-absl::StatusOr<std::unique_ptr<metadata::MetadataStore>> OpenStore(
-    const ParsedFlags& f) {
-  metadata::OpenOptions o;
-  o.connect_timeout = absl::Seconds(5);
-  return metadata::Open(f.Get("metadata-uri"), o);
 }
 
 // Every ledger whose metadata names `bookie`, ascending.
@@ -133,7 +129,7 @@ int ListUnderreplicated(const std::vector<std::string>& args, std::ostream& out,
       args,
       {kUri, kJson, {"missing-bookie", false, "only ledgers missing it"}});
   if (!f.ok()) return Fail(err, "listunderreplicated", f.status());
-  auto store = OpenStore(*f);
+  auto store = OpenStoreFromFlags(*f);
   if (!store.ok()) return Fail(err, "listunderreplicated", store.status());
   UnderreplicationManager marks(store->get());
   auto ids = marks.List();
@@ -171,7 +167,7 @@ int WhoIsAuditor(const std::vector<std::string>& args, std::ostream& out,
                  std::ostream& err) {
   auto f = ParseFlags(args, {kUri, kJson});
   if (!f.ok()) return Fail(err, "whoisauditor", f.status());
-  auto store = OpenStore(*f);
+  auto store = OpenStoreFromFlags(*f);
   if (!store.ok()) return Fail(err, "whoisauditor", store.status());
   auto who = autorecovery::CurrentAuditor(store->get());
   if (!who.ok()) return Fail(err, "whoisauditor", who.status());
@@ -188,7 +184,7 @@ int TriggerAudit(const std::vector<std::string>& args, std::ostream& out,
                  std::ostream& err) {
   auto f = ParseFlags(args, {kUri, kJson});
   if (!f.ok()) return Fail(err, "triggeraudit", f.status());
-  auto store = OpenStore(*f);
+  auto store = OpenStoreFromFlags(*f);
   if (!store.ok()) return Fail(err, "triggeraudit", store.status());
   if (absl::Status s = autorecovery::RequestAudit(store->get()); !s.ok()) {
     return Fail(err, "triggeraudit", s);
@@ -222,7 +218,7 @@ int Decommission(const std::vector<std::string>& args, std::ostream& out,
     if (!t.ok()) return Fail(err, "decommission", t.status());
     timeout_s = *t;
   }
-  auto store = OpenStore(*f);
+  auto store = OpenStoreFromFlags(*f);
   if (!store.ok()) return Fail(err, "decommission", store.status());
   const std::string bookie = f->Get("bookie");
   auto set = (*store)->ListBookies();
@@ -286,12 +282,12 @@ int Decommission(const std::vector<std::string>& args, std::ostream& out,
 int Recover(const std::vector<std::string>& args, std::ostream& out,
             std::ostream& err) {
   auto f = ParseFlags(
-      args, {kUri,
-             kBookie,
-             kJson,
-             {"password-file", false,
-              "the ledgers' passwords, one a line, mode 0600 (the empty "
-              "password is always tried)"}});
+      args, WithTls({kUri,
+                     kBookie,
+                     kJson,
+                     {"password-file", false,
+                      "the ledgers' passwords, one a line, mode 0600 (the "
+                      "empty password is always tried)"}}));
   if (!f.ok()) return Fail(err, "recover", f.status());
   std::vector<std::string> passwords;
   if (f->Has("password-file")) {
@@ -299,12 +295,11 @@ int Recover(const std::vector<std::string>& args, std::ostream& out,
     if (!p.ok()) return Fail(err, "recover", p.status());
     passwords = *std::move(p);
   }
-  auto store = OpenStore(*f);
+  auto store = OpenStoreFromFlags(*f);
   if (!store.ok()) return Fail(err, "recover", store.status());
   const std::string bookie = f->Get("bookie");
-  client::ClientOptions co;
-  co.metadata_service_uri = f->Get("metadata-uri");
-  auto client = client::Client::Create(co);
+  // With the --tls-* flags and the client config file's keys.
+  auto client = MakeClient(*f);
   if (!client.ok()) return Fail(err, "recover", client.status());
   // The ledgers on it are marked, then repaired here by a worker of our own
   // (no grace for open ledgers: this is the operator's one-shot repair).
@@ -322,8 +317,7 @@ int Recover(const std::vector<std::string>& args, std::ostream& out,
   wo.backoff = absl::InfiniteDuration();  // one attempt per ledger
   wo.batch_size = 100;
   wo.passwords = passwords;
-  autorecovery::ReplicationWorker worker(client->get(), store->get(), &marks,
-                                         wo);
+  autorecovery::ReplicationWorker worker(*client, store->get(), &marks, wo);
   json failures = json::array();
   int64_t repaired = 0, fragments = 0, bytes = 0;
   while (true) {
@@ -375,10 +369,11 @@ std::vector<Command> AutoRecoveryCommands() {
            {kUri, kBookie, kJson, {"timeout-seconds", false, "default 3600"}}),
        Decommission},
       {"", "recover", "move every ledger off a bookie now, without the daemon",
-       FlagsUsage({kUri,
-                   kBookie,
-                   kJson,
-                   {"password-file", false, "ledger passwords, mode 0600"}}),
+       FlagsUsage(
+           WithTls({kUri,
+                    kBookie,
+                    kJson,
+                    {"password-file", false, "ledger passwords, mode 0600"}})),
        Recover},
       {"", "whoisauditor", "the current auditor's id",
        FlagsUsage({kUri, kJson}), WhoIsAuditor},

@@ -12,6 +12,7 @@
 #include "metadata/metadata_store.h"
 #include "tools/bkctl/command.h"
 #include "tools/bkctl/flags.h"
+#include "tools/bkctl/store_flags.h"
 #include "tools/bkctl/tls_flags.h"
 
 namespace bk::bkctl {
@@ -33,9 +34,7 @@ int BookieSanity(const std::vector<std::string>& args, std::ostream& out,
   if (!tls.ok()) return fail(tls.status());
   auto wanted = f->GetList("bookies");
   if (!wanted.ok()) return fail(wanted.status());
-  metadata::OpenOptions mo;
-  mo.connect_timeout = absl::Seconds(5);
-  auto store = metadata::Open(f->Get("metadata-uri"), mo);
+  auto store = OpenStoreFromFlags(*f);
   if (!store.ok()) return fail(store.status());
   auto set = (*store)->ListBookies();
   if (!set.ok()) return fail(set.status());

@@ -1,14 +1,16 @@
 #include "tools/bkctl/client_conf.h"
 
+#include <cstdlib>
+
 #include "absl/strings/str_cat.h"
 #include "client/client_config.h"
 #include "common/config.h"
 #include "common/env.h"
 
 namespace bk::bkctl {
+namespace {
 
-absl::StatusOr<std::map<std::string, std::string>> FlagsFromClientConf(
-    const std::string& path) {
+absl::StatusOr<Config> LoadClientConf(const std::string& path) {
   if (!Env::Default()->FileExists(path)) {
     return absl::InvalidArgumentError(
         absl::StrCat("client config file ", path, " (", kClientConfEnv,
@@ -21,6 +23,15 @@ absl::StatusOr<std::map<std::string, std::string>> FlagsFromClientConf(
     return absl::InvalidArgumentError(absl::StrCat(
         "client config file ", path, ": ", config.status().message()));
   }
+  return config;
+}
+
+}  // namespace
+
+absl::StatusOr<std::map<std::string, std::string>> FlagsFromClientConf(
+    const std::string& path) {
+  auto config = LoadClientConf(path);
+  if (!config.ok()) return config.status();
   std::map<std::string, std::string> flags;
   for (const auto& [key, flag] : std::map<std::string, std::string>{
            {"metadataServiceUri", "metadata-uri"},
@@ -30,6 +41,20 @@ absl::StatusOr<std::map<std::string, std::string>> FlagsFromClientConf(
     if (config->SourceOf(key) == "file") flags[flag] = config->GetString(key);
   }
   return flags;
+}
+
+absl::StatusOr<client::ClientOptions> ClientConfOptions() {
+  client::ClientOptions o;
+  const char* path = std::getenv(kClientConfEnv);
+  if (path == nullptr || path[0] == '\0') return o;
+  auto config = LoadClientConf(path);
+  if (!config.ok()) return config.status();
+  if (absl::Status s = client::ClientConfigTable().Apply(*config, &o);
+      !s.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("client config file ", path, ": ", s.message()));
+  }
+  return o;
 }
 
 }  // namespace bk::bkctl

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "client/client_options.h"
 
 namespace bk::bkctl {
 
@@ -23,6 +24,12 @@ inline constexpr char kClientConfEnv[] = "BK_CLIENT_CONF";
 // keys and bad values are kInvalidArgument naming the file and key).
 absl::StatusOr<std::map<std::string, std::string>> FlagsFromClientConf(
     const std::string& path);
+
+// Every client key of the file BK_CLIENT_CONF names (ZooKeeper credentials,
+// timeouts, placement, ...), as the client library reads them; the
+// defaults when BK_CLIENT_CONF is unset. The commands' flags then override
+// the URI and the TLS files.
+absl::StatusOr<client::ClientOptions> ClientConfOptions();
 
 }  // namespace bk::bkctl
 

@@ -1,5 +1,6 @@
 #include "tools/bkctl/client_flags.h"
 
+#include "tools/bkctl/client_conf.h"
 #include "tools/bkctl/tls_flags.h"
 
 namespace bk::bkctl {
@@ -10,7 +11,9 @@ std::vector<FlagSpec> WithTls(std::vector<FlagSpec> specs) {
 }
 
 absl::StatusOr<client::Client*> MakeClient(const ParsedFlags& f) {
-  client::ClientOptions o;
+  auto conf = ClientConfOptions();
+  if (!conf.ok()) return conf.status();
+  client::ClientOptions o = *conf;
   o.metadata_service_uri = f.Get("metadata-uri");
   auto tls = TlsOptionsOf(f);
   if (!tls.ok()) return tls.status();
