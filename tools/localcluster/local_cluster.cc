@@ -197,6 +197,10 @@ void LocalCluster::KillBookie(int i) {
   }
 }
 
+int LocalCluster::StopBookie(int i) {
+  return bookies_[i] ? bookies_[i]->Stop(absl::Seconds(35)) : -1;
+}
+
 absl::Status LocalCluster::RestartBookie(int i) {
   if (bookies_[i] && bookies_[i]->Running()) {
     return absl::FailedPreconditionError(endpoints_[i].id + " is running");

@@ -64,8 +64,11 @@ class LocalCluster {
   std::string metadata_uri() const;
   const std::vector<BookieEndpoint>& bookies() const { return endpoints_; }
 
-  // Bookie i: SIGKILL / start again on the same dirs and ports.
+  // Bookie i: SIGKILL / SIGTERM and wait for its drain (SIGKILL past 35 s;
+  // the exit status, as ChildProcess::Stop) / start again on the same dirs
+  // and ports.
   void KillBookie(int i);
+  int StopBookie(int i);
   absl::Status RestartBookie(int i);
   bool BookieRunning(int i);
 
