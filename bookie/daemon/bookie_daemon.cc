@@ -99,6 +99,7 @@ void BookieDaemon::Shutdown() {
     shutdown_requested_ = true;
   }
   DaemonParts& p = *parts_;
+  p.shutting_down = true;
   if (p.log) p.log->info("shutting down");
   NotifyStopping("draining");
   if (disk_thread_.joinable()) disk_thread_.join();
