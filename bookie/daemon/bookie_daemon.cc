@@ -30,6 +30,7 @@ absl::Status BookieDaemon::DoStart() {
   p.log = log::Get("bookie");
   p.start_time_ms = absl::ToUnixMillis(absl::Now());
 
+  if (absl::Status s = LoadHttpAdminToken(o, p); !s.ok()) return s;
   if (absl::Status s = OpenMetadata(o, p); !s.ok()) return s;
   if (absl::Status s = WaitForOldRegistration(o, p); !s.ok()) return s;
   if (absl::Status s = LockDirectories(o, p); !s.ok()) return s;

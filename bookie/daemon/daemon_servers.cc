@@ -94,6 +94,20 @@ absl::Status StartService(const DaemonOptions& options, DaemonParts& p) {
   return absl::OkStatus();
 }
 
+absl::Status LoadHttpAdminToken(const DaemonOptions& options, DaemonParts& p) {
+  if (!options.http_enabled || !options.http_admin_enabled) {
+    return absl::OkStatus();
+  }
+  auto token = LoadAdminToken(options.http_admin_token_file);
+  if (!token.ok()) {
+    return absl::Status(
+        token.status().code(),
+        absl::StrCat("bookie start refused: ", token.status().message()));
+  }
+  p.http_admin_token = *std::move(token);
+  return absl::OkStatus();
+}
+
 absl::Status StartHttp(const DaemonOptions& options, DaemonParts& p) {
   DaemonParts* q = &p;
   p.collector = std::make_shared<StatsCollector>(
@@ -112,18 +126,8 @@ absl::Status StartHttp(const DaemonOptions& options, DaemonParts& p) {
             return q->registration ? q->registration->failures() : uint64_t{0};
           }});
   if (!options.http_enabled) return absl::OkStatus();
-  AdminAuthOptions auth;
-  auth.enabled = options.http_admin_enabled;
-  if (auth.enabled) {
-    auto token = LoadAdminToken(options.http_admin_token_file);
-    if (!token.ok()) {
-      return absl::Status(
-          token.status().code(),
-          absl::StrCat("bookie start refused: ", token.status().message()));
-    }
-    auth.token = *std::move(token);
-  }
-  HttpRouter router{AdminAuth(std::move(auth))};
+  HttpRouter router{AdminAuth(
+      AdminAuthOptions{options.http_admin_enabled, p.http_admin_token})};
   std::vector<HttpRoute> routes = {
       {"GET", "/metrics", [q](const HttpRequest&) { return Metrics(*q); }},
       {"GET", "/health", [q](const HttpRequest&) { return Health(*q); }},

@@ -1,6 +1,7 @@
 // The wiring units of BookieDaemon::Start (bookie_daemon.h), one per part
 // of a running bookie, in the order Start runs them:
 //
+//   http token   LoadHttpAdminToken
 //   metadata     OpenMetadata, WaitForOldRegistration, LockDirectories,
 //                CheckCookies
 //   storage      OpenStorage (journal replay), InstallGcFilter
@@ -81,6 +82,7 @@ struct DaemonParts {
   std::unique_ptr<GrpcServer> grpc;
   // http
   std::shared_ptr<StatsCollector> collector;
+  std::string http_admin_token;  // empty unless httpServerAdminEnabled
   std::unique_ptr<HttpServer> http;
   // registration
   std::unique_ptr<metadata::Subscription> session_listener;
@@ -159,10 +161,13 @@ absl::Status UpdateWritableState(const DaemonOptions& options, DaemonParts& p)
 
 // The Bookie service and its gRPC server (TLS from the options).
 absl::Status StartService(const DaemonOptions& options, DaemonParts& p);
+// The admin API's bearer token (httpServerAdminTokenFile) into
+// p.http_admin_token, when httpServerAdminEnabled; refuses the start when
+// the file is missing, open to group or others, or empty. Run first, before
+// anything touches a directory or the metadata store.
+absl::Status LoadHttpAdminToken(const DaemonOptions& options, DaemonParts& p);
 // /metrics, /health, /ready, the admin API (admin_api.h) and
-// options.extra_http_routes, when httpServerEnabled. Refuses the start when
-// httpServerAdminEnabled is set and the token file is missing, open to
-// group or others, or empty.
+// options.extra_http_routes, when httpServerEnabled.
 absl::Status StartHttp(const DaemonOptions& options, DaemonParts& p);
 
 // --- registration (daemon_metadata.cc)
