@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "common/query_string.h"
 
 namespace bk::bookie {
 
@@ -46,10 +47,8 @@ HttpResponse JsonResponse(const nlohmann::json& value, int status = 200);
 // `status` with {"error": message}.
 HttpResponse JsonError(int status, const std::string& message);
 
-// The query's parameters, %-decoded ('+' is a space). InvalidArgument for a
-// malformed escape or a parameter given twice.
-absl::StatusOr<std::map<std::string, std::string>> ParseQuery(
-    const std::string& query);
+// The query's parameters (common/query_string.h).
+using ::bk::ParseQuery;
 
 // The body as a JSON object: an empty body is an empty object; anything
 // else that is not a JSON object is InvalidArgument saying why.
