@@ -64,16 +64,22 @@ std::vector<HttpRoute> AdminStateRoutes(const DaemonOptions& options,
        [](const HttpRequest&) {
          return HttpResponse{200, "text/plain; charset=utf-8", "OK\n", {}};
        }},
-      // What BookKeeper's charts probe: 200 once serving and registered.
+      // What BookKeeper's charts probe; the same rule as /ready: serving,
+      // registered, and the journal checkpoint not failed.
       {"GET", "/api/v1/bookie/is_ready",
        [q](const HttpRequest&) {
-         if (q->ready && q->registered && !q->shutting_down) {
-           return HttpResponse{200, "text/plain; charset=utf-8", "OK\n", {}};
+         std::string why;
+         if (!q->ready || q->shutting_down) {
+           why = "Bookie is not fully started yet";
+         } else if (!q->registered) {
+           why = "Bookie is not registered";
+         } else if (std::string e = q->store->Stats().checkpoint_error;
+                    !e.empty()) {
+           why = "journal checkpoint failed (restart to recover): " + e;
          }
-         return HttpResponse{503,
+         return HttpResponse{why.empty() ? 200 : 503,
                              "text/plain; charset=utf-8",
-                             q->ready ? "Bookie is not registered\n"
-                                      : "Bookie is not fully started yet\n",
+                             why.empty() ? "OK\n" : why + "\n",
                              {}};
        }},
       {"GET", "/api/v1/bookie/state",
