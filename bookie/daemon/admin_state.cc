@@ -88,7 +88,7 @@ std::vector<HttpRoute> AdminStateRoutes(const DaemonOptions& options,
        [o, q](const HttpRequest& req) { return PutReadOnly(*o, *q, req); }},
       // BookKeeper also answers GET here with the state.
       {"GET", "/api/v1/bookie/state/readonly",
-       [o, q](const HttpRequest&) {
+       [q](const HttpRequest&) {
          return JsonResponse(json{{"readOnly", !q->store->Stats().writable}});
        }},
   };
