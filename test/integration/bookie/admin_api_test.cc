@@ -214,6 +214,30 @@ TEST_CASE(
   INFO(details.dump());
   CHECK(details["majorCompactionCounter"].get<int64_t>() >= 1);
   CHECK(Json(HttpGet(port, "/api/v1/bookie/gc"))["is_in_force_gc"] == "false");
+
+  // curl, as an operator types it: a body over 1 KiB makes it send
+  // "Expect: 100-continue" first.
+  const std::string url = "http://127.0.0.1:" + std::to_string(port) +
+                          "/api/v1/bookie/state/readonly";
+  const std::string padded =
+      "{\"readOnly\": true, \"note\": \"" + std::string(2000, 'x') + "\"}";
+  auto curl = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), {"-s", "-o", "/dev/null", "-w", "%{http_code}"});
+    auto r = bk::testing::RunProcess("/usr/bin/curl", args, absl::Seconds(30));
+    REQUIRE(r.ok());
+    return r->out;
+  };
+  if (::access("/usr/bin/curl", X_OK) != 0) {
+    WARN("no /usr/bin/curl: the curl part is not run");
+    return;
+  }
+  CHECK(curl({"-X", "PUT", "-d", padded, url}) == "401");
+  CHECK(curl({"-X", "PUT", "-H", std::string("Authorization: Bearer ") + kToken,
+              "-d", padded, url}) == "200");
+  CHECK(AddOne(stub.get(), MakeAdd(9, 2)) == proto::BK_EREADONLY);
+  CHECK(curl({"-X", "PUT", "-H", std::string("Authorization: Bearer ") + kToken,
+              "-d", "{\"readOnly\": false}", url}) == "200");
+  CHECK(AddOne(stub.get(), MakeAdd(9, 2)) == proto::BK_EOK);
 }
 
 TEST_CASE(
