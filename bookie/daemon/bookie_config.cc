@@ -13,9 +13,16 @@ void AddIdentityAndNetwork(ConfigTable<DaemonOptions>& t) {
   t.Value("bookiePort", BK_FIELD(grpc_port), "port number", {0, 65535},
           "gRPC port");
   t.Value("httpServerEnabled", BK_FIELD(http_enabled), "-", {},
-          "serve /metrics, /health and /ready over HTTP");
+          "serve /metrics, /health, /ready and the admin API over HTTP");
   t.Value("httpServerPort", BK_FIELD(http_port), "port number", {0, 65535},
           "HTTP port");
+  t.Value("httpServerAdminEnabled", BK_FIELD(http_admin_enabled), "-", {},
+          "allow the admin HTTP API's changes (PUT, POST, DELETE: read-only "
+          "mode, GC, decommission), each with 'Authorization: Bearer' and "
+          "the token of httpServerAdminTokenFile; reads stay open");
+  t.Value("httpServerAdminTokenFile", BK_FIELD(http_admin_token_file), "-", {},
+          "file holding the admin API's bearer token on its first line, mode "
+          "0600; required when httpServerAdminEnabled=true");
   t.Value("networkLocation", BK_FIELD(network_location), "-", {},
           "this bookie's /region/rack for rack-aware placement");
   t.Value("metadataServiceUri", BK_FIELD(metadata_uri), "-", {},

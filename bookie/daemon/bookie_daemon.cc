@@ -39,6 +39,7 @@ absl::Status BookieDaemon::DoStart() {
   p.log = log::Get("bookie");
   p.start_time_ms = absl::ToUnixMillis(absl::Now());
 
+  if (absl::Status s = LoadHttpAdminToken(o, p); !s.ok()) return s;
   if (absl::Status s = OpenMetadata(o, p); !s.ok()) return s;
   if (absl::Status s = WaitForOldRegistration(o, p); !s.ok()) return s;
   if (absl::Status s = LockDirectories(o, p); !s.ok()) return s;
@@ -108,6 +109,7 @@ void BookieDaemon::Shutdown() {
     shutdown_requested_ = true;
   }
   DaemonParts& p = *parts_;
+  p.shutting_down = true;
   if (p.log) p.log->info("shutting down");
   NotifyStopping("draining");
   if (disk_thread_.joinable()) disk_thread_.join();

@@ -242,6 +242,13 @@ int RunBookie(int argc, char** argv, const BookieMainHooks& hooks) {
   if (!options.ok()) return p.Fail(options.status());
   log::Init(options->log_level, options->bookie_id);
   if (format) return Format(p, *options, yes, force);
+  if (hooks.http_routes) {
+    auto routes = hooks.http_routes(*config, *options);
+    if (!routes.ok()) return p.Fail(routes.status());
+    for (HttpRoute& r : *routes) {
+      options->extra_http_routes.push_back(std::move(r));
+    }
+  }
   Env* env = Env::Default();
   if (hooks.make_env) {
     auto made = hooks.make_env(*config);

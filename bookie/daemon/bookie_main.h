@@ -17,8 +17,11 @@
 #define BK_BOOKIE_DAEMON_BOOKIE_MAIN_H_
 
 #include <functional>
+#include <vector>
 
 #include "absl/status/statusor.h"
+#include "bookie/daemon/daemon_options.h"
+#include "bookie/http/http_router.h"
 #include "common/config.h"
 #include "common/env.h"
 
@@ -44,6 +47,15 @@ struct BookieMainHooks {
   // with it (the daemon is shut down first). Unset: none.
   std::function<absl::StatusOr<std::function<void()>>(const Config&)>
       start_companion;
+  // Routes the process serves on the bookie's HTTP port beside the
+  // bookie's own (tools/bookie_main: autorecovery's admin endpoints), from
+  // the loaded configuration and the daemon's options, before the daemon
+  // starts; they must stay valid until the process exits. PUT, POST and
+  // DELETE routes pass the admin token check (bookie/http/http_router.h).
+  // An error refuses the start with it. Unset: none.
+  std::function<absl::StatusOr<std::vector<HttpRoute>>(const Config&,
+                                                       const DaemonOptions&)>
+      http_routes;
 };
 
 // Runs the program; returns its exit code (or never returns: the daemon

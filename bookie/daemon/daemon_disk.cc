@@ -15,6 +15,13 @@ absl::Status ApplyDiskState(const DaemonOptions& options, DaemonParts& p) {
     p.store->SetReadOnly(true, "forceReadOnlyBookie is set");
     return absl::OkStatus();
   }
+  if (p.admin_read_only) {
+    p.store->SetReadOnly(
+        true,
+        "set read-only through the admin API (PUT "
+        "/api/v1/bookie/state/readonly {\"readOnly\":false} undoes it)");
+    return absl::OkStatus();
+  }
   if (r.state == DiskState::kReadOnly && !options.read_only_mode_enabled) {
     p.store->SetReadOnly(true, "disk full; stopping");
     return absl::ResourceExhaustedError(absl::StrCat(
@@ -56,6 +63,11 @@ absl::Status StartDiskChecker(const DaemonOptions& options, DaemonParts& p) {
 
 absl::Status CheckDisks(const DaemonOptions& options, DaemonParts& p) {
   RecordCheck(p);
+  return UpdateWritableState(options, p);
+}
+
+absl::Status UpdateWritableState(const DaemonOptions& options, DaemonParts& p) {
+  absl::MutexLock state(&p.state_mu);
   if (absl::Status s = ApplyDiskState(options, p); !s.ok()) return s;
   // Keep the registration's read-only flag current (journal failures
   // included: an unwritable bookie must not be chosen for new ledgers).

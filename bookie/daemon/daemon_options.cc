@@ -68,6 +68,11 @@ absl::StatusOr<DaemonOptions> DaemonOptionsFromConfig(const Config& c) {
         "minorCompactionThreshold is above majorCompactionThreshold");
   }
   if (absl::Status s = o.disk.Validate(); !s.ok()) return s;
+  if (o.http_admin_enabled && o.http_admin_token_file.empty()) {
+    return absl::InvalidArgumentError(
+        "httpServerAdminEnabled=true needs httpServerAdminTokenFile: a file "
+        "holding the admin bearer token, mode 0600");
+  }
 
   // The load monitor watches the devices of the same directories.
   o.monitor.journal_dirs = o.store.journal.dirs;

@@ -6,11 +6,13 @@
 #define BK_BOOKIE_DAEMON_DAEMON_OPTIONS_H_
 
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "bookie/disk_checker.h"
 #include "bookie/engine/bookie_store_impl.h"
+#include "bookie/http/http_router.h"
 #include "bookie/service/bookie_service.h"
 #include "bookie/tls.h"
 #include "common/config.h"
@@ -31,6 +33,15 @@ struct DaemonOptions {
   int grpc_port = 3181;                          // bookiePort
   bool http_enabled = true;                      // httpServerEnabled
   int http_port = 8000;                          // httpServerPort
+  // httpServerAdminEnabled / httpServerAdminTokenFile: the admin API's
+  // mutating endpoints (PUT, POST, DELETE), with the bearer token of a file
+  // of mode 0600 (bookie/http/http_auth.h).
+  bool http_admin_enabled = false;
+  std::string http_admin_token_file;
+  // Routes served on the HTTP port beside the bookie's own, from the
+  // program that composes the daemon (tools/bookie_main: autorecovery's
+  // admin endpoints). Not a key. A path the bookie serves is an error.
+  std::vector<HttpRoute> extra_http_routes;
   // networkLocation: /region/rack.
   std::string network_location = "/default-region/default-rack";
   // metadataServiceUri: zk://host:port[,host:port]/root or mem://.

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "absl/strings/str_cat.h"
+#include "bookie/daemon/admin_api.h"
 #include "bookie/daemon/bookie_info.h"
 #include "bookie/daemon/daemon_wiring.h"
 
@@ -93,6 +94,20 @@ absl::Status StartService(const DaemonOptions& options, DaemonParts& p) {
   return absl::OkStatus();
 }
 
+absl::Status LoadHttpAdminToken(const DaemonOptions& options, DaemonParts& p) {
+  if (!options.http_enabled || !options.http_admin_enabled) {
+    return absl::OkStatus();
+  }
+  auto token = LoadAdminToken(options.http_admin_token_file);
+  if (!token.ok()) {
+    return absl::Status(
+        token.status().code(),
+        absl::StrCat("bookie start refused: ", token.status().message()));
+  }
+  p.http_admin_token = *std::move(token);
+  return absl::OkStatus();
+}
+
 absl::Status StartHttp(const DaemonOptions& options, DaemonParts& p) {
   DaemonParts* q = &p;
   p.collector = std::make_shared<StatsCollector>(
@@ -111,13 +126,23 @@ absl::Status StartHttp(const DaemonOptions& options, DaemonParts& p) {
             return q->registration ? q->registration->failures() : uint64_t{0};
           }});
   if (!options.http_enabled) return absl::OkStatus();
-  std::map<std::string, HttpHandler> routes;
-  routes["/metrics"] = [q](const HttpRequest&) { return Metrics(*q); };
-  routes["/health"] = [q](const HttpRequest&) { return Health(*q); };
-  routes["/ready"] = [q](const HttpRequest&) { return Ready(*q); };
+  HttpRouter router{AdminAuth(
+      AdminAuthOptions{options.http_admin_enabled, p.http_admin_token})};
+  std::vector<HttpRoute> routes = {
+      {"GET", "/metrics", [q](const HttpRequest&) { return Metrics(*q); }},
+      {"GET", "/health", [q](const HttpRequest&) { return Health(*q); }},
+      {"GET", "/ready", [q](const HttpRequest&) { return Ready(*q); }}};
+  for (auto* more :
+       {&AdminStateRoutes, &AdminInfoRoutes, &AdminStorageRoutes}) {
+    for (HttpRoute& r : (*more)(options, p)) routes.push_back(std::move(r));
+  }
+  for (const HttpRoute& r : options.extra_http_routes) routes.push_back(r);
+  for (HttpRoute& r : routes) {
+    if (absl::Status s = router.Add(std::move(r)); !s.ok()) return s;
+  }
   auto http = HttpServer::Start(
       absl::StrCat(options.listen_address, ":", options.http_port),
-      std::move(routes));
+      std::move(router));
   if (!http.ok()) return http.status();
   p.http = std::move(*http);
   return absl::OkStatus();

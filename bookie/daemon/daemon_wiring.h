@@ -1,13 +1,14 @@
 // The wiring units of BookieDaemon::Start (bookie_daemon.h), one per part
 // of a running bookie, in the order Start runs them:
 //
+//   http token   LoadHttpAdminToken
 //   metadata     OpenMetadata, WaitForOldRegistration, LockDirectories,
 //                CheckCookies
 //   storage      OpenStorage (journal replay), InstallGcFilter
 //   monitor      StartMonitor (the BP-65 load figures)
 //   disk         StartDiskChecker; CheckDisks while running
 //   service      StartService (the Bookie gRPC service and its server)
-//   http         StartHttp (/metrics, /health, /ready)
+//   http         StartHttp (/metrics, /health, /ready, the admin API)
 //   registration Register, WatchSession
 //
 // Each unit builds its part into DaemonParts from DaemonOptions and the
@@ -81,6 +82,7 @@ struct DaemonParts {
   std::unique_ptr<GrpcServer> grpc;
   // http
   std::shared_ptr<StatsCollector> collector;
+  std::string http_admin_token;  // empty unless httpServerAdminEnabled
   std::unique_ptr<HttpServer> http;
   // registration
   std::unique_ptr<metadata::Subscription> session_listener;
@@ -89,7 +91,15 @@ struct DaemonParts {
   // Own synchronisation.
   std::atomic<bool> registered{false};
   std::atomic<bool> ready{false};
+  std::atomic<bool> shutting_down{false};  // set when the drain begins
 
+  // Set through the admin API (PUT /api/v1/bookie/state/readonly): the
+  // bookie stays read-only until it is cleared (or the process restarts).
+  std::atomic<bool> admin_read_only{false};
+
+  // Held while the writable state is applied and registered
+  // (UpdateWritableState), so registrations follow the states in order.
+  absl::Mutex state_mu ABSL_ACQUIRED_BEFORE(mu);
   absl::Mutex mu;
   DiskCheckResult last_disk ABSL_GUARDED_BY(mu);
   bool registered_read_only ABSL_GUARDED_BY(mu) = false;
@@ -139,12 +149,25 @@ absl::Status StartDiskChecker(const DaemonOptions& options, DaemonParts& p);
 // One check while running: read-only above diskUsageThreshold, writable
 // again below diskUsageLwmThreshold, the registration kept in step.
 absl::Status CheckDisks(const DaemonOptions& options, DaemonParts& p);
+// Applies the read-only state the last disk check, forceReadOnlyBookie and
+// the admin API (p.admin_read_only) call for, and re-registers when the
+// registration's flag no longer matches. Serialised on p.state_mu (the
+// disk thread and admin HTTP requests both call it). An error only with
+// readOnlyModeEnabled=false and a full disk: the bookie must stop.
+absl::Status UpdateWritableState(const DaemonOptions& options, DaemonParts& p)
+    ABSL_LOCKS_EXCLUDED(p.state_mu);
 
 // --- service and http (daemon_servers.cc)
 
 // The Bookie service and its gRPC server (TLS from the options).
 absl::Status StartService(const DaemonOptions& options, DaemonParts& p);
-// /metrics, /health and /ready, when httpServerEnabled.
+// The admin API's bearer token (httpServerAdminTokenFile) into
+// p.http_admin_token, when httpServerAdminEnabled; refuses the start when
+// the file is missing, open to group or others, or empty. Run first, before
+// anything touches a directory or the metadata store.
+absl::Status LoadHttpAdminToken(const DaemonOptions& options, DaemonParts& p);
+// /metrics, /health, /ready, the admin API (admin_api.h) and
+// options.extra_http_routes, when httpServerEnabled.
 absl::Status StartHttp(const DaemonOptions& options, DaemonParts& p);
 
 // --- registration (daemon_metadata.cc)

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <mutex>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 
 namespace bk::bookie {
@@ -16,10 +17,18 @@ const char* Reason(int status) {
       return "OK";
     case 400:
       return "Bad Request";
+    case 401:
+      return "Unauthorized";
+    case 403:
+      return "Forbidden";
     case 404:
       return "Not Found";
     case 405:
       return "Method Not Allowed";
+    case 409:
+      return "Conflict";
+    case 413:
+      return "Payload Too Large";
     case 500:
       return "Internal Server Error";
     case 503:
@@ -29,41 +38,60 @@ const char* Reason(int status) {
   }
 }
 
-void Send(struct mg_connection* conn, const HttpResponse& r) {
+void Send(struct mg_connection* conn, const HttpResponse& r, bool head) {
+  std::string extra;
+  for (const auto& [name, value] : r.headers) {
+    absl::StrAppend(&extra, name, ": ", value, "\r\n");
+  }
   mg_printf(conn,
             "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
-            "Cache-Control: no-store\r\nConnection: close\r\n\r\n",
-            r.status, Reason(r.status), r.content_type.c_str(), r.body.size());
-  mg_write(conn, r.body.data(), r.body.size());
+            "%sCache-Control: no-store\r\nConnection: close\r\n\r\n",
+            r.status, Reason(r.status), r.content_type.c_str(), r.body.size(),
+            extra.c_str());
+  if (!head) mg_write(conn, r.body.data(), r.body.size());
+}
+
+// Reads the body into *body; false when it is longer than `max`.
+bool ReadBody(struct mg_connection* conn, long long content_length,
+              uint64_t max, std::string* body) {
+  if (content_length > 0 && static_cast<uint64_t>(content_length) > max) {
+    return false;
+  }
+  char buf[8192];
+  while (true) {
+    int n = mg_read(conn, buf, sizeof(buf));
+    if (n <= 0) return true;
+    if (body->size() + static_cast<size_t>(n) > max) return false;
+    body->append(buf, static_cast<size_t>(n));
+  }
 }
 
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(
-    const std::string& address, std::map<std::string, HttpHandler> routes,
-    int worker_threads) {
+    const std::string& address, HttpRouter router, HttpServerOptions options) {
   static std::once_flag init;
   std::call_once(init, [] { mg_init_library(0); });
 
-  std::unique_ptr<HttpServer> server(new HttpServer());
-  server->routes_ = std::move(routes);
-  const std::string threads = absl::StrCat(worker_threads);
-  const char* options[] = {"listening_ports",
-                           address.c_str(),
-                           "num_threads",
-                           threads.c_str(),
-                           "request_timeout_ms",
-                           "10000",
-                           "enable_keep_alive",
-                           "no",
-                           nullptr};
+  std::unique_ptr<HttpServer> server(
+      new HttpServer(std::move(router), options));
+  const std::string threads = absl::StrCat(options.worker_threads);
+  const char* mg_options[] = {"listening_ports",
+                              address.c_str(),
+                              "num_threads",
+                              threads.c_str(),
+                              "request_timeout_ms",
+                              "10000",
+                              "enable_keep_alive",
+                              "no",
+                              nullptr};
   struct mg_callbacks callbacks;
   std::memset(&callbacks, 0, sizeof(callbacks));
   // Keep civetweb from printing to stderr; errors come back from mg_start.
   callbacks.log_message = [](const struct mg_connection*, const char*) {
     return 1;
   };
-  server->ctx_ = mg_start(&callbacks, nullptr, options);
+  server->ctx_ = mg_start(&callbacks, nullptr, mg_options);
   if (server->ctx_ == nullptr) {
     return absl::UnavailableError(
         absl::StrCat("cannot serve HTTP on ", address,
@@ -75,7 +103,7 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(
     return absl::InternalError("HTTP server started without a port");
   }
   server->port_ = ports[0].port;
-  // One catch-all handler: routes are matched exactly in Dispatch.
+  // One catch-all handler: the router matches paths exactly.
   mg_set_request_handler(server->ctx_, "/", &HttpServer::Dispatch,
                          server.get());
   return server;
@@ -92,19 +120,21 @@ int HttpServer::Dispatch(struct mg_connection* conn, void* self) {
   req.method = info->request_method ? info->request_method : "";
   req.path = info->local_uri ? info->local_uri : "";
   req.query = info->query_string ? info->query_string : "";
-  auto it = server->routes_.find(req.path);
-  if (it == server->routes_.end()) {
-    Send(conn, HttpResponse{404, "text/plain; charset=utf-8",
-                            absl::StrCat("no such path: ", req.path, "\n")});
-    return 200;
+  for (int i = 0; i < info->num_headers; ++i) {
+    const auto& h = info->http_headers[i];
+    if (h.name == nullptr) continue;
+    req.headers[absl::AsciiStrToLower(h.name)] = h.value ? h.value : "";
   }
-  if (req.method != "GET" && req.method != "HEAD") {
-    Send(conn, HttpResponse{405, "text/plain; charset=utf-8",
-                            "only GET is served\n"});
-    return 405;
+  const bool head = req.method == "HEAD";
+  HttpResponse r;
+  if (!ReadBody(conn, info->content_length, server->options_.max_body_bytes,
+                &req.body)) {
+    r = JsonError(413, absl::StrCat("request body larger than ",
+                                    server->options_.max_body_bytes, " bytes"));
+  } else {
+    r = server->router_.Handle(req);
   }
-  HttpResponse r = it->second(req);
-  Send(conn, r);
+  Send(conn, r, head);
   return r.status;
 }
 

@@ -1,11 +1,15 @@
 // HttpServer: a small HTTP/1.1 server (civetweb underneath) for the bookie's
-// operational endpoints: /metrics, /health, /ready.
+// operational endpoints (/metrics, /health, /ready) and its admin API
+// (/api/v1/..., /heartbeat). Which handler answers, and who may mutate,
+// is the HttpRouter's business (http_router.h); this class only moves
+// bytes: it reads the request line, headers and body (refusing a body over
+// max_body_bytes with 413 before reading it) and writes the answer.
 //
-// Routes are fixed at Start and never change, so handlers need no locking
-// of the route table. Handlers run on the server's worker threads, possibly
-// several at once: each must be thread-safe. Garbage on the port (not HTTP,
-// truncated requests, huge headers) is answered or dropped by civetweb and
-// never reaches a handler.
+// The router is fixed at Start and never changes, so handlers need no
+// locking of the route table. Handlers run on the server's worker threads,
+// possibly several at once: each must be thread-safe. Garbage on the port
+// (not HTTP, truncated requests, huge headers) is answered or dropped by
+// civetweb and never reaches a handler.
 //
 // Lifecycle: Start binds and serves; the destructor stops accepting, waits
 // for running handlers, and frees the port.
@@ -13,39 +17,32 @@
 #ifndef BK_BOOKIE_HTTP_HTTP_SERVER_H_
 #define BK_BOOKIE_HTTP_HTTP_SERVER_H_
 
-#include <functional>
-#include <map>
+#include <cstdint>
 #include <memory>
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "bookie/http/http_message.h"
+#include "bookie/http/http_router.h"
 
 struct mg_context;
 struct mg_connection;
 
 namespace bk::bookie {
 
-struct HttpRequest {
-  std::string method;  // "GET", ...
-  std::string path;    // "/ready"
-  std::string query;   // after '?', undecoded; empty if none
+struct HttpServerOptions {
+  int worker_threads = 4;
+  // Largest request body read; a longer one is answered 413 unread.
+  uint64_t max_body_bytes = 1 << 20;
 };
-
-struct HttpResponse {
-  int status = 200;
-  std::string content_type = "text/plain; charset=utf-8";
-  std::string body;
-};
-
-using HttpHandler = std::function<HttpResponse(const HttpRequest&)>;
 
 class HttpServer {
  public:
-  // Serves `routes` (exact paths) on `address` ("host:port"; port 0 picks a
-  // free one). Unknown paths get 404. A port in use is an error naming it.
+  // Serves `router` on `address` ("host:port"; port 0 picks a free one). A
+  // port in use is an error naming it.
   static absl::StatusOr<std::unique_ptr<HttpServer>> Start(
-      const std::string& address, std::map<std::string, HttpHandler> routes,
-      int worker_threads = 4);
+      const std::string& address, HttpRouter router,
+      HttpServerOptions options = {});
 
   ~HttpServer();
   HttpServer(const HttpServer&) = delete;
@@ -55,11 +52,13 @@ class HttpServer {
   int port() const { return port_; }
 
  private:
-  HttpServer() = default;
+  HttpServer(HttpRouter router, HttpServerOptions options)
+      : router_(std::move(router)), options_(options) {}
   static int Dispatch(::mg_connection* conn, void* self);
 
   // Constant after Start.
-  std::map<std::string, HttpHandler> routes_;
+  const HttpRouter router_;
+  const HttpServerOptions options_;
   mg_context* ctx_ = nullptr;
   int port_ = 0;
 };

@@ -69,9 +69,7 @@ absl::StatusOr<std::unique_ptr<LedgerStorage>> LedgerStorage::Open(
   if (options.background_flush) {
     st->flusher_ = std::thread([self = st.get()] { self->FlushLoop(); });
   }
-  if (options.gc_wait_time > absl::ZeroDuration()) {
-    st->gc_ = std::thread([self = st.get()] { self->GcLoop(); });
-  }
+  st->gc_ = std::thread([self = st.get()] { self->GcLoop(); });
   return st;
 }
 
@@ -114,34 +112,80 @@ void LedgerStorage::FlushLoop() {
 void LedgerStorage::GcLoop() {
   // Compaction intervals run on the Env's clock, so a test can let hours
   // pass at once (test/support/clock_env.h); the wait between passes,
-  // gc_wait_time, is a real one.
+  // gc_wait_time, is a real one (0: wait for RequestGc only).
+  const absl::Duration wait = options_.gc_wait_time > absl::ZeroDuration()
+                                  ? options_.gc_wait_time
+                                  : absl::InfiniteDuration();
   int64_t last_minor = env_->NowMonotonicNanos(), last_major = last_minor;
   while (true) {
     DeletedLedgerFilterFactory make_filter;
+    bool forced, force_major, force_minor;
+    double threshold = 0;  // only dead logs
+    bool major = false, minor = false;
+    int64_t now;
     {
       absl::MutexLock l(&mu_);
-      auto stop = [this]()
-                      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopping_; };
-      if (mu_.AwaitWithTimeout(absl::Condition(&stop), options_.gc_wait_time)) {
-        return;
-      }
+      auto wake = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+        return stopping_ || gc_requested_;
+      };
+      mu_.AwaitWithTimeout(absl::Condition(&wake), wait);
+      if (stopping_) return;
+      forced = gc_requested_;
+      force_major = gc_force_major_;
+      force_minor = gc_force_minor_;
+      gc_requested_ = gc_force_major_ = gc_force_minor_ = false;
       make_filter = make_filter_;
+      now = env_->NowMonotonicNanos();
+      if (force_major || absl::Nanoseconds(now - last_major) >=
+                             options_.major_compaction_interval) {
+        major = true;
+      } else if (force_minor || absl::Nanoseconds(now - last_minor) >=
+                                    options_.minor_compaction_interval) {
+        minor = true;
+      }
+      gc_status_.running = true;
+      gc_status_.major_compacting = major;
+      gc_status_.minor_compacting = minor;
     }
-    // Outside mu_: a filter may read the metadata store.
-    LedgerDeletedFn deleted = make_filter ? make_filter() : nullptr;
-    const int64_t now = env_->NowMonotonicNanos();
-    double threshold = 0;  // only dead logs
-    if (absl::Nanoseconds(now - last_major) >=
-        options_.major_compaction_interval) {
+    if (major) {
       threshold = options_.major_compaction_threshold;
       last_major = last_minor = now;
-    } else if (absl::Nanoseconds(now - last_minor) >=
-               options_.minor_compaction_interval) {
+    } else if (minor) {
       threshold = options_.minor_compaction_threshold;
       last_minor = now;
     }
+    // Outside mu_: a filter may read the metadata store.
+    LedgerDeletedFn deleted = make_filter ? make_filter() : nullptr;
     RunGc(deleted, threshold).IgnoreError();  // retried next round
+    absl::MutexLock l(&mu_);
+    const int64_t done_ms = absl::ToUnixMillis(absl::Now());
+    gc_status_.running = gc_status_.major_compacting =
+        gc_status_.minor_compacting = false;
+    ++gc_status_.passes;
+    if (forced) ++gc_status_.forced_passes;
+    if (major) {
+      ++gc_status_.major_compactions;
+      gc_status_.last_major_compaction_ms = done_ms;
+    } else if (minor) {
+      ++gc_status_.minor_compactions;
+      gc_status_.last_minor_compaction_ms = done_ms;
+    }
+    // A request made during this pass asks for another one.
+    gc_status_.force_requested = gc_requested_;
   }
+}
+
+void LedgerStorage::RequestGc(bool force_major, bool force_minor) {
+  absl::MutexLock l(&mu_);
+  gc_requested_ = true;
+  gc_force_major_ |= force_major;
+  gc_force_minor_ |= force_minor;
+  gc_status_.force_requested = true;
+}
+
+GcStatus LedgerStorage::GetGcStatus() const {
+  absl::MutexLock l(&mu_);
+  return gc_status_;
 }
 
 absl::Status LedgerStorage::AddEntry(uint64_t ledger_id, int64_t entry_id,

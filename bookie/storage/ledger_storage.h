@@ -14,7 +14,8 @@
 // then drop everything older than the mark.
 //
 // Lifecycle: Open starts a background flusher (unless disabled) and a GC
-// thread (when gc_wait_time > 0); the destructor stops them without
+// thread, which runs a pass every gc_wait_time (never when it is 0) and
+// whenever RequestGc asks; the destructor stops them without
 // flushing (the journal replays what was not flushed). Close flushes first.
 //
 // Threads: every method is thread-safe. No lock is shared by all adds.
@@ -43,6 +44,7 @@
 #include "absl/synchronization/mutex.h"
 #include "bookie/storage/entry_buffer.h"
 #include "bookie/storage/flush_progress.h"
+#include "bookie/storage/gc_status.h"
 #include "bookie/storage/ledger_dir.h"
 #include "bookie/storage/ledger_slot.h"
 #include "bookie/storage/storage_options.h"
@@ -140,6 +142,13 @@ class LedgerStorage {
   // snapshot the metadata store once per pass. Empty (the default): the
   // background GC deletes no ledger.
   void SetDeletedLedgerFilter(DeletedLedgerFilterFactory make_filter);
+  // Asks the background GC thread for a pass now (the admin API's PUT
+  // /api/v1/bookie/gc), with the deleted-ledger filter as usual, compacting
+  // at the major threshold (force_major), else the minor one (force_minor),
+  // else as the intervals say. Returns at once; GcStatus().force_requested
+  // stays true until that pass is done. Works with gc_wait_time 0 too.
+  void RequestGc(bool force_major, bool force_minor);
+  GcStatus GetGcStatus() const;
   // Who hears of ledgers GC deleted or purged (the owner's per-ledger
   // caches). Called on the GC thread (or RunGc's caller); it must not call
   // RunGc. Set it before anything may run GC, or accept missing a pass.
@@ -171,6 +180,10 @@ class LedgerStorage {
   DeletedLedgerFilterFactory make_filter_ ABSL_GUARDED_BY(mu_);
   LedgerRemovedFn removed_fn_ ABSL_GUARDED_BY(mu_);
   bool flush_requested_ ABSL_GUARDED_BY(mu_) = false;
+  bool gc_requested_ ABSL_GUARDED_BY(mu_) = false;
+  bool gc_force_major_ ABSL_GUARDED_BY(mu_) = false;
+  bool gc_force_minor_ ABSL_GUARDED_BY(mu_) = false;
+  GcStatus gc_status_ ABSL_GUARDED_BY(mu_);
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   // Set once SetCheckpointHooks was called: from then on a flush counts
   // for purging only if its mark became the journal checkpoint.

@@ -44,7 +44,8 @@ struct LedgerStorageOptions {
   // flushes; a full cache then throttles until Flush() is called).
   bool background_flush = true;
 
-  // gcWaitTime: how often the background GC runs (0: never): 15 min.
+  // gcWaitTime: how often the background GC runs (0: only when asked,
+  // LedgerStorage::RequestGc): 15 min.
   absl::Duration gc_wait_time = absl::Minutes(15);
   // minorCompactionThreshold / minorCompactionInterval: 0.2, 1 h.
   double minor_compaction_threshold = 0.2;

@@ -1,6 +1,6 @@
 // A minimal blocking HTTP/1.1 client for tests: GET a path on 127.0.0.1
-// (or another IPv4 address), or send raw bytes to a port, with a bounded
-// timeout.
+// (or another IPv4 address), send any method with headers and a body
+// (HttpCall), or send raw bytes to a port, with a bounded timeout.
 
 #ifndef BK_TEST_SUPPORT_HTTP_GET_H_
 #define BK_TEST_SUPPORT_HTTP_GET_H_
@@ -11,6 +11,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include <map>
 #include <string>
 
 namespace bk::testing {
@@ -18,6 +19,7 @@ namespace bk::testing {
 struct HttpReply {
   int status = 0;  // 0: no HTTP answer
   std::string body;
+  std::string head;  // status line and headers, as sent
 };
 
 // Sends `bytes` to host:port (an IPv4 address, default 127.0.0.1) and
@@ -60,20 +62,40 @@ inline std::string SendRaw(int port, const std::string& bytes,
   return out;
 }
 
-inline HttpReply HttpGet(int port, const std::string& path,
-                         bool half_close = true,
-                         const std::string& host = "127.0.0.1") {
-  std::string raw = SendRaw(port,
-                            "GET " + path +
-                                " HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                                "Connection: close\r\n\r\n",
-                            5000, half_close, host);
+inline HttpReply ParseHttpReply(const std::string& raw) {
   HttpReply r;
   if (raw.rfind("HTTP/1.", 0) != 0 || raw.size() < 12) return r;
   r.status = std::stoi(raw.substr(9, 3));
   size_t body = raw.find("\r\n\r\n");
-  if (body != std::string::npos) r.body = raw.substr(body + 4);
+  if (body != std::string::npos) {
+    r.head = raw.substr(0, body);
+    r.body = raw.substr(body + 4);
+  }
   return r;
+}
+
+inline HttpReply HttpGet(int port, const std::string& path,
+                         bool half_close = true,
+                         const std::string& host = "127.0.0.1") {
+  return ParseHttpReply(SendRaw(port,
+                                "GET " + path +
+                                    " HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                                    "Connection: close\r\n\r\n",
+                                5000, half_close, host));
+}
+
+// `method` `path` with `headers` ("Name" -> value) and `body` (sent with its
+// Content-Length) to 127.0.0.1:port.
+inline HttpReply HttpCall(
+    int port, const std::string& method, const std::string& path,
+    const std::map<std::string, std::string>& headers = {},
+    const std::string& body = "") {
+  std::string req = method + " " + path +
+                    " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n";
+  for (const auto& [name, value] : headers) req += name + ": " + value + "\r\n";
+  req += "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n";
+  req += body;
+  return ParseHttpReply(SendRaw(port, req));
 }
 
 }  // namespace bk::testing

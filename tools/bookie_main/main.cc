@@ -9,6 +9,12 @@
 // autorecovery key the bookie does not already have (metadataServiceUri
 // and zkTimeout are the bookie's). With prometheusStatsHttpPort set,
 // autorecovery's metrics are served on that port.
+//
+// The bookie's HTTP port also serves autorecovery's admin endpoints
+// (autorecovery/admin_routes.h; /api/v1/autorecovery/...), whether or not
+// autorecovery runs here: they work on the metadata store, opened with the
+// bookie's settings on first use. They are adapted here to the bookie's
+// HTTP routes, whose router checks the admin token of every PUT and DELETE.
 
 #include <prometheus/exposer.h>
 #include <prometheus/registry.h>
@@ -16,10 +22,14 @@
 #include <memory>
 #include <string>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "autorecovery/admin_routes.h"
 #include "autorecovery/autorecovery.h"
 #include "autorecovery/autorecovery_config.h"
 #include "bookie/daemon/bookie_config.h"
 #include "bookie/daemon/bookie_main.h"
+#include "metadata/metadata_store.h"
 
 namespace {
 
@@ -75,11 +85,56 @@ absl::StatusOr<std::function<void()>> StartAutoRecovery(
   return std::function<void()>([running, exposer] { running->Stop(); });
 }
 
+// The metadata store of the autorecovery endpoints, opened on first use
+// (a failure is retried on the next call). Lives until the process exits.
+class LazyStore {
+ public:
+  LazyStore(std::string uri, bk::metadata::OpenOptions options)
+      : uri_(std::move(uri)), options_(std::move(options)) {}
+
+  absl::StatusOr<bk::metadata::MetadataStore*> Get() {
+    absl::MutexLock l(&mu_);
+    if (store_ == nullptr) {
+      auto opened = bk::metadata::Open(uri_, options_);
+      if (!opened.ok()) return opened.status();
+      store_ = std::move(*opened);
+    }
+    return store_.get();
+  }
+
+ private:
+  const std::string uri_;
+  const bk::metadata::OpenOptions options_;
+  absl::Mutex mu_;
+  std::unique_ptr<bk::metadata::MetadataStore> store_ ABSL_GUARDED_BY(mu_);
+};
+
+absl::StatusOr<std::vector<bk::bookie::HttpRoute>> AutoRecoveryHttpRoutes(
+    const bk::Config&, const bk::bookie::DaemonOptions& options) {
+  // Never destroyed: the HTTP server's threads may use it until exit.
+  auto* store = new LazyStore(options.metadata_uri,
+                              bk::bookie::MetadataOpenOptions(options));
+  std::vector<bk::bookie::HttpRoute> out;
+  for (auto& r : bk::autorecovery::AutoRecoveryAdminRoutes(
+           [store] { return store->Get(); })) {
+    out.push_back(
+        {r.method, r.path,
+         [handler = std::move(r.handler)](const bk::bookie::HttpRequest& req) {
+           bk::autorecovery::AdminReply reply =
+               handler(bk::autorecovery::AdminCall{req.query, req.body});
+           return bk::bookie::HttpResponse{
+               reply.status, "application/json", std::move(reply.json), {}};
+         }});
+  }
+  return out;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   bk::bookie::BookieMainHooks hooks;
   hooks.extra_keys = &ExtraKeys();
   hooks.start_companion = StartAutoRecovery;
+  hooks.http_routes = AutoRecoveryHttpRoutes;
   return bk::bookie::RunBookie(argc, argv, hooks);
 }

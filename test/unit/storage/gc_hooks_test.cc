@@ -9,6 +9,7 @@
 
 #include "absl/synchronization/mutex.h"
 #include "test/support/clock_env.h"
+#include "test/support/poll_until.h"
 #include "test/unit/storage/storage_test_util.h"
 
 namespace bk::bookie {
@@ -186,6 +187,43 @@ TEST_CASE(
     }
   }
   s->reset();  // stops the GC thread before `passes` goes
+}
+
+TEST_CASE(
+    "with gcWaitTime 0 the GC thread runs a pass only when asked, with the "
+    "pass's filter, and a forced major pass is counted as one",
+    "[storage][gc]") {
+  TempDir dir;
+  LedgerStorageOptions o = SmallOptions(dir.path());  // gc_wait_time 0
+  auto s = LedgerStorage::Open(Env::Default(), o);
+  REQUIRE(s.ok());
+  for (uint64_t l = 1; l <= 3; ++l) AddLedger(s->get(), l, 5);
+  REQUIRE((*s)->Flush().ok());
+  (*s)->SetDeletedLedgerFilter(
+      [] { return LedgerDeletedFn([](uint64_t id) { return id == 2; }); });
+  GcStatus before = (*s)->GetGcStatus();
+  CHECK(before.passes == 0);
+  CHECK_FALSE(before.force_requested);
+
+  (*s)->RequestGc(/*force_major=*/true, /*force_minor=*/false);
+  CHECK(
+      ((*s)->GetGcStatus().force_requested || (*s)->GetGcStatus().passes == 1));
+  GcStatus after;
+  REQUIRE(bk::testing::PollUntil(
+      [&] {
+        after = (*s)->GetGcStatus();
+        return after.passes == 1 && !after.force_requested;
+      },
+      absl::Seconds(30)));
+  CHECK(after.forced_passes == 1);
+  CHECK(after.major_compactions == 1);
+  CHECK(after.minor_compactions == 0);
+  CHECK(after.last_major_compaction_ms > 0);
+  CHECK_FALSE(after.running);
+  CHECK((*s)->GetStats().deleted_ledgers == 1);
+  CHECK_FALSE((*s)->GetEntry(2, 0).ok());
+  CHECK((*s)->GetEntry(1, 0).ok());
+  s->reset();
 }
 
 }  // namespace

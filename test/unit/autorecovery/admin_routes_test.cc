@@ -1,0 +1,153 @@
+// Autorecovery's admin HTTP endpoints as plain routes, against the
+// in-process metadata store: the decommission's three steps, the listing
+// filters, and bad input answered 400 with nothing changed.
+
+#include "autorecovery/admin_routes.h"
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "absl/strings/match.h"
+#include "autorecovery/underreplication.h"
+#include "metadata/metadata_store.h"
+
+namespace bk::autorecovery {
+namespace {
+
+using nlohmann::json;
+
+proto::LedgerMetadata Md(std::vector<std::string> bookies) {
+  proto::LedgerMetadata md;
+  md.set_ensemble_size(static_cast<int>(bookies.size()));
+  md.set_write_quorum_size(2);
+  md.set_ack_quorum_size(2);
+  md.set_state(proto::CLOSED);
+  md.set_last_entry_id(9);
+  auto* seg = md.add_segments();
+  seg->set_first_entry_id(0);
+  for (const auto& b : bookies) seg->add_bookies(b);
+  return md;
+}
+
+struct Fixture {
+  explicit Fixture(const std::string& name) {
+    auto s = metadata::Open("mem://" + name);
+    REQUIRE(s.ok());
+    store = std::move(*s);
+    REQUIRE(store->CreateLedger(1, Md({"bk0", "bk1", "bk2"})).ok());
+    REQUIRE(store->CreateLedger(2, Md({"bk1", "bk2", "bk3"})).ok());
+    REQUIRE(store->CreateLedger(3, Md({"bk0", "bk2", "bk3"})).ok());
+    for (auto& r : AutoRecoveryAdminRoutes(
+             [this]() -> absl::StatusOr<metadata::MetadataStore*> {
+               return store.get();
+             })) {
+      routes[r.method + " " + r.path] = r.handler;
+    }
+  }
+  AdminReply Call(const std::string& route, std::string query = "",
+                  std::string body = "") {
+    auto it = routes.find(route);
+    REQUIRE(it != routes.end());
+    return it->second(AdminCall{std::move(query), std::move(body)});
+  }
+  std::unique_ptr<metadata::MetadataStore> store;
+  std::map<std::string, std::function<AdminReply(const AdminCall&)>> routes;
+};
+
+const std::string kApi = "/api/v1/autorecovery/";
+
+TEST_CASE(
+    "a decommission over the routes marks the bookie's ledgers, reports what "
+    "is left and deletes the cookie only once nothing names the bookie",
+    "[autorecovery][http]") {
+  Fixture f("admin-routes-decommission");
+  auto start =
+      f.Call("PUT " + kApi + "bookie", "", "{\"bookie_src\": [\"bk0\"]}");
+  REQUIRE(start.status == 200);
+  CHECK(json::parse(start.json)["ledgersMarked"]["bk0"] == 2);
+
+  auto listed =
+      json::parse(f.Call("GET " + kApi + "list_under_replicated_ledger").json);
+  CHECK(listed == json::array({1, 3}));
+  auto printed =
+      json::parse(f.Call("GET " + kApi + "list_under_replicated_ledger",
+                         "printmissingreplica=true")
+                      .json);
+  CHECK(printed["1"] == json::array({"bk0"}));
+  CHECK(json::parse(f.Call("GET " + kApi + "list_under_replicated_ledger",
+                           "excludingmissingreplica=bk0")
+                        .json)
+            .empty());
+
+  auto progress =
+      json::parse(f.Call("GET " + kApi + "bookie", "bookie_src=bk0").json);
+  CHECK(progress["ledgersRemaining"] == 2);
+  CHECK(progress["registered"] == false);
+
+  proto::Cookie cookie;
+  cookie.set_bookie_id("bk0");
+  REQUIRE(f.store->WriteCookie("bk0", cookie, metadata::kNotExists).ok());
+  auto early = f.Call("DELETE " + kApi + "bookie", "bookie_src=bk0");
+  CHECK(early.status == 409);
+  CHECK(absl::StrContains(early.json, "2 ledgers still name bk0"));
+  CHECK(f.store->ReadCookie("bk0").ok());
+
+  // The workers' part, by hand: bk0 replaced by bk3 / bk1.
+  for (auto [id, replacement] :
+       std::vector<std::pair<int64_t, std::string>>{{1, "bk3"}, {3, "bk1"}}) {
+    auto md = f.store->ReadLedger(id);
+    REQUIRE(md.ok());
+    for (auto& b : *md->value.mutable_segments(0)->mutable_bookies()) {
+      if (b == "bk0") b = replacement;
+    }
+    REQUIRE(f.store->CompareAndSetLedger(id, md->value, md->version).ok());
+  }
+  auto done = f.Call("DELETE " + kApi + "bookie", "bookie_src=bk0");
+  INFO(done.json);
+  REQUIRE(done.status == 200);
+  CHECK(json::parse(done.json)["cookieDeleted"] == true);
+  CHECK(absl::IsNotFound(f.store->ReadCookie("bk0").status()));
+}
+
+TEST_CASE("bad input to the autorecovery routes is 400 and changes nothing",
+          "[autorecovery][http]") {
+  Fixture f("admin-routes-bad");
+  for (const char* body :
+       {"", "nope", "[]", "{}", "{\"bookie_src\": []}", "{\"bookie_src\": 1}",
+        "{\"bookie_src\": [1]}", "{\"bookie_src\": [\"\"]}",
+        "{\"bookie_src\": \"bk0\", \"x\": 1}"}) {
+    INFO(body);
+    auto r = f.Call("PUT " + kApi + "bookie", "", body);
+    CHECK(r.status == 400);
+    CHECK(json::parse(r.json).contains("error"));
+  }
+  for (const char* query :
+       {"", "bookie_src=", "x=bk0", "bookie_src=%zz", "bookie_src=bk0&x=1"}) {
+    INFO(query);
+    CHECK(f.Call("GET " + kApi + "bookie", query).status == 400);
+    CHECK(f.Call("DELETE " + kApi + "bookie", query).status == 400);
+  }
+  CHECK(
+      f.Call("GET " + kApi + "list_under_replicated_ledger", "foo=1").status ==
+      400);
+  UnderreplicationManager marks(f.store.get());
+  CHECK(marks.List()->empty());
+  // No auditor in this store.
+  CHECK(f.Call("GET " + kApi + "who_is_auditor").status == 404);
+}
+
+TEST_CASE("the autorecovery routes answer 503 while the store cannot open",
+          "[autorecovery][http]") {
+  for (auto& r : AutoRecoveryAdminRoutes(
+           []() -> absl::StatusOr<metadata::MetadataStore*> {
+             return absl::UnavailableError("zk down");
+           })) {
+    INFO(r.method << " " << r.path);
+    AdminReply reply = r.handler(AdminCall{"bookie_src=bk0", "{}"});
+    CHECK(reply.status == 503);
+    CHECK(absl::StrContains(reply.json, "zk down"));
+  }
+}
+
+}  // namespace
+}  // namespace bk::autorecovery
