@@ -16,6 +16,7 @@
 #include "autorecovery/auditor_election.h"
 #include "autorecovery/autorecovery.h"
 #include "autorecovery/autorecovery_config.h"
+#include "autorecovery/ledgers_on_bookie.h"
 #include "autorecovery/replication_worker.h"
 #include "autorecovery/underreplication.h"
 #include "client/client.h"
@@ -40,27 +41,6 @@ const FlagSpec kBookie{"bookie", true, "the bookie's id"};
 int Fail(std::ostream& err, const std::string& cmd, const absl::Status& s) {
   err << "bkctl " << cmd << ": " << s.message() << "\n";
   return absl::IsInvalidArgument(s) ? kExitUsage : kExitFailure;
-}
-
-// Every ledger whose metadata names `bookie`, ascending.
-absl::StatusOr<std::vector<int64_t>> LedgersOn(metadata::MetadataStore* store,
-                                               const std::string& bookie) {
-  if (absl::Status s = store->Sync(); !s.ok()) return s;
-  std::vector<int64_t> out;
-  auto it = store->ListLedgers();
-  int64_t id;
-  while (it->Next(&id)) {
-    auto md = store->ReadLedger(id);
-    if (absl::IsNotFound(md.status())) continue;
-    if (!md.ok()) return md.status();
-    bool on = false;
-    for (const auto& seg : md->value.segments()) {
-      for (const auto& b : seg.bookies()) on |= b == bookie;
-    }
-    if (on) out.push_back(id);
-  }
-  if (!it->status().ok()) return it->status();
-  return out;
 }
 
 // --- autorecovery ----------------------------------------------------------
@@ -236,7 +216,7 @@ int Decommission(const std::vector<std::string>& args, std::ostream& out,
   // Mark every ledger on it (again for ledgers that appear meanwhile) until
   // the workers have moved them all.
   while (true) {
-    auto on = LedgersOn(store->get(), bookie);
+    auto on = autorecovery::LedgersOnBookie(store->get(), bookie);
     if (!on.ok()) return Fail(err, "decommission", on.status());
     if (on->empty()) break;
     for (int64_t id : *on) {
@@ -304,7 +284,7 @@ int Recover(const std::vector<std::string>& args, std::ostream& out,
   // The ledgers on it are marked, then repaired here by a worker of our own
   // (no grace for open ledgers: this is the operator's one-shot repair).
   UnderreplicationManager marks(store->get());
-  auto on = LedgersOn(store->get(), bookie);
+  auto on = autorecovery::LedgersOnBookie(store->get(), bookie);
   if (!on.ok()) return Fail(err, "recover", on.status());
   for (int64_t id : *on) {
     if (absl::Status s = marks.Mark(id, {bookie}, absl::Now()); !s.ok()) {
@@ -335,7 +315,7 @@ int Recover(const std::vector<std::string>& args, std::ostream& out,
       }
     }
   }
-  auto left = LedgersOn(store->get(), bookie);
+  auto left = autorecovery::LedgersOnBookie(store->get(), bookie);
   if (!left.ok()) return Fail(err, "recover", left.status());
   if (f->GetBool("json")) {
     out << json{{"bookie", bookie},     {"ledgers", on->size()},
