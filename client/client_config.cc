@@ -65,6 +65,60 @@ void AddHealthAndPolling(ConfigTable<ClientOptions>& t) {
                 {0.001, 1e6}, "longest one GetBookieInfo may take");
 }
 
+// The constants of placementWeighting=adaptive (placement/options.h,
+// AdaptiveOptions; tools/sim/README.md shows how each was measured).
+void AddAdaptivePlacement(ConfigTable<ClientOptions>& t) {
+  t.SecondsReal("adaptivePlacementReportWindowSeconds",
+                BK_FIELD(placement.adaptive.report_window), {0, 3600},
+                "adaptive: span of writes a load report describes; the "
+                "client's own placements fade out over it");
+  t.SecondsReal("adaptivePlacementMaxReportAgeSeconds",
+                BK_FIELD(placement.adaptive.max_report_age), {0.001, 1e6},
+                "adaptive: older load reports count as the median bookie");
+  t.Value("adaptivePlacementAvoidUtilPercent",
+          BK_FIELD(placement.adaptive.avoid_util_percent), "percent", {0, 100},
+          "adaptive: journal utilisation at which a bookie is left out while "
+          "others are eligible");
+  t.Value("adaptivePlacementBigSlotMultiple",
+          BK_FIELD(placement.adaptive.big_slot_multiple), "multiple",
+          {0.001, 1e6},
+          "adaptive: a replica's rate hint above this x the mean bookie load "
+          "is a big slot");
+  t.Value("adaptivePlacementBigSlotUtilPercent",
+          BK_FIELD(placement.adaptive.big_slot_util_percent), "percent",
+          {0, 100},
+          "adaptive: big slots go to bookies at most this utilised, if any");
+  t.Value("adaptivePlacementBigSlotChoices",
+          BK_FIELD(placement.adaptive.big_slot_choices), "bookies", {1, 1e6},
+          "adaptive: a big slot is drawn among this many least loaded");
+  t.Value("adaptivePlacementReserveForBig",
+          BK_FIELD(placement.adaptive.reserve_for_big), "bookies", {0, 1e6},
+          "adaptive: least loaded bookies other slots leave to big ones");
+  t.Value("adaptivePlacementSmallSlotMaxMultiple",
+          BK_FIELD(placement.adaptive.small_slot_max_multiple), "multiple",
+          {-1, 1e6},
+          "adaptive: other slots choose among bookies at most this x the "
+          "mean load; <= 0 no limit");
+  t.Value("adaptivePlacementRankSpread",
+          BK_FIELD(placement.adaptive.rank_spread), "fraction", {0, 1},
+          "adaptive: spread around a rated slot's target load rank");
+  t.Value("adaptivePlacementRateMemory",
+          BK_FIELD(placement.adaptive.rate_memory), "slots", {8, 1e6},
+          "adaptive: recent slot rates a rate's quantile is taken over");
+  t.Value("adaptivePlacementRanklessTilt",
+          BK_FIELD(placement.adaptive.rankless_tilt), "fraction", {0, 0.999},
+          "adaptive: without a rate hint, weight 1 + tilt for the least "
+          "loaded down to 1 - tilt");
+  t.Value("adaptivePlacementSlowLatencyMultiple",
+          BK_FIELD(placement.adaptive.slow_latency_multiple), "multiple",
+          {-1, 1e6},
+          "adaptive: a bookie whose add latency exceeds this x the median is "
+          "left out; <= 0 off");
+  t.SecondsReal("adaptivePlacementObservationMaxAgeSeconds",
+                BK_FIELD(placement.adaptive.observation_max_age), {0.001, 1e6},
+                "adaptive: add latencies older than this are forgotten");
+}
+
 void AddPlacement(ConfigTable<ClientOptions>& t) {
   t.Choice("placementWeighting", BK_FIELD(placement.weighting),
            {Weighting::kNone, Weighting::kDisk, Weighting::kLoad,
@@ -134,6 +188,7 @@ void AddPlacement(ConfigTable<ClientOptions>& t) {
   t.Value("clientRegion", BK_FIELD(placement.region.local_region), "-", {},
           "region-aware: the region this client runs in (its first ensemble "
           "member is drawn there); empty: unknown");
+  AddAdaptivePlacement(t);
   t.Value("readReorderThresholdPendingRequests",
           BK_FIELD(placement.read_reorder_threshold_pending_requests),
           "requests", {0, 1e9},

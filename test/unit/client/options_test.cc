@@ -57,6 +57,54 @@ TEST_CASE("region-aware placement keys set the policy's region mode",
   CHECK(absl::IsInvalidArgument(slash.status()));
 }
 
+TEST_CASE("the adaptive policy's constants are client keys, checked",
+          "[client]") {
+  auto o = ClientOptionsFromKeys(
+      {{"placementWeighting", "adaptive"},
+       {"adaptivePlacementReportWindowSeconds", "1.5"},
+       {"adaptivePlacementMaxReportAgeSeconds", "120"},
+       {"adaptivePlacementAvoidUtilPercent", "80"},
+       {"adaptivePlacementBigSlotMultiple", "2"},
+       {"adaptivePlacementBigSlotUtilPercent", "40"},
+       {"adaptivePlacementBigSlotChoices", "4"},
+       {"adaptivePlacementReserveForBig", "2"},
+       {"adaptivePlacementSmallSlotMaxMultiple", "0"},
+       {"adaptivePlacementRankSpread", "0.1"},
+       {"adaptivePlacementRateMemory", "64"},
+       {"adaptivePlacementRanklessTilt", "0.25"},
+       {"adaptivePlacementSlowLatencyMultiple", "-1"},
+       {"adaptivePlacementObservationMaxAgeSeconds", "5"}});
+  REQUIRE(o.ok());
+  const placement::AdaptiveOptions& a = o->placement.adaptive;
+  CHECK(a.report_window == absl::Milliseconds(1500));
+  CHECK(a.max_report_age == absl::Seconds(120));
+  CHECK(a.avoid_util_percent == 80);
+  CHECK(a.big_slot_multiple == 2);
+  CHECK(a.big_slot_util_percent == 40);
+  CHECK(a.big_slot_choices == 4);
+  CHECK(a.reserve_for_big == 2);
+  CHECK(a.small_slot_max_multiple == 0);
+  CHECK(a.rank_spread == 0.1);
+  CHECK(a.rate_memory == 64);
+  CHECK(a.rankless_tilt == 0.25);
+  CHECK(a.slow_latency_multiple == -1);
+  CHECK(a.observation_max_age == absl::Seconds(5));
+  // Defaults are the policy's own.
+  CHECK(ClientOptionsFromKeys({})->placement.adaptive.rate_memory ==
+        placement::AdaptiveOptions().rate_memory);
+  for (const auto& [key, value] :
+       std::vector<std::pair<std::string, std::string>>{
+           {"adaptivePlacementRankSpread", "2"},
+           {"adaptivePlacementRateMemory", "4"},
+           {"adaptivePlacementBigSlotChoices", "0"},
+           {"adaptivePlacementRanklessTilt", "1"}}) {
+    auto bad = ClientOptionsFromKeys({{key, value}});
+    INFO(key << "=" << value);
+    REQUIRE(absl::IsInvalidArgument(bad.status()));
+    CHECK(bad.status().message().find(key) != absl::string_view::npos);
+  }
+}
+
 TEST_CASE("an unknown client key or a bad value is an error naming it",
           "[client]") {
   auto unknown = ClientOptionsFromKeys({{"addEntryTimeout", "3"}});
