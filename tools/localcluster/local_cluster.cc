@@ -7,6 +7,8 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <algorithm>
 #include <fstream>
 
 #include "absl/strings/match.h"
@@ -66,11 +68,15 @@ absl::StatusOr<std::unique_ptr<LocalCluster>> LocalCluster::Start(
   }
   std::unique_ptr<LocalCluster> c(new LocalCluster(std::move(options)));
   if (absl::Status s = c->StartZooKeeper(); !s.ok()) return s;
-  for (int i = 0; i < c->options_.bookies; ++i) {
+  const int started =
+      c->options_.started_bookies < 0
+          ? c->options_.bookies
+          : std::min(c->options_.started_bookies, c->options_.bookies);
+  for (int i = 0; i < started; ++i) {
     if (absl::Status s = c->StartBookie(i); !s.ok()) return s;
   }
   const absl::Time deadline = absl::Now() + c->options_.start_timeout;
-  for (int i = 0; i < c->options_.bookies; ++i) {
+  for (int i = 0; i < started; ++i) {
     if (absl::Status s = c->WaitReady(i, deadline); !s.ok()) return s;
   }
   return c;

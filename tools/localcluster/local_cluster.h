@@ -26,6 +26,10 @@ namespace bk::localcluster {
 
 struct LocalClusterOptions {
   int bookies = 5;
+  // Bookies Start starts (the first ones); < 0: all. The others have their
+  // ids, ports and directories and join with RestartBookie(i), as an
+  // operator adds a bookie.
+  int started_bookies = -1;
   int racks = 3;  // bookie i is in /region-1/rack-(i % racks + 1)
   std::string dir = "/tmp/bk-localcluster";
   int zookeeper_port = 2181;

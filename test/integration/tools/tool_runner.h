@@ -57,16 +57,19 @@ inline size_t CountLines(const std::string& s) {
   return static_cast<size_t>(std::count(s.begin(), s.end(), '\n'));
 }
 
-// `bookies` bookies on three racks under `dir`, on free ports (three
-// tries, as a picked port may be taken before the cluster binds it).
+// `bookies` bookies on three racks under `dir` (the first
+// `started_bookies` running, < 0: all), on free ports (three tries, as a
+// picked port may be taken before the cluster binds it).
 // `extra_config`: more key=value lines for every bookie. Null when it
 // cannot start.
 inline std::unique_ptr<localcluster::LocalCluster> StartToolCluster(
     const std::string& dir, const std::string& bookie_binary,
-    std::vector<std::string> extra_config = {}, int bookies = 3) {
+    std::vector<std::string> extra_config = {}, int bookies = 3,
+    int started_bookies = -1) {
   for (int attempt = 0; attempt < 3; ++attempt) {
     localcluster::LocalClusterOptions o;
     o.bookies = bookies;
+    o.started_bookies = started_bookies;
     o.racks = 3;
     o.extra_bookie_config = extra_config;
     o.dir = dir + "/cluster-" + std::to_string(attempt);
