@@ -8,7 +8,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <algorithm>
 #include <fstream>
 
 #include "absl/strings/match.h"
