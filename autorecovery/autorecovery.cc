@@ -3,6 +3,8 @@
 #include <prometheus/registry.h>
 #include <unistd.h>
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "autorecovery/auditor.h"
@@ -85,7 +87,9 @@ absl::StatusOr<std::unique_ptr<AutoRecovery>> AutoRecovery::Start(
   ar->probe_ = std::make_unique<AutoRecoveryProbe>(
       o.registry ? o.registry : std::make_shared<prometheus::Registry>(), o.id);
   ar->auditor_thread_ = std::thread([p = ar.get()] { p->AuditorLoop(); });
-  ar->worker_thread_ = std::thread([p = ar.get()] { p->WorkerLoop(); });
+  for (int i = 0; i < std::max(1, o.workers); ++i) {
+    ar->worker_threads_.emplace_back([p = ar.get()] { p->WorkerLoop(); });
+  }
   bk::log::Get("autorecovery")
       ->info("autorecovery {} started on {}", o.id, o.metadata_uri);
   return ar;
@@ -99,7 +103,9 @@ void AutoRecovery::Stop() {
     stop_ = true;
   }
   if (auditor_thread_.joinable()) auditor_thread_.join();
-  if (worker_thread_.joinable()) worker_thread_.join();
+  for (auto& t : worker_threads_) {
+    if (t.joinable()) t.join();
+  }
   if (election_) election_->Withdraw();
   is_auditor_ = false;
 }
@@ -192,6 +198,10 @@ void AutoRecovery::WorkerLoop() {
   wo.passwords = options_.ledger_passwords;
   if (options_.replication_rate_by_bytes > 0) {
     wo.throttle = [l = limiter_.get()](int64_t bytes) { l->Acquire(bytes); };
+    // Chunks of about the limiter's burst (10 ms of the rate): the copy
+    // then reaches the bookies as a steady trickle, not in batches.
+    wo.max_chunk_bytes =
+        std::max<int64_t>(1, options_.replication_rate_by_bytes / 100);
   }
   ReplicationWorker worker(client_.get(), worker_store_.get(),
                            worker_marks_.get(), std::move(wo));

@@ -40,7 +40,12 @@ const ConfigTable<AutoRecoveryOptions>& AutoRecoveryConfigTable() {
               "after the ledger is marked, then the ledger is recovered");
     t->Value("rereplicationEntryBatchSize",
              BK_FIELD(rereplication_entry_batch_size), "entries", {1, 100000},
-             "entries read and written at a time while re-replicating");
+             "entries per chunk of a copy: a chunk is streamed from one "
+             "replica and written to the new bookie as it arrives, a few "
+             "chunks at a time");
+    t->Value("autoRecoveryWorkers", BK_FIELD(workers), "threads", {1, 64},
+             "replication workers in this process, each repairing its own "
+             "under-replicated ledger at the same time");
     t->Value("replicationRateByBytes", BK_FIELD(replication_rate_by_bytes),
              "bytes per second", {-1, 1e12},
              "re-replication rate limit of this process; <= 0: unthrottled");
