@@ -198,10 +198,6 @@ void AutoRecovery::WorkerLoop() {
   wo.passwords = options_.ledger_passwords;
   if (options_.replication_rate_by_bytes > 0) {
     wo.throttle = [l = limiter_.get()](int64_t bytes) { l->Acquire(bytes); };
-    // Chunks of about the limiter's burst (10 ms of the rate): the copy
-    // then reaches the bookies as a steady trickle, not in batches.
-    wo.max_chunk_bytes =
-        std::max<int64_t>(1, options_.replication_rate_by_bytes / 100);
   }
   ReplicationWorker worker(client_.get(), worker_store_.get(),
                            worker_marks_.get(), std::move(wo));

@@ -137,7 +137,6 @@ WorkResult ReplicationWorker::Repair(LedgerId id, absl::Time now) {
   client::RepairOptions ro;
   ro.batch_size = options_.batch_size;
   ro.throttle = options_.throttle;
-  ro.max_chunk_bytes = options_.max_chunk_bytes;
   for (const auto& bookie : mark->missing) {
     auto moved = repair.ReplaceBookie(id, *password, bookie, ro);
     if (!moved.ok()) {

@@ -57,9 +57,6 @@ struct WorkerOptions {
   // Called with the bytes of each chunk before it is copied; may block (the
   // service's byte-rate throttle). Null: unthrottled.
   std::function<void(int64_t)> throttle;
-  // > 0: chunks cut to about this many bytes (set with the throttle, so the
-  // throttled copy is smooth).
-  int64_t max_chunk_bytes = 0;
   // Candidate passwords of the cluster's ledgers ("" is always tried).
   std::vector<std::string> passwords;
 };

@@ -85,7 +85,6 @@ absl::StatusOr<RepairResult> LedgerRepair::ReplaceBookie(
     copy.master_key = master_key;
     copy.batch_size = options.batch_size;
     copy.chunks_in_flight = options.chunks_in_flight;
-    copy.max_chunk_bytes = options.max_chunk_bytes;
     copy.throttle = options.throttle;
     auto stats = internal::CopyFragment(ctx, copy);
     if (!stats.ok()) return stats.status();

@@ -50,9 +50,6 @@ struct RepairOptions {
   // chunks_in_flight * batch_size entries are held or await the new
   // bookie's answer.
   int chunks_in_flight = 4;
-  // > 0: chunks cut to about this many bytes, so that a throttled copy
-  // sends small, evenly spaced chunks (0: batch_size entries each).
-  int64_t max_chunk_bytes = 0;
   // Called before each chunk starts with the bytes it is expected to copy
   // (plus what earlier chunks copied beyond their estimates) and once more
   // at the end of each fragment; it may block to hold repair under a rate

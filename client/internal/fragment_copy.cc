@@ -116,9 +116,7 @@ absl::StatusOr<CopyStats> CopyFragment(ClientContext* ctx,
     return true;
   };
 
-  // Chunks are started in plan order; with max_chunk_bytes, a planned chunk
-  // is cut into pieces of about that size once entry sizes are known (the
-  // first piece is one entry), and the rest put back at the front.
+  // Chunks are started in plan order.
   std::vector<ChunkPlan> planned = PlanChunks(c);
   std::deque<ChunkPlan> todo(planned.begin(), planned.end());
   // Bytes copied but not yet given to the throttle: a chunk is charged its
@@ -143,21 +141,8 @@ absl::StatusOr<CopyStats> CopyFragment(ClientContext* ctx,
         entry_bytes = progress->stats.bytes / progress->stats.entries;
       }
     }
-    ChunkPlan plan = todo.front();
+    const ChunkPlan plan = todo.front();
     todo.pop_front();
-    if (c.max_chunk_bytes > 0) {
-      const int64_t fit =
-          entry_bytes > 0
-              ? std::max<int64_t>(1, c.max_chunk_bytes / entry_bytes)
-              : 1;
-      if (fit < plan.count) {
-        ChunkPlan rest = plan;
-        rest.first += plan.stride * fit;
-        rest.count -= static_cast<int>(fit);
-        todo.push_front(rest);
-        plan.count = static_cast<int>(fit);
-      }
-    }
     const int64_t estimate = entry_bytes * plan.count;
     owed += estimate;
     if (c.throttle && owed > 0) {

@@ -41,10 +41,6 @@ struct FragmentCopy {
   std::string master_key;
   int batch_size = 100;      // entries per chunk
   int chunks_in_flight = 4;  // chunks read and written at once
-  // > 0: chunks are cut to about this many bytes (a throttled copy sends
-  // small, evenly spaced chunks rather than a batch at once); the first
-  // chunk is one entry, to learn the entries' size.
-  int64_t max_chunk_bytes = 0;
   // Called before each chunk starts with the bytes it is expected to copy
   // (the average entry so far times its entries) plus what earlier chunks
   // copied beyond their estimates, and once more at the end; may block (a
