@@ -10,7 +10,9 @@
 // poll interval and, while it is the auditor, audits when the bookie
 // registrations change, when a missing bookie's lostBookieRecoveryDelay
 // ends, every auditorPeriodicBookieCheckInterval and when an operator asks
-// (`bkctl triggeraudit`, which bumps <root>/underreplication/auditrequest);
+// (`bkctl triggeraudit`, which bumps <root>/underreplication/auditrequest),
+// and checks what live bookies hold every auditorPeriodicCheckInterval
+// (replica_check.h; on the same thread, so a long check delays audits);
 // each worker thread (autoRecoveryWorkers of them) repairs marked ledgers
 // one after another, each its own (the ledger locks keep them apart), and
 // looks again every poll interval when there is nothing to do. The auditor
@@ -57,6 +59,8 @@ absl::Status RequestAudit(metadata::MetadataStore* store);
 // Counters since Start, for tests, logs and metrics.
 struct AutoRecoveryStats {
   int64_t audits = 0;
+  int64_t replica_checks = 0;       // auditorPeriodicCheckInterval's, done
+  int64_t replica_check_marks = 0;  // ledgers they marked
   int64_t ledgers_repaired = 0;
   int64_t fragments_rereplicated = 0;
   int64_t entries_rereplicated = 0;

@@ -34,6 +34,12 @@ const ConfigTable<AutoRecoveryOptions>& AutoRecoveryConfigTable() {
                BK_FIELD(auditor_periodic_bookie_check_interval), {1, 1e8},
                "a full audit of ledgers against registered bookies at least "
                "this often");
+    t->Seconds("auditorPeriodicCheckInterval",
+               BK_FIELD(auditor_periodic_check_interval), {0, 1e8},
+               "how often the auditor checks that live bookies hold every "
+               "entry of the fragments they should (a wiped disk, a lost "
+               "ledger directory) and marks the ledgers that lack some; 0: "
+               "never");
     t->Millis("openLedgerRereplicationGracePeriod",
               BK_FIELD(open_ledger_rereplication_grace_period), {0, 1e10},
               "an open ledger's last segment is left to its writer this long "
