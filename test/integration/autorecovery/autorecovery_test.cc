@@ -239,8 +239,8 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "a worker killed mid-copy leaves its ledger marked; another "
-    "worker repairs it, nothing lost or doubled",
+    "a worker killed mid-copy leaves its ledger marked, and another "
+    "worker repairs it with nothing lost or doubled",
     "[integration][autorecovery][slow]") {
   INFO("seed " << Seed());
   Fixture f("midcopy");
