@@ -3,12 +3,15 @@
 #include <prometheus/registry.h>
 #include <unistd.h>
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "autorecovery/auditor.h"
 #include "autorecovery/auditor_election.h"
 #include "autorecovery/autorecovery_probe.h"
 #include "autorecovery/byte_rate_limiter.h"
+#include "autorecovery/replica_check.h"
 #include "autorecovery/replication_worker.h"
 #include "autorecovery/underreplication.h"
 #include "client/client.h"
@@ -85,7 +88,9 @@ absl::StatusOr<std::unique_ptr<AutoRecovery>> AutoRecovery::Start(
   ar->probe_ = std::make_unique<AutoRecoveryProbe>(
       o.registry ? o.registry : std::make_shared<prometheus::Registry>(), o.id);
   ar->auditor_thread_ = std::thread([p = ar.get()] { p->AuditorLoop(); });
-  ar->worker_thread_ = std::thread([p = ar.get()] { p->WorkerLoop(); });
+  for (int i = 0; i < std::max(1, o.workers); ++i) {
+    ar->worker_threads_.emplace_back([p = ar.get()] { p->WorkerLoop(); });
+  }
   bk::log::Get("autorecovery")
       ->info("autorecovery {} started on {}", o.id, o.metadata_uri);
   return ar;
@@ -99,7 +104,9 @@ void AutoRecovery::Stop() {
     stop_ = true;
   }
   if (auditor_thread_.joinable()) auditor_thread_.join();
-  if (worker_thread_.joinable()) worker_thread_.join();
+  for (auto& t : worker_threads_) {
+    if (t.joinable()) t.join();
+  }
   if (election_) election_->Withdraw();
   is_auditor_ = false;
 }
@@ -124,6 +131,11 @@ void AutoRecovery::AuditorLoop() {
   auto log = bk::log::Get("autorecovery");
   Auditor auditor(auditor_store_.get(), auditor_marks_.get(),
                   options_.lost_bookie_recovery_delay);
+  // Each bookie's answer to the replica check is awaited this long at most.
+  constexpr absl::Duration kCheckTimeout = absl::Seconds(10);
+  ReplicaCheck replica_check(auditor_store_.get(), auditor_marks_.get(),
+                             client_.get(), kCheckTimeout);
+  absl::Time next_check = absl::InfiniteFuture();
   bool was_auditor = false;
   std::string last_set;
   metadata::Version last_request = metadata::kNotExists;
@@ -157,9 +169,26 @@ void AutoRecovery::AuditorLoop() {
         !was_auditor || *set != last_set || request != last_request ||
         now >= auditor.NextDeadline() ||
         now - last_full >= options_.auditor_periodic_bookie_check_interval;
+    if (!was_auditor) {
+      next_check =
+          options_.auditor_periodic_check_interval > absl::ZeroDuration()
+              ? now + options_.auditor_periodic_check_interval
+              : absl::InfiniteFuture();
+    }
     was_auditor = true;
     if (auto marked = auditor_marks_->List(); marked.ok()) {
       probe_->SetUnderreplicated(static_cast<int64_t>(marked->size()));
+    }
+    if (now >= next_check) {
+      auto checked = replica_check.Run(now);
+      next_check = absl::Now() + options_.auditor_periodic_check_interval;
+      if (!checked.ok()) {
+        log->warn("replica check failed: {}", checked.status().ToString());
+      } else {
+        absl::MutexLock l(&mu_);
+        ++stats_.replica_checks;
+        stats_.replica_check_marks += checked->ledgers_marked;
+      }
     }
     if (!due) continue;
     auto report = auditor.Audit(now);

@@ -1,4 +1,4 @@
-// AutoRecovery: the auditor and a replication worker in one process, as
+// AutoRecovery: the auditor and the replication workers in one process, as
 // BookKeeper's AutoRecoveryMain runs them: `bkctl autorecovery`, or a bookie
 // executable that composes it in its main (autoRecoveryDaemonEnabled).
 //
@@ -10,14 +10,18 @@
 // poll interval and, while it is the auditor, audits when the bookie
 // registrations change, when a missing bookie's lostBookieRecoveryDelay
 // ends, every auditorPeriodicBookieCheckInterval and when an operator asks
-// (`bkctl triggeraudit`, which bumps <root>/underreplication/auditrequest);
-// the worker thread repairs marked ledgers one after another and looks
-// again every poll interval when there is nothing to do. Each has its own
-// metadata session for the election, marks and locks, and the worker a
-// client::Client for the copies.
+// (`bkctl triggeraudit`, which bumps <root>/underreplication/auditrequest),
+// and checks what live bookies hold every auditorPeriodicCheckInterval
+// (replica_check.h; on the same thread, so a long check delays audits);
+// each worker thread (autoRecoveryWorkers of them) repairs marked ledgers
+// one after another, each its own (the ledger locks keep them apart), and
+// looks again every poll interval when there is nothing to do. The auditor
+// has a metadata session of its own for the election and marks, the
+// workers share one for marks and locks, and one client::Client for the
+// copies.
 //
-// Lifetime: Stop (or the destructor) ends both threads (a copy in flight
-// finishes its batch first), withdraws from the election and closes the
+// Lifetime: Stop (or the destructor) ends the threads (a repair in flight
+// finishes first), withdraws from the election and closes the
 // sessions, which releases any lock held.
 
 #ifndef BK_AUTORECOVERY_AUTORECOVERY_H_
@@ -28,6 +32,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
@@ -54,6 +59,8 @@ absl::Status RequestAudit(metadata::MetadataStore* store);
 // Counters since Start, for tests, logs and metrics.
 struct AutoRecoveryStats {
   int64_t audits = 0;
+  int64_t replica_checks = 0;       // auditorPeriodicCheckInterval's, done
+  int64_t replica_check_marks = 0;  // ledgers they marked
   int64_t ledgers_repaired = 0;
   int64_t fragments_rereplicated = 0;
   int64_t entries_rereplicated = 0;
@@ -100,7 +107,7 @@ class AutoRecovery {
   bool stop_ ABSL_GUARDED_BY(mu_) = false;
   AutoRecoveryStats stats_ ABSL_GUARDED_BY(mu_);
   std::thread auditor_thread_;
-  std::thread worker_thread_;
+  std::vector<std::thread> worker_threads_;
 };
 
 }  // namespace bk::autorecovery

@@ -34,13 +34,24 @@ const ConfigTable<AutoRecoveryOptions>& AutoRecoveryConfigTable() {
                BK_FIELD(auditor_periodic_bookie_check_interval), {1, 1e8},
                "a full audit of ledgers against registered bookies at least "
                "this often");
+    t->Seconds("auditorPeriodicCheckInterval",
+               BK_FIELD(auditor_periodic_check_interval), {0, 1e8},
+               "how often the auditor checks that live bookies hold every "
+               "entry of the fragments they should (a wiped disk, a lost "
+               "ledger directory) and marks the ledgers that lack some; 0: "
+               "never");
     t->Millis("openLedgerRereplicationGracePeriod",
               BK_FIELD(open_ledger_rereplication_grace_period), {0, 1e10},
               "an open ledger's last segment is left to its writer this long "
               "after the ledger is marked, then the ledger is recovered");
     t->Value("rereplicationEntryBatchSize",
              BK_FIELD(rereplication_entry_batch_size), "entries", {1, 100000},
-             "entries read and written at a time while re-replicating");
+             "entries per chunk of a copy: a chunk is streamed from one "
+             "replica and written to the new bookie as it arrives, a few "
+             "chunks at a time");
+    t->Value("autoRecoveryWorkers", BK_FIELD(workers), "threads", {1, 64},
+             "replication workers in this process, each repairing its own "
+             "under-replicated ledger at the same time");
     t->Value("replicationRateByBytes", BK_FIELD(replication_rate_by_bytes),
              "bytes per second", {-1, 1e12},
              "re-replication rate limit of this process; <= 0: unthrottled");

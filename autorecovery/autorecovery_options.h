@@ -38,11 +38,21 @@ struct AutoRecoveryOptions {
   absl::Duration lost_bookie_recovery_delay = absl::ZeroDuration();
   // auditorPeriodicBookieCheckInterval: full audit at least this often.
   absl::Duration auditor_periodic_bookie_check_interval = absl::Hours(24);
+  // auditorPeriodicCheckInterval: how often the auditor checks every
+  // ledger's fragments entry by entry on the bookies that should hold them
+  // (replica_check.h); the first check one interval after it became the
+  // auditor. Zero: never (BookKeeper's default: a week).
+  absl::Duration auditor_periodic_check_interval = absl::Hours(24 * 7);
   // openLedgerRereplicationGracePeriod: an open ledger's last segment is
   // left to its writer this long after the ledger was marked.
   absl::Duration open_ledger_rereplication_grace_period = absl::Seconds(30);
-  // rereplicationEntryBatchSize: entries read and written at a time.
+  // rereplicationEntryBatchSize: entries per chunk of a copy (a chunk is
+  // streamed from one replica and written as it arrives; a few chunks of a
+  // fragment are in flight at once).
   int rereplication_entry_batch_size = 10;
+  // autoRecoveryWorkers: replication workers in this process, each
+  // repairing its own ledger at the same time.
+  int workers = 2;
   // replicationRateByBytes: bytes per second re-replicated by this
   // process; <= 0: unthrottled.
   int64_t replication_rate_by_bytes = -1;

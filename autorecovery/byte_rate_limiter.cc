@@ -9,8 +9,8 @@ namespace bk::autorecovery {
 absl::Duration ByteRateLimiter::Reserve(int64_t bytes, absl::Time now) {
   if (rate_ <= 0 || bytes <= 0) return absl::ZeroDuration();
   absl::MutexLock l(&mu_);
-  // At most one second of unused rate is credited.
-  const absl::Time start = std::max(next_free_, now - absl::Seconds(1));
+  // At most `burst_` of unused rate is credited.
+  const absl::Time start = std::max(next_free_, now - burst_);
   const absl::Duration cost =
       absl::Seconds(static_cast<double>(bytes) / static_cast<double>(rate_));
   next_free_ = start + cost;

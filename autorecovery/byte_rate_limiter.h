@@ -1,7 +1,11 @@
 // ByteRateLimiter: holds its callers to a byte rate (replicationRateByBytes)
 // so that re-replication does not starve clients of disk and network. A
-// caller asks for the bytes it is about to write and is made to wait until
-// the rate allows them; bursts are not saved up beyond one second's worth.
+// caller books the bytes it has just copied (or is about to) and is made to
+// wait until the rate has caught up with everything booked. Idle time is
+// credited for `burst` at most (a token bucket `burst` deep), so repair
+// never sends more than rate * burst ahead of the rate: a deep bucket (a
+// second of credit) let whole batches out at once, which is what clients
+// sharing the bookies felt as added latency.
 //
 // Thread-safe: callers are served in the order they ask.
 
@@ -19,8 +23,9 @@ namespace bk::autorecovery {
 class ByteRateLimiter {
  public:
   // bytes_per_second <= 0: no limit.
-  explicit ByteRateLimiter(int64_t bytes_per_second)
-      : rate_(bytes_per_second) {}
+  explicit ByteRateLimiter(int64_t bytes_per_second,
+                           absl::Duration burst = absl::Milliseconds(10))
+      : rate_(bytes_per_second), burst_(burst) {}
 
   // Blocks until `bytes` may go; returns how long it waited.
   absl::Duration Acquire(int64_t bytes);
@@ -30,6 +35,7 @@ class ByteRateLimiter {
 
  private:
   const int64_t rate_;
+  const absl::Duration burst_;
   absl::Mutex mu_;
   // When the bytes booked so far have gone at the rate.
   absl::Time next_free_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();

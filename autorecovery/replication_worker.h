@@ -54,7 +54,7 @@ struct WorkerOptions {
   absl::Duration open_ledger_grace_period = absl::Seconds(30);
   absl::Duration backoff = absl::Seconds(5);  // rwRereplicateBackoffMs
   int batch_size = 10;                        // rereplicationEntryBatchSize
-  // Called with each batch's bytes before it is written; may block (the
+  // Called with the bytes of each chunk before it is copied; may block (the
   // service's byte-rate throttle). Null: unthrottled.
   std::function<void(int64_t)> throttle;
   // Candidate passwords of the cluster's ledgers ("" is always tried).

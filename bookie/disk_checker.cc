@@ -37,14 +37,33 @@ const char* DiskStateName(DiskState state) {
 
 DiskChecker::DiskChecker(Env* env, std::vector<std::string> dirs,
                          DiskCheckerOptions options)
-    : env_(env), dirs_(std::move(dirs)), options_(options) {}
+    : DiskChecker(env, {}, std::move(dirs), options) {}
+
+namespace {
+std::vector<std::string> Concat(std::vector<std::string> a,
+                                const std::vector<std::string>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+}  // namespace
+
+DiskChecker::DiskChecker(Env* env, std::vector<std::string> ledger_dirs,
+                         std::vector<std::string> journal_dirs,
+                         DiskCheckerOptions options)
+    : env_(env),
+      dirs_(Concat(ledger_dirs, journal_dirs)),
+      ledger_dirs_(ledger_dirs.size()),
+      options_(options),
+      full_(dirs_.size(), false) {}
 
 DiskCheckResult DiskChecker::Check() {
   DiskCheckResult r;
   r.previous = state();
-  for (const std::string& dir : dirs_) {
+  for (size_t i = 0; i < dirs_.size(); ++i) {
+    const std::string& dir = dirs_[i];
     DirUsage u;
     u.dir = dir;
+    u.journal = i >= ledger_dirs_;
     auto stats = env_->GetFsStats(dir);
     if (!stats.ok()) {
       u.error = stats.status();
@@ -58,17 +77,28 @@ DiskCheckResult DiskChecker::Check() {
       u.usage = 1.0 - static_cast<double>(u.free_bytes) /
                           static_cast<double>(u.total_bytes);
     }
+    // Full at the threshold; stays full until below the lwm.
+    full_[i] = u.usage >= options_.usage_threshold ||
+               (full_[i] && u.usage >= options_.lwm_threshold);
+    u.full = full_[i];
     r.max_usage = std::max(r.max_usage, u.usage);
     r.dirs.push_back(std::move(u));
   }
-  const double use = r.max_usage;
+  bool journal_full = false, some_ledger_full = false;
+  size_t ledger_full = 0;
+  for (const DirUsage& u : r.dirs) {
+    if (u.journal) {
+      journal_full |= u.full;
+    } else if (u.full) {
+      ++ledger_full;
+      some_ledger_full = true;
+    }
+  }
+  const bool all_ledger_full = ledger_dirs_ > 0 && ledger_full == ledger_dirs_;
   DiskState next;
-  if (use >= options_.usage_threshold) {
+  if (journal_full || all_ledger_full) {
     next = DiskState::kReadOnly;
-  } else if (r.previous == DiskState::kReadOnly &&
-             use >= options_.lwm_threshold) {
-    next = DiskState::kReadOnly;  // hysteresis: not yet below the lwm
-  } else if (use >= options_.warn_threshold) {
+  } else if (some_ledger_full || r.max_usage >= options_.warn_threshold) {
     next = DiskState::kWarning;
   } else {
     next = DiskState::kWritable;

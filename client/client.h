@@ -112,7 +112,8 @@ class Client {
   uint64_t seed() const;
 
  private:
-  friend class LedgerRepair;  // reaches the connections and the policy
+  friend class LedgerRepair;   // reaches the connections and the policy
+  friend class LedgerChecker;  // reaches the connections
   explicit Client(std::shared_ptr<internal::ClientContext> ctx);
   std::shared_ptr<internal::ClientContext> ctx_;
 };

@@ -18,18 +18,6 @@ using internal::Bookies;
 
 constexpr int kMaxCasAttempts = 16;
 
-// Last entry of segment `i` that the ledger can hold: the next segment's
-// start - 1, or the ledger's last entry for the last segment of a closed
-// ledger.
-int64_t SegmentEnd(const proto::LedgerMetadata& md, int i) {
-  if (i + 1 < md.segments_size()) {
-    int64_t end = md.segments(i + 1).first_entry_id() - 1;
-    if (md.state() == proto::CLOSED) end = std::min(end, md.last_entry_id());
-    return end;
-  }
-  return md.last_entry_id();
-}
-
 int SlotOf(const proto::Segment& seg, const std::string& bookie) {
   for (int i = 0; i < seg.bookies_size(); ++i) {
     if (seg.bookies(i) == bookie) return i;
@@ -92,10 +80,11 @@ absl::StatusOr<RepairResult> LedgerRepair::ReplaceBookie(
     copy.write_quorum = md.value.write_quorum_size();
     copy.slot = slot;
     copy.first_entry = seg.first_entry_id();
-    copy.last_entry = SegmentEnd(md.value, i);
+    copy.last_entry = internal::SegmentLastEntry(md.value, i);
     copy.to = to;
     copy.master_key = master_key;
     copy.batch_size = options.batch_size;
+    copy.chunks_in_flight = options.chunks_in_flight;
     copy.throttle = options.throttle;
     auto stats = internal::CopyFragment(ctx, copy);
     if (!stats.ok()) return stats.status();

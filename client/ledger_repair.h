@@ -8,9 +8,10 @@
 // For each segment (fragment) whose ensemble holds the bookie, a
 // replacement is chosen by the client's placement policy (rack-aware,
 // load-weighted, excluding the segment's own bookies), the
-// segment's entries that the bookie held are read from the surviving
+// segment's entries that the bookie held are streamed from the surviving
 // replicas of their write sets (digests verified) and added to the
-// replacement with RECOVERY_ADD, and only then is the bookie swapped for
+// replacement with RECOVERY_ADD, a few chunks at a time
+// (internal/fragment_copy.h), and only then is the bookie swapped for
 // the replacement in the segment, by compare-and-set on the metadata. A
 // copy cut short (crash, error) leaves the metadata untouched; running it
 // again copies again (re-adding an entry is harmless) and swaps.
@@ -42,10 +43,17 @@
 namespace bk::client {
 
 struct RepairOptions {
-  // Entries read and added at a time (rereplicationEntryBatchSize).
+  // Entries per chunk (rereplicationEntryBatchSize): a chunk is streamed
+  // from one surviving replica and added to the new bookie as it arrives.
   int batch_size = 100;
-  // Called before each batch is added with its size in bytes; it may block
-  // to hold repair under a rate (the caller's throttle). Null: unthrottled.
+  // Chunks of one fragment read and written at once; at most
+  // chunks_in_flight * batch_size entries are held or await the new
+  // bookie's answer.
+  int chunks_in_flight = 4;
+  // Called before each chunk starts with the bytes it is expected to copy
+  // (plus what earlier chunks copied beyond their estimates) and once more
+  // at the end of each fragment; it may block to hold repair under a rate
+  // (the caller's throttle). Null: unthrottled.
   std::function<void(int64_t bytes)> throttle;
   // Bookies never chosen as replacements (besides the ledger's own).
   std::vector<std::string> excluded;

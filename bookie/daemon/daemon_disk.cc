@@ -31,6 +31,13 @@ absl::Status ApplyDiskState(const DaemonOptions& options, DaemonParts& p) {
         "turning read-only (free disk space, or set "
         "readOnlyModeEnabled=true)"));
   }
+  // A full ledger directory is skipped for new ledgers; the bookie turns
+  // read-only only when every one is full (or a journal directory is).
+  size_t ledger_dir = 0;
+  for (const DirUsage& u : r.dirs) {
+    if (u.journal) continue;
+    p.store->storage()->SetDirFull(ledger_dir++, u.full);
+  }
   if (r.state == DiskState::kReadOnly) {
     p.store->SetReadOnly(true,
                          absl::StrCat("disk usage ", r.max_usage, " above ",
@@ -41,6 +48,14 @@ absl::Status ApplyDiskState(const DaemonOptions& options, DaemonParts& p) {
   if (r.changed()) {
     p.log->warn("disk state {} -> {} (max usage {:.3f})",
                 DiskStateName(r.previous), DiskStateName(r.state), r.max_usage);
+  }
+  for (const DirUsage& u : r.dirs) {
+    if (!u.journal && u.full && r.state != DiskState::kReadOnly) {
+      p.log->warn(
+          "ledger directory {} is full ({:.3f}): new ledgers go to "
+          "the others",
+          u.dir, u.usage);
+    }
   }
   return absl::OkStatus();
 }
@@ -54,9 +69,9 @@ void RecordCheck(DaemonParts& p) {
 }  // namespace
 
 absl::Status StartDiskChecker(const DaemonOptions& options, DaemonParts& p) {
-  std::vector<std::string> dirs = options.store.storage.ledger_dirs;
-  for (const auto& j : options.store.journal.dirs) dirs.push_back(j);
-  p.disk = std::make_unique<DiskChecker>(p.env, dirs, options.disk);
+  p.disk =
+      std::make_unique<DiskChecker>(p.env, options.store.storage.ledger_dirs,
+                                    options.store.journal.dirs, options.disk);
   RecordCheck(p);
   return ApplyDiskState(options, p);
 }

@@ -23,11 +23,11 @@ struct RangeDeadline {
   grpc::CallbackServerContext* ctx ABSL_GUARDED_BY(mu);
 };
 
-// Streams entries first..last of a ledger, one message per entry, stopping
-// at the first entry the bookie does not hold, at the byte budget, or when
-// the client goes away. Holds one ordinary read permit for its whole life,
-// which the server bounds: at range_read_timeout the call is cancelled
-// (the write in flight fails, the stream finishes, OnDone releases).
+// Streams entries first..last of a ledger (every stride-th), one message
+// per entry, stopping at the first entry the bookie does not hold, at the
+// byte budget, or when the client goes away. Holds one ordinary read permit for
+// its whole life, which the server bounds: at range_read_timeout the call is
+// cancelled (the write in flight fails, the stream finishes, OnDone releases).
 class RangeReadReactor final
     : public grpc::ServerWriteReactor<proto::ReadEntryResponse> {
  public:
@@ -37,6 +37,7 @@ class RangeReadReactor final
         ledger_(req.ledger_id()),
         next_(req.first_entry_id()),
         last_(req.last_entry_id()),
+        stride_(req.stride() > 1 ? req.stride() : 1),
         budget_(req.max_bytes() > 0
                     ? std::min<size_t>(req.max_bytes(),
                                        service->options().max_range_read_bytes)
@@ -110,7 +111,7 @@ class RangeReadReactor final
       msg_.set_status(proto::BK_EOK);
       msg_.set_body(**entry);
       sent_ += (*entry)->size();
-      ++next_;
+      next_ += stride_;
     }
     StartWrite(&msg_);
   }
@@ -119,6 +120,7 @@ class RangeReadReactor final
   const uint64_t ledger_;
   int64_t next_;
   const int64_t last_;
+  const int64_t stride_;  // 1, or the request's stride
   const size_t budget_;
   const bool permitted_;
   const std::shared_ptr<RangeDeadline> deadline_;

@@ -66,6 +66,8 @@ absl::StatusOr<std::unique_ptr<LedgerStorage>> LedgerStorage::Open(
     if (!d.ok()) return d.status();
     st->dirs_.push_back(std::move(*d));
   }
+  st->dir_full_ = std::make_unique<std::atomic<bool>[]>(st->dirs_.size());
+  for (size_t i = 0; i < st->dirs_.size(); ++i) st->dir_full_[i] = false;
   if (options.background_flush) {
     st->flusher_ = std::thread([self = st.get()] { self->FlushLoop(); });
   }
@@ -84,8 +86,62 @@ void LedgerStorage::StopThreads() {
   if (gc_.joinable()) gc_.join();
 }
 
+LedgerDir* LedgerStorage::KnownDirOf(uint64_t ledger_id) const {
+  const size_t n = dirs_.size();
+  const size_t home = ledger_id % n;
+  for (size_t i = 0; i < n; ++i) {
+    LedgerDir* d = dirs_[(home + i) % n].get();
+    if (d->states().Find(ledger_id) != nullptr) return d;
+  }
+  return nullptr;
+}
+
 LedgerDir& LedgerStorage::DirOf(uint64_t ledger_id) const {
-  return *dirs_[ledger_id % dirs_.size()];
+  if (dirs_.size() == 1) return *dirs_[0];
+  LedgerDir* known = KnownDirOf(ledger_id);
+  return known != nullptr ? *known : *dirs_[ledger_id % dirs_.size()];
+}
+
+absl::StatusOr<std::shared_ptr<LedgerSlot>> LedgerStorage::FindOrPlace(
+    uint64_t ledger_id, bool* created) {
+  if (dirs_.size() == 1) {
+    return dirs_[0]->states().FindOrCreate(ledger_id, created);
+  }
+  if (LedgerDir* known = KnownDirOf(ledger_id)) {
+    return known->states().FindOrCreate(ledger_id, created);
+  }
+  // A new ledger: its home directory (id % dirs) unless that is full, then
+  // the next one that is not (the home one when all are). Made known there
+  // under placement_mu_, so that a concurrent first add of the same ledger
+  // finds it rather than choosing again.
+  absl::MutexLock l(&placement_mu_);
+  if (LedgerDir* known = KnownDirOf(ledger_id)) {
+    return known->states().FindOrCreate(ledger_id, created);
+  }
+  const size_t n = dirs_.size();
+  const size_t home = ledger_id % n;
+  size_t chosen = home;
+  for (size_t i = 0; i < n; ++i) {
+    const size_t d = (home + i) % n;
+    if (!dir_full_[d].load(std::memory_order_acquire)) {
+      chosen = d;
+      break;
+    }
+  }
+  return dirs_[chosen]->states().FindOrCreate(ledger_id, created);
+}
+
+LedgerDir& LedgerStorage::DirForWrite(uint64_t ledger_id) {
+  // Unknown: placed (and made known) first; a deleted ledger stays where
+  // it is known, and its AddEntry refuses.
+  FindOrPlace(ledger_id, nullptr).IgnoreError();
+  return DirOf(ledger_id);
+}
+
+void LedgerStorage::SetDirFull(size_t dir_index, bool full) {
+  if (dir_index < dirs_.size()) {
+    dir_full_[dir_index].store(full, std::memory_order_release);
+  }
 }
 
 void LedgerStorage::RequestFlush() {
@@ -192,13 +248,13 @@ absl::Status LedgerStorage::AddEntry(uint64_t ledger_id, int64_t entry_id,
                                      EntryBuffer entry) {
   if (entry == nullptr) return absl::InvalidArgumentError("null entry");
   const uint32_t crc = crc32c::Value(entry->data(), entry->size());
-  return DirOf(ledger_id).AddEntry(ledger_id, entry_id, entry, crc);
+  return DirForWrite(ledger_id).AddEntry(ledger_id, entry_id, entry, crc);
 }
 
 absl::Status LedgerStorage::AddEntry(uint64_t ledger_id, int64_t entry_id,
                                      EntryBuffer entry, uint32_t entry_crc) {
   if (entry == nullptr) return absl::InvalidArgumentError("null entry");
-  return DirOf(ledger_id).AddEntry(ledger_id, entry_id, entry, entry_crc);
+  return DirForWrite(ledger_id).AddEntry(ledger_id, entry_id, entry, entry_crc);
 }
 
 absl::StatusOr<EntryBuffer> LedgerStorage::GetEntry(uint64_t ledger_id,
@@ -233,7 +289,7 @@ std::shared_ptr<LedgerSlot> LedgerStorage::FindLedger(uint64_t ledger_id) {
 
 absl::StatusOr<std::shared_ptr<LedgerSlot>> LedgerStorage::FindOrCreateLedger(
     uint64_t ledger_id, bool* created) {
-  return DirOf(ledger_id).states().FindOrCreate(ledger_id, created);
+  return FindOrPlace(ledger_id, created);
 }
 
 void LedgerStorage::LedgerStateChanged(const LedgerSlot& slot) {

@@ -4,7 +4,9 @@
 // (fenced, master key, explicit LAC, deleted; ledger_slot.h), of which it is
 // the one owner; garbage collection and compaction.
 // Ledgers are spread over the ledger directories by id (ledger % dirs), each
-// directory with its own logs, index and share of the cache budgets.
+// directory with its own logs, index and share of the cache budgets; a new
+// ledger skips a directory marked full (SetDirFull), and a ledger stays in
+// the directory that knows it.
 //
 // Durability contract with the journal: AddEntry only caches. An entry is
 // durable in the storage once a Flush that started after its AddEntry
@@ -129,6 +131,13 @@ class LedgerStorage {
   // OK while every directory is writable; else the first directory's error.
   absl::Status writable() const;
 
+  // Several directories: a ledger lives in the one that knows it (its
+  // entries, index rows and state); a new ledger goes to its home
+  // directory (ledger % dirs) unless the owner marked that one full, then
+  // to the next that is not (to its home when all are). Ledgers already in
+  // a full directory stay there. The daemon's disk checker sets this.
+  void SetDirFull(size_t dir_index, bool full);
+
   // Garbage collection. One pass over every directory: deletes ledgers that
   // `deleted` reports (may be empty), purges tombstones that may go,
   // removes dead logs, compacts logs whose live fraction is below
@@ -158,7 +167,16 @@ class LedgerStorage {
 
  private:
   LedgerStorage(Env* env, const LedgerStorageOptions& options);
+  // The directory that knows the ledger, or null.
+  LedgerDir* KnownDirOf(uint64_t ledger_id) const;
+  // The directory that knows the ledger, else its home (ledger % dirs).
   LedgerDir& DirOf(uint64_t ledger_id) const;
+  // The ledger's slot where it is known, else made in its home directory
+  // or, when that is full, the next one that is not.
+  absl::StatusOr<std::shared_ptr<LedgerSlot>> FindOrPlace(uint64_t ledger_id,
+                                                          bool* created);
+  // Where an add goes: placed by FindOrPlace when the ledger is new.
+  LedgerDir& DirForWrite(uint64_t ledger_id);
   void RequestFlush();
   void FlushLoop();
   void GcLoop();
@@ -170,6 +188,10 @@ class LedgerStorage {
   // Own synchronisation; declared before dirs_ so that it outlives them.
   FlushProgress progress_;
   std::vector<std::unique_ptr<LedgerDir>> dirs_;
+  // Own synchronisation: which directories new ledgers skip (SetDirFull).
+  std::unique_ptr<std::atomic<bool>[]> dir_full_;
+  // Held while a new ledger is placed, so it is placed once.
+  absl::Mutex placement_mu_;
 
   // One storage-wide flush at a time (background or explicit); also held
   // while the checkpoint hooks change.

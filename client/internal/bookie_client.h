@@ -123,6 +123,10 @@ class BookieClient {
                Done<proto::ReadLacResponse> done);
   void GetBookieInfo(uint64_t requested, absl::Duration timeout,
                      Done<proto::GetBookieInfoResponse> done);
+  // One page of the entry ids the bookie holds (GetListOfEntriesOfLedger).
+  void ListEntries(const proto::GetListOfEntriesRequest& request,
+                   absl::Duration timeout,
+                   Done<proto::GetListOfEntriesResponse> done);
 
   // Streams entries request.first..last (ReadEntries): `on_entry` gets each
   // message as it comes, in order, on a gRPC thread; `done` runs once at

@@ -181,4 +181,16 @@ void BookieClient::GetBookieInfo(uint64_t requested, absl::Duration timeout,
       std::move(done));
 }
 
+void BookieClient::ListEntries(const proto::GetListOfEntriesRequest& request,
+                               absl::Duration timeout,
+                               Done<proto::GetListOfEntriesResponse> done) {
+  Unary<proto::GetListOfEntriesRequest, proto::GetListOfEntriesResponse>(
+      request, timeout,
+      [](proto::Bookie::Stub* stub, grpc::ClientContext* ctx, auto* req,
+         auto* resp, std::function<void(grpc::Status)> cb) {
+        stub->async()->GetListOfEntriesOfLedger(ctx, req, resp, std::move(cb));
+      },
+      std::move(done));
+}
+
 }  // namespace bk::client::internal

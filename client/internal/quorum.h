@@ -62,6 +62,20 @@ inline const proto::Segment& SegmentFor(const proto::LedgerMetadata& md,
   return md.segments(i);
 }
 
+// The last entry segment `i` can hold: the next segment's start - 1, or the
+// ledger's last entry for the last segment of a closed ledger (-1 while
+// open). Never beyond a closed ledger's last entry.
+inline int64_t SegmentLastEntry(const proto::LedgerMetadata& md, int i) {
+  if (i + 1 < md.segments_size()) {
+    int64_t end = md.segments(i + 1).first_entry_id() - 1;
+    if (md.state() == proto::CLOSED && md.last_entry_id() < end) {
+      end = md.last_entry_id();
+    }
+    return end;
+  }
+  return md.last_entry_id();
+}
+
 // "OPEN", "IN_RECOVERY", "CLOSED", for errors and logs.
 inline const char* LedgerStateName(proto::LedgerState s) {
   switch (s) {

@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
+#include "test/support/bookie_process.h"
 #include "test/support/child_env.h"
 #include "test/support/free_port.h"
 #include "test/support/http_get.h"
@@ -90,13 +91,12 @@ std::string BookieCluster::address(int i) const {
              : "127.0.0.1";
 }
 
-absl::Status BookieCluster::Launch(int i) {
-  Bookie& b = bookies_[i];
+std::vector<std::string> BookieCluster::Flags(int i) const {
+  const Bookie& b = bookies_[i];
   const Options::Network net = i < static_cast<int>(options_.networks.size())
                                    ? options_.networks[i]
                                    : Options::Network();
   std::vector<std::string> args = {
-      options_.bookie_binary,
       "--bookieId=" + id(i),
       "--bookiePort=" + std::to_string(b.grpc_port),
       "--httpServerPort=" + std::to_string(b.http_port),
@@ -116,6 +116,33 @@ absl::Status BookieCluster::Launch(int i) {
   }
   for (const auto& f : options_.extra_flags) args.push_back(f);
   for (const auto& f : b.extra_flags) args.push_back(f);
+  return args;
+}
+
+absl::Status BookieCluster::Format(int i) {
+  if (bookies_[i].pid > 0) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("bookie ", id(i), " is running: stop it first"));
+  }
+  std::vector<std::string> args = {"format", "--yes", "--force"};
+  for (auto& f : Flags(i)) args.push_back(std::move(f));
+  auto run = bk::testing::RunProcess(options_.bookie_binary, args,
+                                     options_.start_timeout);
+  if (!run.ok()) return run.status();
+  if (run->exit.exit_code != 0) {
+    return absl::InternalError(absl::StrCat("bookie format of ", id(i),
+                                            " failed: ", run->err, run->out));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status BookieCluster::Launch(int i) {
+  Bookie& b = bookies_[i];
+  const Options::Network net = i < static_cast<int>(options_.networks.size())
+                                   ? options_.networks[i]
+                                   : Options::Network();
+  std::vector<std::string> args = Flags(i);
+  args.insert(args.begin(), options_.bookie_binary);
   const std::string log = b.dir + "/bookie.log";
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());

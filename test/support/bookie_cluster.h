@@ -12,7 +12,8 @@
 // setns before exec) with its own address and metadata URI; see
 // net_namespace.h.
 //
-// Faults: Kill(i) (SIGKILL, reaped), Suspend(i)/Resume(i) (SIGSTOP/SIGCONT),
+// Faults: Kill(i) (SIGKILL, reaped), Format(i) (its disks wiped and
+// re-cookied, as `bookie format` does), Suspend(i)/Resume(i) (SIGSTOP/SIGCONT),
 // Restart(i) (same id, dirs and ports; retried while the metadata store
 // still holds the killed process's registration, until it is ready; more
 // flags for that bookie from then on, such as forceReadOnlyBookie=true).
@@ -86,6 +87,12 @@ class BookieCluster {
   absl::Status Suspend(int i);
   absl::Status Resume(int i);
   absl::Status Restart(int i, std::vector<std::string> extra_flags = {});
+  // Re-formats bookie i as an operator re-formats a replaced disk: `bookie
+  // format --yes --force` with its settings erases its journal and ledger
+  // directories and writes fresh cookies (there and in the metadata store),
+  // so that Restart(i) brings it back empty under the same id.
+  // REQUIRES: bookie i not running (Kill it first).
+  absl::Status Format(int i);
   // True when /ready answers 200.
   bool Ready(int i) const;
 
@@ -98,6 +105,8 @@ class BookieCluster {
     std::vector<std::string> extra_flags;  // this bookie's own, last
   };
   explicit BookieCluster(Options options) : options_(std::move(options)) {}
+  // The daemon's flags for bookie i (ids, ports, dirs, extra flags).
+  std::vector<std::string> Flags(int i) const;
   absl::Status Launch(int i);
   // Waits for /ready; fails if the process exits first.
   absl::Status AwaitReady(int i, absl::Time deadline);

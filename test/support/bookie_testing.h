@@ -11,6 +11,9 @@
 //                        path contains testingFailSyncPath fails with EIO
 //                        (a failing disk); 0 = off
 //   testingFailSyncPath  which files testingFailSyncNth counts
+//   testingFullDirPath   a directory whose path contains this reports a
+//                        full filesystem (no free bytes) to the disk
+//                        checker (a full disk); empty = off
 //
 // With none set, `bookie_testing` runs on Env::Default(), as `bookie` does.
 
@@ -31,6 +34,7 @@ struct TestingEnvOptions {
   absl::Duration sync_delay = absl::ZeroDuration();  // testingSyncDelayMs
   int64_t fail_sync_nth = 0;                         // testingFailSyncNth
   std::string fail_sync_path = ".jnl";               // testingFailSyncPath
+  std::string full_dir_path;                         // testingFullDirPath
 };
 
 // Built on first use, never destroyed.

@@ -24,6 +24,7 @@
 #include "absl/synchronization/mutex.h"
 #include "autorecovery/auditor_election.h"
 #include "autorecovery/underreplication.h"
+#include "autorecovery_fixture.h"
 #include "client/bookie_admin.h"
 #include "client/client.h"
 #include "metadata/metadata_store.h"
@@ -37,74 +38,6 @@ namespace bk::autorecovery {
 namespace {
 
 using bk::testing::PollUntil;
-
-uint64_t Seed() {
-  const char* env = getenv("BK_TEST_SEED");
-  static const uint64_t seed = env ? std::stoull(env) : std::random_device()();
-  return seed;
-}
-
-const std::vector<std::string> kRacks = {"/region/rack0", "/region/rack1",
-                                         "/region/rack2"};
-
-std::string Uri(const std::string& name) {
-  return "zk://" + test::SharedZkServer().hosts() + "/autorecovery-it/" + name;
-}
-
-std::string Payload(int64_t ledger, int64_t e) {
-  std::string p =
-      "ledger " + std::to_string(ledger) + " entry " + std::to_string(e) + " ";
-  p.resize(300, static_cast<char>('a' + (ledger + e) % 26));
-  return p;
-}
-
-client::ClientOptions ClientOpts(const std::string& uri) {
-  client::ClientOptions o;
-  o.metadata_service_uri = uri;
-  o.add_entry_timeout = absl::Seconds(2);
-  o.read_entry_timeout = absl::Seconds(2);
-  o.get_bookie_info_interval = absl::Milliseconds(200);
-  o.seed = Seed();
-  return o;
-}
-
-// One `bkctl autorecovery` process.
-class AutoRecoveryProcess {
- public:
-  AutoRecoveryProcess(const std::string& uri, const std::string& id,
-                      const std::string& dir, const std::string& password_file,
-                      int grace_ms, std::vector<std::string> more = {}) {
-    std::vector<std::string> args = {
-        "autorecovery",
-        "--metadata-uri",
-        uri,
-        "--autoRecoveryId=" + id,
-        "--zkTimeout=4000",
-        "--lostBookieRecoveryDelay=0",
-        "--autoRecoveryPollIntervalMs=200",
-        "--rwRereplicateBackoffMs=500",
-        "--rereplicationEntryBatchSize=50",
-        "--openLedgerRereplicationGracePeriod=" + std::to_string(grace_ms),
-        "--ledgerPasswordFile=" + password_file};
-    args.insert(args.end(), more.begin(), more.end());
-    auto pid =
-        bk::testing::SpawnProcess(BKCTL_PATH, args, dir + "/" + id + ".log");
-    REQUIRE(pid.ok());
-    pid_ = *pid;
-  }
-  ~AutoRecoveryProcess() {
-    if (pid_ > 0) bk::testing::StopProcess(pid_);
-  }
-  void Kill() {
-    ::kill(pid_, SIGKILL);
-    int status;
-    ::waitpid(pid_, &status, 0);
-    pid_ = -1;
-  }
-
- private:
-  pid_t pid_ = -1;
-};
 
 // Writers that keep appending to their ledgers on a thread of their own,
 // recording what was acknowledged.
@@ -186,138 +119,6 @@ class Writers {
   std::map<int64_t, std::set<int64_t>> acked_ ABSL_GUARDED_BY(mu_);
   int64_t failures_ ABSL_GUARDED_BY(mu_) = 0;
   std::vector<absl::Status> close_status_;
-};
-
-struct Fixture {
-  explicit Fixture(const std::string& name,
-                   std::vector<std::string> bookie_flags = {})
-      : uri(Uri(name)) {
-    password_file = dir.Sub("passwords");
-    std::ofstream(password_file) << "pw\n";
-    ::chmod(password_file.c_str(), 0600);
-    test::BookieCluster::Options o;
-    o.extra_flags = std::move(bookie_flags);
-    for (auto& flag : o.extra_flags) {
-      if (flag == "--ledgerPasswordFile=") flag += password_file;
-    }
-    o.bookie_binary = BK_BOOKIE_BINARY;
-    o.metadata_uri = uri;
-    o.bookies = 5;
-    o.racks = kRacks;
-    o.zk_timeout_ms = 4000;
-    auto c = test::BookieCluster::Start(o);
-    INFO(c.status().ToString());
-    REQUIRE(c.ok());
-    cluster = std::move(*c);
-    auto s = metadata::Open(uri);
-    REQUIRE(s.ok());
-    store = std::move(*s);
-    auto cl = client::Client::Create(ClientOpts(uri));
-    REQUIRE(cl.ok());
-    client = std::move(*cl);
-  }
-
-  // A ledger with `n` entries, closed; its entries recorded as acked.
-  int64_t ClosedLedger(int n) {
-    auto w = client->CreateLedger({.ensemble_size = 3,
-                                   .write_quorum = 2,
-                                   .ack_quorum = 2,
-                                   .password = "pw"});
-    REQUIRE(w.ok());
-    const int64_t id = (*w)->ledger_id();
-    std::vector<std::future<absl::StatusOr<int64_t>>> acks;
-    for (int e = 0; e < n; ++e) acks.push_back((*w)->Append(Payload(id, e)));
-    for (int e = 0; e < n; ++e) {
-      auto r = acks[e].get();
-      REQUIRE(r.ok());
-      acked[id].insert(*r);
-    }
-    REQUIRE((*w)->Close().ok());
-    return id;
-  }
-
-  bool Names(const std::string& bookie) {
-    auto it = store->ListLedgers();
-    int64_t id;
-    while (it->Next(&id)) {
-      auto md = store->ReadLedger(id);
-      if (!md.ok()) continue;
-      for (const auto& seg : md->value.segments()) {
-        for (const auto& b : seg.bookies()) {
-          if (b == bookie) return true;
-        }
-      }
-    }
-    return false;
-  }
-
-  bool NothingMarked() {
-    UnderreplicationManager marks(store.get());
-    auto l = marks.List();
-    return l.ok() && l->empty();
-  }
-
-  // Every acked entry from every replica the final metadata names, each
-  // bookie asked directly; every write set on two racks.
-  void CheckReplicasAndRacks(const std::string& gone) {
-    std::map<std::string, std::unique_ptr<client::BookieAdmin>> admins;
-    for (int i = 0; i < cluster->size(); ++i) {
-      auto a = client::BookieAdmin::Connect(
-          cluster->id(i),
-          cluster->address(i) + ":" + std::to_string(cluster->grpc_port(i)),
-          client::TlsClientOptions{});
-      REQUIRE(a.ok());
-      admins[cluster->id(i)] = std::move(*a);
-    }
-    int64_t reads = 0;
-    for (const auto& [id, entries] : acked) {
-      auto md = store->ReadLedger(id);
-      REQUIRE(md.ok());
-      const auto& m = md->value;
-      INFO("ledger " << id);
-      REQUIRE(m.state() == proto::CLOSED);
-      if (!entries.empty()) REQUIRE(m.last_entry_id() >= *entries.rbegin());
-      for (int s = 0; s < m.segments_size(); ++s) {
-        const auto& seg = m.segments(s);
-        std::set<std::string> racks_ok;
-        const int n = seg.bookies_size();
-        for (int q = 0; q < n; ++q) {
-          std::set<std::string> racks;
-          for (int i = 0; i < m.write_quorum_size(); ++i) {
-            const std::string& b = seg.bookies((q + i) % n);
-            CHECK(b != gone);
-            racks.insert(kRacks[cluster->IndexOf(b) % kRacks.size()]);
-          }
-          CHECK(racks.size() >= 2);
-        }
-      }
-      for (int64_t e : entries) {
-        int s = m.segments_size() - 1;
-        while (s > 0 && m.segments(s).first_entry_id() > e) --s;
-        const auto& seg = m.segments(s);
-        const int n = seg.bookies_size();
-        for (int i = 0; i < m.write_quorum_size(); ++i) {
-          const std::string& b = seg.bookies((e + i) % n);
-          auto got = admins[b]->ReadEntry(id, e, client::DigestType::kCrc32c,
-                                          absl::Seconds(5));
-          INFO("entry " << e << " on " << b << ": " << got.status().ToString());
-          REQUIRE(got.ok());
-          REQUIRE(got->payload == Payload(id, e));
-          ++reads;
-        }
-      }
-    }
-    INFO("replica reads " << reads);
-    CHECK(reads > 0);
-  }
-
-  bk::testing::TempDir dir;
-  std::string uri;
-  std::unique_ptr<test::BookieCluster> cluster;
-  std::unique_ptr<metadata::MetadataStore> store;
-  std::unique_ptr<client::Client> client;
-  std::string password_file;
-  std::map<int64_t, std::set<int64_t>> acked;
 };
 
 TEST_CASE(
@@ -440,8 +241,8 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "a worker killed mid-copy leaves its ledger marked; another "
-    "worker repairs it, nothing lost or doubled",
+    "a worker killed mid-copy leaves its ledger marked, and another "
+    "worker repairs it with nothing lost or doubled",
     "[integration][autorecovery][slow]") {
   INFO("seed " << Seed());
   Fixture f("midcopy");

@@ -120,5 +120,38 @@ TEST_CASE(
   }
 }
 
+TEST_CASE(
+    "with one of two ledger directories full the bookie stays writable; "
+    "with both full it turns read-only and still serves reads",
+    "[integration][bookie]") {
+  TempDir dir;
+  const std::string full = dir.path() + "/ledgers-full";
+  const std::string free = dir.path() + "/ledgers-free";
+  auto b =
+      StartBookie(TestingOptions(dir, "bk-one-dir-full",
+                                 {{"ledgerDirectories", full + "," + free},
+                                  {"testingFullDirPath", "ledgers-full"}}));
+  auto stub = Connect(b->grpc_target());
+  // Ledgers of both homes (even ids: the full directory's).
+  for (uint64_t l = 70; l < 74; ++l) {
+    for (int64_t e = 0; e < 5; ++e) {
+      REQUIRE(AddOne(stub.get(), MakeAdd(l, e)) == proto::BK_EOK);
+    }
+  }
+  auto ready = HttpGet(b->http_port(), "/ready");
+  CHECK(ready.status == 200);
+  CHECK_FALSE(absl::StrContains(ready.body, "read-only"));
+  CHECK(absl::StrContains(b->Log(), "new ledgers go to the others"));
+
+  b->Signal(SIGTERM);
+  REQUIRE(b->WaitExit(absl::Seconds(15)).ok());
+  BK_REQUIRE_OK(b->Restart({{"testingFullDirPath", "ledgers-"}}));
+  stub = Connect(b->grpc_target());
+  CHECK(AddOne(stub.get(), MakeAdd(74, 0)) == proto::BK_EREADONLY);
+  for (uint64_t l = 70; l < 74; ++l) {
+    for (int64_t e = 0; e < 5; ++e) CHECK(ReadsBackIntact(stub.get(), l, e));
+  }
+}
+
 }  // namespace
 }  // namespace bk::it

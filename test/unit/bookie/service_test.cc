@@ -130,6 +130,39 @@ TEST_CASE("a range read streams entries in order and stops at the first gap",
   CHECK(last == proto::BK_ENOENTRY);
 }
 
+TEST_CASE(
+    "a range read with a stride streams every stride-th entry and stops at "
+    "the first of those it lacks",
+    "[bookie][service]") {
+  ServiceHarness h;
+  std::vector<proto::AddRequest> batches(1);
+  // Entries 0..11 except 9, as a bookie of a striped ledger might hold.
+  for (int e = 0; e < 12; ++e) {
+    if (e != 9) *batches[0].add_entries() = MakeAdd(5, e, "x");
+  }
+  SendBatches(h.stub(), batches);
+  auto read = [&](int64_t first, int64_t last, uint32_t stride) {
+    grpc::ClientContext ctx;
+    proto::ReadEntriesRequest req;
+    req.set_ledger_id(5);
+    req.set_first_entry_id(first);
+    req.set_last_entry_id(last);
+    req.set_stride(stride);
+    auto reader = h.stub()->ReadEntries(&ctx, req);
+    std::vector<int64_t> ok_ids;
+    proto::ReadEntryResponse msg;
+    while (reader->Read(&msg)) {
+      if (msg.status() == proto::BK_EOK) ok_ids.push_back(msg.entry_id());
+    }
+    CHECK(reader->Finish().ok());
+    return ok_ids;
+  };
+  CHECK(read(1, 11, 3) == std::vector<int64_t>{1, 4, 7, 10});
+  CHECK(read(2, 11, 3) == std::vector<int64_t>{2, 5, 8, 11});
+  CHECK(read(0, 11, 3) == std::vector<int64_t>{0, 3, 6});    // 9 is missing
+  CHECK(read(0, 3, 0) == std::vector<int64_t>{0, 1, 2, 3});  // 0: every one
+}
+
 TEST_CASE("an oversize add message gets EBADREQ and the stream goes on",
           "[bookie][service]") {
   ServiceOptions so;

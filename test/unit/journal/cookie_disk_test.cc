@@ -146,6 +146,47 @@ TEST_CASE(
   CHECK(checker.Check().state == DiskState::kReadOnly);
 }
 
+TEST_CASE(
+    "one full ledger directory of two leaves the bookie writable; all of "
+    "them, or a journal directory, turn it read-only",
+    "[journal]") {
+  FakeFsEnv env;
+  DiskCheckerOptions o;
+  o.usage_threshold = 0.95;
+  o.warn_threshold = 0.85;
+  o.lwm_threshold = 0.80;
+  DiskChecker checker(&env, {"/l0", "/l1"}, {"/j"}, o);
+  env.SetUsage("/l0", 0.10);
+  env.SetUsage("/l1", 0.10);
+  env.SetUsage("/j", 0.10);
+  CHECK(checker.Check().state == DiskState::kWritable);
+  env.SetUsage("/l0", 0.97);
+  DiskCheckResult r = checker.Check();
+  CHECK(r.state == DiskState::kWarning);  // writable, with a warning
+  REQUIRE(r.dirs.size() == 3);
+  CHECK(r.dirs[0].dir == "/l0");
+  CHECK(r.dirs[0].full);
+  CHECK_FALSE(r.dirs[0].journal);
+  CHECK_FALSE(r.dirs[1].full);
+  CHECK(r.dirs[2].journal);
+  env.SetUsage("/l0", 0.90);  // still full: not yet below the lwm
+  CHECK(checker.Check().dirs[0].full);
+  env.SetUsage("/l1", 0.96);  // every ledger directory full
+  CHECK(checker.Check().state == DiskState::kReadOnly);
+  env.SetUsage("/l1", 0.70);  // one is back below the lwm
+  r = checker.Check();
+  CHECK(r.state == DiskState::kWarning);
+  CHECK(r.dirs[0].full);
+  CHECK_FALSE(r.dirs[1].full);
+  env.SetUsage("/j", 0.99);  // a full journal is enough
+  CHECK(checker.Check().state == DiskState::kReadOnly);
+  env.SetUsage("/j", 0.10);
+  env.SetUsage("/l0", 0.50);
+  r = checker.Check();
+  CHECK(r.state == DiskState::kWritable);
+  CHECK_FALSE(r.dirs[0].full);
+}
+
 TEST_CASE("disk checker counts an unreadable directory as full", "[journal]") {
   FakeFsEnv env;
   DiskChecker checker(&env, {"/a"}, DiskCheckerOptions{});

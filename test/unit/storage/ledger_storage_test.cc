@@ -196,6 +196,65 @@ TEST_CASE("ledgers are spread over several ledger directories", "[storage]") {
   }
 }
 
+TEST_CASE(
+    "a new ledger skips a ledger directory marked full, an existing one "
+    "stays in its own, and both are found there after reopening",
+    "[storage]") {
+  TempDir dir;
+  auto options = SmallOptions(dir.Sub("d0"));
+  options.ledger_dirs = {dir.Sub("d0"), dir.Sub("d1")};
+  auto logs_in = [&](int d) {
+    auto children = Env::Default()->GetChildren(options.ledger_dirs[d]);
+    REQUIRE(children.ok());
+    int logs = 0;
+    for (const auto& c : *children) logs += absl::EndsWith(c, ".log");
+    return logs;
+  };
+  {
+    auto storage = OpenOrDie(options);
+    // An entry log is made by the first flush with entries for it.
+    REQUIRE(logs_in(0) == 0);
+    REQUIRE(logs_in(1) == 0);
+    // Ledger 2's home is d0 (2 % 2); it exists before d0 fills up.
+    REQUIRE(storage->AddEntry(2, 0, MakeEntry(2, 0)).ok());
+    storage->SetDirFull(0, true);
+    REQUIRE(storage->AddEntry(2, 1, MakeEntry(2, 1)).ok());  // stays in d0
+    // Ledgers 4 and 6 are new: their home d0 is full, so they go to d1.
+    for (uint64_t l : {4, 6}) {
+      bool created = false;
+      auto slot = storage->FindOrCreateLedger(l, &created);
+      REQUIRE(slot.ok());
+      CHECK(created);
+      REQUIRE(storage->AddEntry(l, 0, MakeEntry(l, 0)).ok());
+    }
+    REQUIRE(storage->Flush().ok());
+    CHECK(logs_in(0) == 1);  // ledger 2 only
+    CHECK(logs_in(1) == 1);  // ledgers 4 and 6
+    // Every directory full: a new ledger goes home again.
+    storage->SetDirFull(1, true);
+    REQUIRE(storage->AddEntry(8, 0, MakeEntry(8, 0)).ok());
+    storage->SetDirFull(0, false);
+    storage->SetDirFull(1, false);
+    REQUIRE(storage->Flush().ok());
+  }
+  // Reopened (no directory marked full): each ledger is found where it is.
+  auto storage = OpenOrDie(options);
+  for (uint64_t l : {2, 4, 6, 8}) {
+    const int64_t last = l == 2 ? 1 : 0;
+    for (int64_t e = 0; e <= last; ++e) {
+      auto got = storage->GetEntry(l, e);
+      INFO("ledger " << l << " entry " << e);
+      REQUIRE(got.ok());
+      CHECK(IsEntry(*got, l, e));
+    }
+  }
+  // And adds to ledger 4 still go to d1: its entries stay together.
+  REQUIRE(storage->AddEntry(4, 1, MakeEntry(4, 1)).ok());
+  auto ids = storage->GetListOfEntriesOfLedger(4);
+  REQUIRE(ids.ok());
+  CHECK(*ids == std::vector<int64_t>{0, 1});
+}
+
 TEST_CASE("entry logs roll at the size limit and all stay readable",
           "[storage]") {
   TempDir dir;
