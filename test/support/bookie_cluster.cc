@@ -14,6 +14,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "test/support/bookie_process.h"
 #include "test/support/child_env.h"
@@ -67,7 +68,23 @@ absl::StatusOr<std::unique_ptr<BookieCluster>> BookieCluster::Start(
     if (absl::Status s = c->Launch(i); !s.ok()) return s;
   }
   for (int i = 0; i < c->size(); ++i) {
-    if (absl::Status s = c->AwaitReady(i, deadline); !s.ok()) return s;
+    absl::Status s = c->AwaitReady(i, deadline);
+    // A port picked free can be taken by another test's process before
+    // the bookie binds it: pick new ones and launch that bookie again (at
+    // first start only; a restart keeps its ports for its clients).
+    for (int attempt = 0;
+         attempt < 3 && !s.ok() && absl::StrContains(s.message(), "in use");
+         ++attempt) {
+      auto grpc = bk::testing::PickFreePort();
+      auto http = bk::testing::PickFreePort();
+      if (!grpc.ok()) return grpc.status();
+      if (!http.ok()) return http.status();
+      c->bookies_[i].grpc_port = *grpc;
+      c->bookies_[i].http_port = *http;
+      if (absl::Status l = c->Launch(i); !l.ok()) return l;
+      s = c->AwaitReady(i, deadline);
+    }
+    if (!s.ok()) return s;
   }
   return c;
 }
