@@ -41,7 +41,7 @@ std::map<std::string, std::string> Bearer(const std::string& token) {
 }
 
 TEST_CASE(
-    "every admin endpoint answers a real bookie; with the admin API off, "
+    "every admin endpoint answers a real bookie, with the admin API off, "
     "reads are open and writes are 403",
     "[integration][bookie][http]") {
   TempDir dir;
@@ -132,7 +132,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "with the admin API on, writes need the bearer token; PUT "
+    "with the admin API on, writes need the bearer token, PUT "
     "state/readonly turns the bookie read-only and back, PUT gc runs GC",
     "[integration][bookie][http]") {
   TempDir dir;

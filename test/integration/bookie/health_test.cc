@@ -121,7 +121,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "with one of two ledger directories full the bookie stays writable; "
+    "with one of two ledger directories full the bookie stays writable, "
     "with both full it turns read-only and still serves reads",
     "[integration][bookie]") {
   TempDir dir;

@@ -52,7 +52,7 @@ class SilentWriter {
 
 TEST_CASE(
     "a stream whose client never reads answers stops being read at the "
-    "bound; other streams go on; reading resumes it",
+    "bound, other streams go on, reading resumes it",
     "[integration][bookie]") {
   TempDir dir;
   auto b = StartBookie(BookieOptions(dir, "bk-unread", FreshZkUri("unread")));

@@ -84,7 +84,7 @@ TEST_CASE("a malformed mark is reported as data loss", "[autorecovery]") {
 }
 
 TEST_CASE(
-    "one worker holds a ledger's lock; it is freed by unlock or with "
+    "one worker holds a ledger's lock, it is freed by unlock or with "
     "the holder's session",
     "[autorecovery]") {
   auto a = Store("ur-lock");
@@ -102,7 +102,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "the first candidate is the auditor; when it goes, the next one "
+    "the first candidate is the auditor, when it goes, the next one "
     "takes over",
     "[autorecovery]") {
   auto sa = Store("election");

@@ -61,7 +61,7 @@ std::optional<LedgerState> IndexedState(Env* env, const StoreOptions& o,
 
 TEST_CASE(
     "a ledger's first add, its fence and its explicit LAC make no index "
-    "write; the journal syncs them and the next flush writes them",
+    "write, the journal syncs them and the next flush writes them",
     "[bookie][store][ledgerstate]") {
   bk::testing::TempDir dir;
   FaultInjectionEnv env(Env::Default());

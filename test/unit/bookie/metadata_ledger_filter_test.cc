@@ -155,7 +155,7 @@ TEST_CASE(
 
 TEST_CASE(
     "each pass syncs and lists once and reads only the ledgers the list "
-    "lacks; ledgers without metadata go at the second pass",
+    "lacks, ledgers without metadata go at the second pass",
     "[bookie][gc]") {
   FaultyStore store;
   Create(store, {1, 3, 5, 10000, 20001});
@@ -204,7 +204,7 @@ TEST_CASE("a ledger created after the listing is read, found and kept",
 }
 
 TEST_CASE(
-    "a failed listing deletes nothing in its pass; the next pass tries again",
+    "a failed listing deletes nothing in its pass, the next pass tries again",
     "[bookie][gc]") {
   FaultyStore store;
   Create(store, {1, 2, 3});

@@ -18,7 +18,7 @@ std::unique_ptr<WritableFile> Open(Env* env, const std::string& path) {
   return std::move(*w);
 }
 
-TEST_CASE("a held sync waits for a permit; writes meanwhile are counted",
+TEST_CASE("a held sync waits for a permit, writes meanwhile are counted",
           "[common][fault]") {
   testing::TempDir dir;
   SyncGate gate;
@@ -47,7 +47,7 @@ TEST_CASE("a held sync waits for a permit; writes meanwhile are counted",
 }
 
 TEST_CASE(
-    "a sync released with an error fails and breaks the file; a retry "
+    "a sync released with an error fails and breaks the file, a retry "
     "still reaches the gate",
     "[common][fault]") {
   testing::TempDir dir;
@@ -66,7 +66,7 @@ TEST_CASE(
   CHECK(env.sync_count() == 0);  // no sync reached the disk
 }
 
-TEST_CASE("Open lets held syncs through; unmatched files are never held",
+TEST_CASE("Open lets held syncs through, unmatched files are never held",
           "[common][fault]") {
   testing::TempDir dir;
   SyncGate gate;

@@ -147,7 +147,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "one full ledger directory of two leaves the bookie writable; all of "
+    "one full ledger directory of two leaves the bookie writable, all of "
     "them, or a journal directory, turn it read-only",
     "[journal]") {
   FakeFsEnv env;

@@ -140,7 +140,7 @@ TEST_CASE("read-only and quarantined bookies of the group are left out",
   }
 }
 
-TEST_CASE("ungrouped ledgers use every bookie; grouped ones never ungrouped",
+TEST_CASE("ungrouped ledgers use every bookie, grouped ones never ungrouped",
           "[placement]") {
   Counts any;
   std::mt19937_64 gen(9);

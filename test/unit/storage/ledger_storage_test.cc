@@ -105,7 +105,7 @@ TEST_CASE("a read that misses reads ahead so the next entries hit the cache",
 
 TEST_CASE(
     "ledger state changes (fenced, master key, explicit LAC) reach the "
-    "index with the next flush and persist across reopen; unflushed ones "
+    "index with the next flush and persist across reopen, unflushed ones "
     "do not",
     "[storage]") {
   TempDir dir;
