@@ -34,7 +34,8 @@ void AddTimeouts(ConfigTable<ClientOptions>& t) {
   t.Value("readWindow", BK_FIELD(read_window), "entries", {1, 10000},
           "entries read ahead by one range read");
   t.Value("batchReadEnabled", BK_FIELD(batch_read_enabled), "", {},
-          "stream a range from one bookie when E == WQ (else entry by entry)");
+          "stream a range: from one bookie when E == WQ, else one strided "
+          "stream per write set");
   t.Bytes("maxPendingAddsBytes", BK_FIELD(max_pending_adds_bytes), "bytes", {},
           "packaged bytes of unconfirmed adds per writer");
   t.Millis("pendingAddsWaitMs", BK_FIELD(pending_adds_wait), {0, 1e7},

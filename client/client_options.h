@@ -56,13 +56,19 @@ struct ClientOptions {
   // speculativeReadTimeout (ms in BookKeeper): after this without an answer
   // the next replica is asked too. Zero disables speculation.
   absl::Duration speculative_read_timeout = absl::Milliseconds(500);
-  // Entries read ahead (in flight) by one Read() range.
-  int read_window = 64;
-  // batchReadEnabled (BookKeeper's key, BP-62): Read() of a range in a
-  // segment whose every bookie holds every entry (E == WQ) streams it from
-  // one bookie (ReadEntries) in chunks of about half the read window,
-  // instead of one request per entry; anything the stream does not deliver
-  // is read entry by entry. False: always entry by entry.
+  // Entries read ahead (in flight) by one Read() range. A streamed range
+  // is issued once half the window is free, so chunks are about half of
+  // it: 256 keeps a catch-up reader's streams long (64 measured 34k
+  // entries/s against 61k at 256 and 89k at 1000, 1 KiB entries, one
+  // reader on a local cluster) while bounding what one reader holds.
+  int read_window = 256;
+  // batchReadEnabled (BookKeeper's key, BP-62): Read() of a range in one
+  // segment streams it (ReadEntries) in chunks of about half the read
+  // window, instead of one request per entry: from one bookie when every
+  // bookie holds every entry (E == WQ), else as E strided streams, one per
+  // write set, each from that write set's first bookie in read order.
+  // Anything a stream does not deliver is read entry by entry. False:
+  // always entry by entry.
   bool batch_read_enabled = true;
 
   // maxPendingAddsBytes (ours; BookKeeper bounds by count with

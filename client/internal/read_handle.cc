@@ -63,8 +63,15 @@ class RangeIterator final : public EntryIterator {
 
   void Issue() {
     while (next_issue_ <= last_ && next_issue_ < next_return_ + window_) {
-      if (IssueRange()) continue;
-      ReadOne(handle_, state_, next_issue_++);
+      switch (IssueRange()) {
+        case Issued::kRange:
+          continue;
+        case Issued::kWait:
+          return;  // reads in flight; the next range waits for room
+        case Issued::kNotStreamable:
+          ReadOne(handle_, state_, next_issue_++);
+          continue;
+      }
     }
   }
 
@@ -76,17 +83,23 @@ class RangeIterator final : public EntryIterator {
     });
   }
 
+  enum class Issued { kRange, kWait, kNotStreamable };
+
   // Issues next_issue_.. as one streamed range when at least half the
-  // window is free (so chunks stay large) or nothing is in flight; false
-  // when the range cannot be streamed (the caller reads one entry).
-  bool IssueRange() {
-    if (!streamable_) return false;
+  // window is free (so chunks stay large) or nothing is in flight. kWait:
+  // less than half is free and reads are in flight, so the range waits
+  // for them rather than the window filling up with single reads;
+  // kNotStreamable: the caller reads one entry.
+  Issued IssueRange() {
+    if (!streamable_) return Issued::kNotStreamable;
     const int64_t room = next_return_ + window_ - next_issue_;
     const int64_t chunk = std::min(room, last_ - next_issue_ + 1);
-    if (chunk < 2) return false;
-    if (room < std::max(2, window_ / 2) && next_issue_ > next_return_) {
-      return false;
+    const bool in_flight = next_issue_ > next_return_;
+    if (room < std::max(2, window_ / 2) && in_flight &&
+        chunk < last_ - next_issue_ + 1) {
+      return Issued::kWait;
     }
+    if (chunk < 2) return Issued::kNotStreamable;
     const int64_t first = next_issue_, end = first + chunk - 1;
     auto state = state_;
     std::weak_ptr<ReadHandle> weak = handle_;
@@ -97,10 +110,10 @@ class RangeIterator final : public EntryIterator {
           absl::MutexLock l(&state->mu);
           state->results.emplace(id, std::move(r));
         },
-        [state, weak, end](int64_t next) {
-          // What the stream did not deliver, entry by entry.
+        [state, weak, end](int64_t next, int64_t stride) {
+          // What a stream did not deliver, entry by entry.
           auto handle = weak.lock();
-          for (int64_t id = next; id <= end; ++id) {
+          for (int64_t id = next; id <= end; id += stride) {
             if (handle != nullptr) {
               ReadOne(handle, state, id);
             } else {
@@ -114,10 +127,10 @@ class RangeIterator final : public EntryIterator {
       // Not streamable now (the range crosses into another segment, or
       // the bookie has no endpoint): one entry is read alone, then a
       // range is tried again from the next.
-      return false;
+      return Issued::kNotStreamable;
     }
     next_issue_ = end + 1;
-    return true;
+    return Issued::kRange;
   }
 
   std::shared_ptr<ReadHandle> handle_;
@@ -127,7 +140,7 @@ class RangeIterator final : public EntryIterator {
   const int64_t last_;
   const int window_;
   absl::Status status_;
-  // batchReadEnabled and E == WQ: ranges may be streamed.
+  // batchReadEnabled: ranges may be streamed.
   const bool streamable_ = handle_->RangeStreamable();
 };
 
@@ -242,14 +255,12 @@ void ReadHandle::ReadAsync(int64_t entry_id, ReadDone done) {
 }
 
 bool ReadHandle::RangeStreamable() const {
-  absl::MutexLock l(&mu_);
-  return ctx_->options().batch_read_enabled &&
-         metadata_.write_quorum_size() == metadata_.ensemble_size();
+  return ctx_->options().batch_read_enabled;
 }
 
 bool ReadHandle::ReadRangeAsync(int64_t first, int64_t last,
                                 absl::AnyInvocable<void(ReadResult)> on_entry,
-                                absl::AnyInvocable<void(int64_t)> done) {
+                                RangeDone done) {
   if (!ctx_->options().batch_read_enabled || last < first) return false;
   std::vector<std::string> ensemble;
   int write_quorum;
@@ -267,55 +278,74 @@ bool ReadHandle::ReadRangeAsync(int64_t first, int64_t last,
     digest = static_cast<entry::DigestType>(metadata_.digest_type());
   }
   const int e = static_cast<int>(ensemble.size());
-  if (write_quorum != e) return false;  // no bookie holds the whole range
-  const std::vector<int> order =
-      ctx_->cluster()->ReadOrder(ensemble, WriteSet(first, e, write_quorum));
-  if (order.empty()) return false;
-  const std::string& bookie = ensemble[order.front()];
-  auto client = ctx_->pool()->Get(bookie);
-  if (client == nullptr) return false;
-
-  // One stream's messages come one at a time, so `next` needs no lock.
-  struct Range {
-    int64_t next;
-    bool stopped = false;
+  if (e == 0 || write_quorum <= 0) return false;
+  // One stream when every bookie holds every entry; else one per stride.
+  const int64_t stride = write_quorum >= e ? 1 : e;
+  const int64_t streams = std::min<int64_t>(stride, last - first + 1);
+  std::vector<std::shared_ptr<BookieClient>> clients;
+  std::vector<std::string> names;
+  for (int64_t k = 0; k < streams; ++k) {
+    const std::vector<int> order = ctx_->cluster()->ReadOrder(
+        ensemble, WriteSet(first + k, e, write_quorum));
+    if (order.empty()) return false;
+    names.push_back(ensemble[order.front()]);
+    clients.push_back(ctx_->pool()->Get(names.back()));
+    if (clients.back() == nullptr) return false;
+  }
+  // Shared by the streams; each stream's messages come one at a time, so
+  // a stream's `next` needs no lock, and on_entry/done are the caller's to
+  // make safe across streams.
+  struct Shared {
     absl::AnyInvocable<void(ReadResult)> on_entry;
+    RangeDone done;
   };
-  auto range = std::make_shared<Range>();
-  range->next = first;
-  range->on_entry = std::move(on_entry);
-  proto::ReadEntriesRequest request;
-  request.set_ledger_id(static_cast<uint64_t>(ledger_id_));
-  request.set_first_entry_id(first);
-  request.set_last_entry_id(last);
+  auto shared = std::make_shared<Shared>();
+  shared->on_entry = std::move(on_entry);
+  shared->done = std::move(done);
   const uint64_t ledger = static_cast<uint64_t>(ledger_id_);
-  client->ReadEntries(
-      request, ctx_->options().read_entry_timeout,
-      [range, ledger, digest, bookie](proto::ReadEntryResponse&& m) {
-        if (range->stopped) return;
-        if (m.status() != proto::BK_EOK || m.entry_id() != range->next) {
-          range->stopped = true;
-          return;
-        }
-        auto d = entry::Decode(m.body(), digest, ledger, range->next);
-        if (!d.ok()) {
-          bk::log::Get("client")->warn(
-              "ledger={} entry={} bookie={} range read: {}", ledger,
-              range->next, bookie, d.status().ToString());
-          range->stopped = true;  // read again, from another replica
-          return;
-        }
-        ReadResult r;
-        r.entry_id = range->next;
-        r.header = d->header;
-        r.payload = std::string(d->payload);
-        r.body = std::move(*m.mutable_body());
-        ++range->next;
-        range->on_entry(std::move(r));
-      },
-      [range, done = std::move(done)](absl::Status) mutable {
-        done(range->next);
-      });
+  for (int64_t k = 0; k < streams; ++k) {
+    struct Range {
+      int64_t next;
+      bool stopped = false;
+    };
+    auto range = std::make_shared<Range>();
+    range->next = first + k;
+    proto::ReadEntriesRequest request;
+    request.set_ledger_id(ledger);
+    request.set_first_entry_id(first + k);
+    request.set_last_entry_id(last);
+    if (stride > 1) request.set_stride(static_cast<uint32_t>(stride));
+    clients[k]->ReadEntries(
+        request, ctx_->options().read_entry_timeout,
+        [range, shared, ledger, digest, stride,
+         bookie = names[k]](proto::ReadEntryResponse&& m) {
+          // A bookie that ignores `stride` (older) sends the next entry:
+          // the id check stops the stream and the rest is read singly.
+          if (range->stopped) return;
+          if (m.status() != proto::BK_EOK || m.entry_id() != range->next) {
+            range->stopped = true;
+            return;
+          }
+          auto d = entry::Decode(m.body(), digest, ledger, range->next);
+          if (!d.ok()) {
+            bk::log::Get("client")->warn(
+                "ledger={} entry={} bookie={} range read: {}", ledger,
+                range->next, bookie, d.status().ToString());
+            range->stopped = true;  // read again, from another replica
+            return;
+          }
+          ReadResult r;
+          r.entry_id = range->next;
+          r.header = d->header;
+          r.payload = std::string(d->payload);
+          r.body = std::move(*m.mutable_body());
+          range->next += stride;
+          shared->on_entry(std::move(r));
+        },
+        [range, shared, stride](absl::Status) {
+          shared->done(range->next, stride);
+        });
+  }
   return true;
 }
 

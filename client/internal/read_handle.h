@@ -51,20 +51,25 @@ class ReadHandle : public std::enable_shared_from_this<ReadHandle> {
 
   std::unique_ptr<EntryIterator> Read(int64_t first, int64_t last);
   void ReadAsync(int64_t entry_id, ReadDone done);
-  // Entries first..last streamed from one bookie (ReadEntries), when
-  // batchReadEnabled and the range lies in one segment whose every bookie
-  // holds every entry (E == WQ); the bookie is the read order's first.
-  // `on_entry` gets each entry, digest verified, in order; `done` gets the
-  // id of the first entry not delivered (last + 1 when all were) once the
-  // stream has ended for whatever reason -- an entry the bookie lacks, a
-  // damaged one, the bookie failing -- and the caller reads the rest entry
-  // by entry. Both run on gRPC threads. Returns false, calling neither,
+  // Entries first..last streamed with ReadEntries, when batchReadEnabled
+  // and the range lies in one segment. With E == WQ every bookie holds
+  // every entry: one stream from the read order's first bookie. With
+  // E > WQ no bookie holds the whole range, so it is read as E strided
+  // streams (entries first + k, first + k + E, ...), each from the read
+  // order's first bookie of that stride's write set: read-ahead over the
+  // ensemble. `on_entry` gets each entry, digest verified, in order within
+  // its stream; `done(next, stride)` is called once per stream when it has
+  // ended for whatever reason -- an entry the bookie lacks, a damaged one,
+  // the bookie failing -- with the stream's first entry not delivered
+  // (past `last` when all were) and its stride, and the caller reads the
+  // rest (next, next + stride, ... <= last) entry by entry. Both run on
+  // gRPC threads, streams concurrently. Returns false, calling neither,
   // when the range cannot be read so.
-  // batchReadEnabled and E == WQ: ReadRangeAsync may take ranges.
-  bool RangeStreamable() const;
+  bool RangeStreamable() const;  // batchReadEnabled
+  using RangeDone = absl::AnyInvocable<void(int64_t next, int64_t stride)>;
   bool ReadRangeAsync(int64_t first, int64_t last,
                       absl::AnyInvocable<void(ReadResult)> on_entry,
-                      absl::AnyInvocable<void(int64_t)> done);
+                      RangeDone done);
   absl::StatusOr<int64_t> ReadLac();
   absl::StatusOr<int64_t> WaitForLac(int64_t previous, absl::Duration timeout);
 

@@ -47,27 +47,35 @@ TEST_CASE("a closed ledger reads back in order through a small window",
 }
 
 TEST_CASE(
-    "a range of an E == WQ ledger reads back whole and in order, streamed or "
-    "entry by entry",
+    "a range reads back whole and in order, streamed or entry by entry, with "
+    "E == WQ and striped with E > WQ",
     "[client]") {
-  LocalBookies bookies(3);
-  for (const bool batch : {true, false}) {
-    for (const int window : {1, 2, 7, 64, 300}) {
-      INFO("batchReadEnabled " << batch << " readWindow " << window);
-      ClientOptions o = FastOptions(bookies);
-      o.read_window = window;
-      o.batch_read_enabled = batch;
-      auto client = MakeClient(o);
-      const int64_t id = WriteLedger(client.get(), 257,
-                                     {.ensemble_size = 3,
-                                      .write_quorum = 3,
-                                      .ack_quorum = 2,
-                                      .password = "p"});
-      auto r = client->OpenLedger(id, "p", /*recover=*/false);
-      REQUIRE(r.ok());
-      ExpectEntries(r->get(), 0, 256);
-      ExpectEntries(r->get(), 100, 100);
-      ExpectEntries(r->get(), 255, 256);
+  LocalBookies bookies(5);
+  struct Shape {
+    int e, wq, aq;
+  };
+  for (const Shape shape :
+       {Shape{3, 3, 2}, Shape{3, 2, 2}, Shape{5, 2, 2}, Shape{5, 3, 2}}) {
+    for (const bool batch : {true, false}) {
+      for (const int window : {1, 2, 7, 64, 300}) {
+        INFO("E" << shape.e << " WQ" << shape.wq << " batchReadEnabled "
+                 << batch << " readWindow " << window);
+        ClientOptions o = FastOptions(bookies);
+        o.read_window = window;
+        o.batch_read_enabled = batch;
+        auto client = MakeClient(o);
+        const int64_t id = WriteLedger(client.get(), 257,
+                                       {.ensemble_size = shape.e,
+                                        .write_quorum = shape.wq,
+                                        .ack_quorum = shape.aq,
+                                        .password = "p"});
+        auto r = client->OpenLedger(id, "p", /*recover=*/false);
+        REQUIRE(r.ok());
+        ExpectEntries(r->get(), 0, 256);
+        ExpectEntries(r->get(), 100, 100);
+        ExpectEntries(r->get(), 255, 256);
+        ExpectEntries(r->get(), 3, 9);
+      }
     }
   }
 }
@@ -80,28 +88,31 @@ TEST_CASE(
   ClientOptions o = FastOptions(bookies);
   o.read_window = 32;
   auto client = MakeClient(o);
-  const int64_t id = WriteLedger(client.get(), 200,
-                                 {.ensemble_size = 3,
-                                  .write_quorum = 3,
-                                  .ack_quorum = 2,
-                                  .password = "p"});
-  auto r = client->OpenLedger(id, "p", /*recover=*/false);
-  REQUIRE(r.ok());
-  // Every bookie in turn: whichever one the streams go to, the reads
-  // still return every entry.
-  for (int down = 0; down < 3; ++down) {
-    INFO("bookie " << down << " damaged from entry 50");
-    auto it = (*r)->Read(0, 199);
-    LedgerEntry e;
-    for (int64_t want = 0; want < 200; ++want) {
-      if (want == 50) bookies.faults(down)->corrupt_reads = true;
-      REQUIRE(it->Next(&e));
-      CHECK(e.entry_id == want);
-      CHECK(e.payload == Payload(want));
+  // E == WQ (one stream) and E > WQ (a strided stream per write set).
+  for (const int wq : {3, 2}) {
+    const int64_t id = WriteLedger(client.get(), 200,
+                                   {.ensemble_size = 3,
+                                    .write_quorum = wq,
+                                    .ack_quorum = 2,
+                                    .password = "p"});
+    auto r = client->OpenLedger(id, "p", /*recover=*/false);
+    REQUIRE(r.ok());
+    // Every bookie in turn: whichever one the streams go to, the reads
+    // still return every entry.
+    for (int down = 0; down < 3; ++down) {
+      INFO("WQ " << wq << ", bookie " << down << " damaged from entry 50");
+      auto it = (*r)->Read(0, 199);
+      LedgerEntry e;
+      for (int64_t want = 0; want < 200; ++want) {
+        if (want == 50) bookies.faults(down)->corrupt_reads = true;
+        REQUIRE(it->Next(&e));
+        CHECK(e.entry_id == want);
+        CHECK(e.payload == Payload(want));
+      }
+      CHECK_FALSE(it->Next(&e));
+      CHECK(it->status().ok());
+      bookies.faults(down)->corrupt_reads = false;
     }
-    CHECK_FALSE(it->Next(&e));
-    CHECK(it->status().ok());
-    bookies.faults(down)->corrupt_reads = false;
   }
 }
 
