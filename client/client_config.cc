@@ -33,6 +33,9 @@ void AddTimeouts(ConfigTable<ClientOptions>& t) {
            {0, 1e7}, "wait before the next replica is also asked; 0 disables");
   t.Value("readWindow", BK_FIELD(read_window), "entries", {1, 10000},
           "entries read ahead by one range read");
+  t.Bytes("readWindowBytes", BK_FIELD(read_window_bytes), "bytes", {},
+          "bytes read ahead by one range read (bounds readWindow by the "
+          "entry size)");
   t.Value("batchReadEnabled", BK_FIELD(batch_read_enabled), "", {},
           "stream a range: from one bookie when E == WQ, else one strided "
           "stream per write set");

@@ -34,6 +34,9 @@ absl::Status Validate(const ClientOptions& o) {
   if (o.max_pending_adds_bytes < 1) {
     return Bad("maxPendingAddsBytes", "must be >= 1");
   }
+  if (o.read_window_bytes < 1) {
+    return Bad("read_window_bytes", "must be >= 1");
+  }
   if (o.max_add_batch_bytes < 1) {
     return Bad("max_add_batch_bytes", "must be >= 1");
   }

@@ -12,17 +12,28 @@
 namespace bk::client::internal {
 namespace {
 
-// Entries first..last, `window` reads in flight ahead of the reader.
+// Entries first..last, up to a window of reads in flight ahead of the
+// reader: readWindow entries, at most readWindowBytes of them at the mean
+// entry size seen so far.
 class RangeIterator final : public EntryIterator {
  public:
   RangeIterator(std::shared_ptr<ReadHandle> handle, int64_t first, int64_t last,
-                int window, absl::Status initial)
+                int max_window, int64_t window_bytes, absl::Status initial)
       : handle_(std::move(handle)),
         next_issue_(first),
         next_return_(first),
         last_(last),
-        window_(std::max(1, window)),
-        status_(std::move(initial)) {}
+        max_window_(std::max(1, max_window)),
+        window_bytes_(std::max<int64_t>(1, window_bytes)),
+        status_(std::move(initial)) {
+    // Before any entry: a closed ledger's mean entry size, else a small
+    // window until entries show their size.
+    const int64_t length = handle_->Length();
+    const int64_t entries = handle_->LastAddConfirmed() + 1;
+    window_ = length > 0 && entries > 0
+                  ? WindowFor(std::max<int64_t>(1, length / entries))
+                  : std::min(max_window_, kFirstWindow);
+  }
 
   ~RangeIterator() override {
     // Reads in flight hold `state_`, not this object.
@@ -50,6 +61,9 @@ class RangeIterator final : public EntryIterator {
     entry->entry_id = r->entry_id;
     entry->payload = std::move(r->payload);
     ++next_return_;
+    seen_bytes_ += static_cast<int64_t>(entry->payload.size());
+    ++seen_entries_;
+    window_ = WindowFor(std::max<int64_t>(1, seen_bytes_ / seen_entries_));
     return true;
   }
 
@@ -81,6 +95,13 @@ class RangeIterator final : public EntryIterator {
       absl::MutexLock l(&state->mu);
       state->results.emplace(id, std::move(r));
     });
+  }
+
+  static constexpr int kFirstWindow = 64;
+
+  int WindowFor(int64_t mean_entry_bytes) const {
+    return static_cast<int>(
+        std::clamp<int64_t>(window_bytes_ / mean_entry_bytes, 1, max_window_));
   }
 
   enum class Issued { kRange, kWait, kNotStreamable };
@@ -138,7 +159,11 @@ class RangeIterator final : public EntryIterator {
   int64_t next_issue_;
   int64_t next_return_;
   const int64_t last_;
-  const int window_;
+  const int max_window_;
+  const int64_t window_bytes_;
+  int window_;  // max_window_ or fewer, by the entry size (WindowFor)
+  int64_t seen_bytes_ = 0;
+  int64_t seen_entries_ = 0;
   absl::Status status_;
   // batchReadEnabled: ranges may be streamed.
   const bool streamable_ = handle_->RangeStreamable();
@@ -388,9 +413,9 @@ std::unique_ptr<EntryIterator> ReadHandle::Read(int64_t first, int64_t last) {
           "entry ", last, " is past the last add confirmed (", *lac, ")"));
     }
   }
-  return std::make_unique<RangeIterator>(shared_from_this(), first, last,
-                                         ctx_->options().read_window,
-                                         Annotate(initial, ledger_id_));
+  return std::make_unique<RangeIterator>(
+      shared_from_this(), first, last, ctx_->options().read_window,
+      ctx_->options().read_window_bytes, Annotate(initial, ledger_id_));
 }
 
 absl::StatusOr<int64_t> ReadHandle::ReadLac() {

@@ -127,20 +127,32 @@ std::string ReadersSection(const ScenarioResult& r) {
       "Join time and backlog at join; catch-up ends at the first entry read "
       "less than caught_up_age_ms after it was added. Tailing latency is "
       "entry added (Append) -> read by the reader, for entries read once "
-      "caught up.\n\n"
+      "caught up. Backlog entries/s: the entries confirmed at join, read "
+      "from join to the last of them; stream: the same entries streamed "
+      "again after the run by raw ReadEntries calls, one bookie at a time "
+      "(read_ceiling.h), and the backlog rate's share of it.\n\n"
       "| reader | ledger | join s | backlog at join | catch-up s | "
-      "catch-up entries/s | read | written | tail p50 ms | tail p99 ms | "
+      "catch-up entries/s | backlog entries/s | stream entries/s | of "
+      "stream | read | written | tail p50 ms | tail p99 ms | "
       "tail p999 ms | retried reads | errors |\n"
-      "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+      "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const ReaderResult& rr : run.readers) {
     const int64_t written = run.write.last_entry[rr.ledger_index] + 1;
     absl::StrAppendFormat(
         &md,
-        "| %s | %d | %.1f | %d | %s | %s | %d | %d | %s | %s | %s | %d | "
-        "%d |\n",
+        "| %s | %d | %.1f | %d | %s | %s | %s | %s | %s | %d | %d | %s | %s "
+        "| %s | %d | %d |\n",
         rr.name, rr.ledger_index, rr.join_s, rr.backlog_at_join,
         rr.catch_up_s < 0 ? "never" : absl::StrFormat("%.2f", rr.catch_up_s),
         rr.catch_up_s < 0 ? "-" : absl::StrFormat("%.0f", rr.catch_up_rate),
+        rr.backlog_s < 0 ? "-" : absl::StrFormat("%.0f", rr.backlog_rate),
+        rr.stream_ceiling_rate <= 0
+            ? "-"
+            : absl::StrFormat("%.0f", rr.stream_ceiling_rate),
+        rr.stream_ceiling_rate <= 0 || rr.backlog_s < 0
+            ? "-"
+            : absl::StrFormat("%.0f %%",
+                              100 * rr.backlog_rate / rr.stream_ceiling_rate),
         rr.entries_read, written, Cell(rr.tail_latency, 0.5),
         Cell(rr.tail_latency, 0.99), Cell(rr.tail_latency, 0.999), rr.retries,
         rr.errors);

@@ -16,19 +16,23 @@ json Latency(const LatencyHistogram& h) {
 json RunJson(const WorkloadRun& run) {
   json readers = json::array();
   for (const ReaderResult& r : run.readers) {
-    readers.push_back({{"name", r.name},
-                       {"ledger_index", r.ledger_index},
-                       {"ledger_id", r.ledger_id},
-                       {"join_s", r.join_s},
-                       {"backlog_at_join", r.backlog_at_join},
-                       {"catch_up_s", r.catch_up_s},
-                       {"catch_up_entries_per_second", r.catch_up_rate},
-                       {"entries_read", r.entries_read},
-                       {"read_retries", r.retries},
-                       {"first_retry_error", r.first_retry_error},
-                       {"errors", r.errors},
-                       {"first_error", r.first_error},
-                       {"tail_latency_ms", Latency(r.tail_latency)}});
+    readers.push_back(
+        {{"name", r.name},
+         {"ledger_index", r.ledger_index},
+         {"ledger_id", r.ledger_id},
+         {"join_s", r.join_s},
+         {"backlog_at_join", r.backlog_at_join},
+         {"catch_up_s", r.catch_up_s},
+         {"catch_up_entries_per_second", r.catch_up_rate},
+         {"backlog_s", r.backlog_s},
+         {"backlog_entries_per_second", r.backlog_rate},
+         {"stream_ceiling_entries_per_second", r.stream_ceiling_rate},
+         {"entries_read", r.entries_read},
+         {"read_retries", r.retries},
+         {"first_retry_error", r.first_retry_error},
+         {"errors", r.errors},
+         {"first_error", r.first_error},
+         {"tail_latency_ms", Latency(r.tail_latency)}});
   }
   json bookies = json::array();
   for (const BookieSeries& b : run.bookies) {

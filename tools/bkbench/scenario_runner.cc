@@ -11,6 +11,7 @@
 #include "absl/time/clock.h"
 #include "common/measure.h"
 #include "metadata/metadata_store.h"
+#include "tools/bkbench/read_ceiling.h"
 #include "tools/localcluster/child_process.h"
 
 namespace bk::bkbench {
@@ -201,6 +202,15 @@ absl::StatusOr<WorkloadRun> RunWorkload(const ScenarioSpec& spec,
   for (size_t i = 0; i < readers.size(); ++i) {
     run.readers.push_back(readers[i]->Finish(
         run.write.last_entry[spec.readers[i].ledger], absl::Seconds(60)));
+  }
+  // The bare stream of each late reader's backlog, on the same cluster
+  // once the writers have stopped (plaintext only).
+  if (options.tls.ca_file.empty()) {
+    for (ReaderResult& rr : run.readers) {
+      if (rr.backlog_at_join <= 0) continue;
+      auto c = MeasureReadCeiling(uri, rr.ledger_id, rr.backlog_at_join);
+      if (c.ok()) rr.stream_ceiling_rate = c->entries_per_s;
+    }
   }
   sampling.store(false);
   reader_sampler.join();

@@ -80,6 +80,13 @@ bool TailReader::ReadRange(client::LedgerReader* reader, int64_t last) {
         (absl::ToUnixNanos(now) - AddedAtNanos(e.payload)) / 1000;
     absl::MutexLock l(&mu_);
     ++result_.entries_read;
+    if (e.entry_id + 1 == result_.backlog_at_join) {
+      result_.backlog_s = absl::ToDoubleSeconds(now - joined_at_);
+      result_.backlog_rate =
+          result_.backlog_s > 0
+              ? static_cast<double>(result_.backlog_at_join) / result_.backlog_s
+              : 0;
+    }
     if (caught_up_at_ == absl::InfiniteFuture() &&
         static_cast<double>(age_us) < spec_.caught_up_age_ms * 1000) {
       caught_up_at_ = now;

@@ -42,6 +42,13 @@ struct ReaderResult {
   int64_t backlog_at_join = 0;  // entries confirmed when it joined
   double catch_up_s = -1;       // join -> caught up; -1: never
   double catch_up_rate = 0;     // entries/s read while catching up
+  // Join -> the backlog's last entry read (-1: never), and its rate: the
+  // backlog alone, without chasing the entries written meanwhile.
+  double backlog_s = -1;
+  double backlog_rate = 0;
+  // The same entries streamed by raw ReadEntries calls after the run
+  // (read_ceiling.h), entries/s; 0 when not measured.
+  double stream_ceiling_rate = 0;
   int64_t entries_read = 0;
   // Reads that failed and were tried again (each is counted; the reader
   // goes on from where it was), and reads that never succeeded (the reader
