@@ -10,6 +10,7 @@
 #include "common/measure.h"
 #include "tools/bkbench/commands.h"
 #include "tools/bkbench/echo_ceiling.h"
+#include "tools/bkbench/latency_probes.h"
 #include "tools/bkbench/write_load.h"
 #include "tools/bkctl/flags.h"
 #include "tools/bkctl/tls_flags.h"
@@ -95,6 +96,26 @@ int WriteCommand(const std::vector<std::string>& raw) {
   wo.write_quorum = static_cast<int>(*w);
   wo.ack_quorum = static_cast<int>(*a);
   wo.progress = true;
+  // Issue 22's latency target: the journal disk's fsync latency while the
+  // load runs, and the loopback round trip.
+  LatencyHistogram rtt;
+  std::unique_ptr<FsyncProbe> probe;
+  if (!jdir.empty()) {
+    auto r = LoopbackRtt(2000);
+    if (!r.ok()) {
+      std::cerr << "bkbench write: loopback RTT: " << r.status().message()
+                << "\n";
+      return 1;
+    }
+    rtt = *r;
+    auto p = FsyncProbe::Start(jdir, absl::Milliseconds(20));
+    if (!p.ok()) {
+      std::cerr << "bkbench write: fsync probe: " << p.status().message()
+                << "\n";
+      return 1;
+    }
+    probe = std::move(*p);
+  }
   WriteResult res;
   {
     auto c = client::Client::Create(co);
@@ -109,6 +130,22 @@ int WriteCommand(const std::vector<std::string>& raw) {
     }
     res = (*load)->Run();
   }
+  LatencyHistogram fsync_during;
+  if (probe != nullptr) {
+    absl::Status probe_error;
+    fsync_during = probe->Stop(&probe_error);
+    probe.reset();
+    if (!probe_error.ok()) {
+      std::cerr << "bkbench write: fsync probe: " << probe_error.message()
+                << "\n";
+      return 1;
+    }
+  }
+  // Target 3: add p99 <= 2 x the fsync p99 + the loopback RTT (p99).
+  const double add_p99_ms = res.latency.PercentileUs(0.99) / 1000.0;
+  const double fsync_p99_ms = fsync_during.PercentileUs(0.99) / 1000.0;
+  const double rtt_p99_ms = rtt.PercentileUs(0.99) / 1000.0;
+  const double bound_ms = 2 * fsync_p99_ms + rtt_p99_ms;
   const double eps = res.entries_per_second();
   const double mbps = eps * static_cast<double>(*size) / 1e6;
   // What one journal group would hold at this rate with a ~1 ms group wait.
@@ -167,6 +204,14 @@ int WriteCommand(const std::vector<std::string>& raw) {
                     {"after_groups_per_s", after.groups_per_s},
                     {"after_small_sync_ms", after.small_sync_ms},
                     {"regime", measure::Regime(after.small_sync_ms)}};
+    j["latency_bound"] = {
+        {"fsync_probes", fsync_during.count()},
+        {"fsync_p50_ms", fsync_during.PercentileUs(0.5) / 1000.0},
+        {"fsync_p99_ms", fsync_p99_ms},
+        {"loopback_rtt_p50_ms", rtt.PercentileUs(0.5) / 1000.0},
+        {"loopback_rtt_p99_ms", rtt_p99_ms},
+        {"bound_ms", bound_ms},
+        {"add_p99_over_bound", bound_ms > 0 ? add_p99_ms / bound_ms : 0}};
   }
   if (f->GetBool("json")) {
     std::cout << j.dump(2) << "\n";
@@ -192,6 +237,13 @@ int WriteCommand(const std::vector<std::string>& raw) {
         "(%.0f groups/s of %d B) after; fsync regime %s\n",
         jdir, before.mb_per_s, after.mb_per_s, after.groups_per_s, group,
         measure::Regime(after.small_sync_ms));
+    std::cout << absl::StrFormat(
+        "latency bound: 2 x fsync p99 during the run (%.2f ms; p50 %.2f ms, "
+        "%d probes of 4 KiB on %s) + loopback RTT p99 (%.3f ms) = %.2f ms; "
+        "add p99 %.2f ms = %.2f x the bound\n",
+        fsync_p99_ms, fsync_during.PercentileUs(0.5) / 1000.0,
+        fsync_during.count(), jdir, rtt_p99_ms, bound_ms, add_p99_ms,
+        bound_ms > 0 ? add_p99_ms / bound_ms : 0.0);
   }
   if (res.failed > 0) std::cout << "first error: " << res.first_error << "\n";
   return res.failed > 0 ? 1 : 0;

@@ -74,6 +74,11 @@ TEST_CASE("a short scenario reads every entry written and renders its report",
     CHECK(reader["backlog_at_join"].get<int64_t>() >= 0);
     CHECK(reader["backlog_at_join"].get<int64_t>() <= written);
     CHECK(reader["tail_latency_ms"]["count"].get<int64_t>() <= written);
+    if (reader["backlog_at_join"].get<int64_t>() > 0) {
+      // The backlog was read to its end, and streamed again raw.
+      CHECK(reader["backlog_s"].get<double>() >= 0);
+      CHECK(reader["stream_ceiling_entries_per_second"].get<double>() > 0);
+    }
   }
   CHECK(run["bookies"].size() == 3);
   CHECK(j.contains("echo_ceiling"));
