@@ -11,6 +11,7 @@
 #include "metadata/metadata_store.h"
 #include "proto/bookie.pb.h"
 #include "proto/entry_format.h"
+#include "proto/enum_names.h"
 #include "proto/status_codes.h"
 
 namespace bk::client {
@@ -30,25 +31,14 @@ struct Answer {
   T result;
 };
 
-const char* SourceName(proto::UtilSource s) {
-  switch (s) {
-    case proto::BLOCK_DEVICE:
-      return "block_device";
-    case proto::OWN_BUSY_TIME:
-      return "own_busy_time";
-    default:
-      return "unknown";
-  }
-}
-
 BookieInfo InfoOf(const proto::GetBookieInfoResponse& r) {
   BookieInfo i;
   i.total_disk_capacity = r.total_disk_capacity();
   i.free_disk_space = r.free_disk_space();
   i.journal_io_util = r.journal_io_util();
   i.ledger_io_util = r.ledger_io_util();
-  i.journal_util_source = SourceName(r.journal_util_source());
-  i.ledger_util_source = SourceName(r.ledger_util_source());
+  i.journal_util_source = proto::UtilSourceName(r.journal_util_source());
+  i.ledger_util_source = proto::UtilSourceName(r.ledger_util_source());
   i.cpu_used_rate = r.cpu_used_rate();
   i.write_bytes_per_second = r.write_bytes_per_second();
   i.window_ms = r.window_ms();
@@ -132,6 +122,53 @@ absl::StatusOr<BookieEntry> BookieAdmin::ReadEntry(int64_t ledger_id,
   if (!decoded.ok()) return Prefixed(decoded.status(), what);
   return BookieEntry{decoded->header.last_add_confirmed,
                      std::string(decoded->payload)};
+}
+
+absl::StatusOr<BookieAdmin::StreamedRange> BookieAdmin::StreamEntries(
+    int64_t ledger_id, int64_t first, int64_t last, int64_t stride,
+    absl::Duration timeout) {
+  if (first < 0 || last < first || stride < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("bad range ", first, "..", last, " stride ", stride));
+  }
+  proto::ReadEntriesRequest request;
+  request.set_ledger_id(static_cast<uint64_t>(ledger_id));
+  request.set_first_entry_id(first);
+  request.set_last_entry_id(last);
+  if (stride > 1) request.set_stride(static_cast<uint32_t>(stride));
+  // One stream's messages come one at a time: `range` needs no lock, and
+  // `done` is its last use before the notification.
+  struct State {
+    StreamedRange range;
+    bool stopped = false;
+    absl::Status status;
+    absl::Notification done;
+  };
+  auto state = std::make_shared<State>();
+  state->range.next = first;
+  connection_->ReadEntries(
+      request, timeout,
+      [state, stride](proto::ReadEntryResponse&& m) {
+        if (state->stopped) return;
+        if (m.status() != proto::BK_EOK || m.entry_id() != state->range.next) {
+          state->stopped = true;
+          return;
+        }
+        ++state->range.entries;
+        state->range.bytes += static_cast<int64_t>(m.body().size());
+        state->range.next += stride;
+      },
+      [state](absl::Status s) {
+        state->status = std::move(s);
+        state->done.Notify();
+      });
+  state->done.WaitForNotification();  // the call's deadline bounds it
+  if (!state->status.ok() && state->range.entries == 0) {
+    return Prefixed(state->status,
+                    absl::StrCat("bookie ", bookie_id_,
+                                 " range read of ledger ", ledger_id));
+  }
+  return state->range;
 }
 
 absl::Status BookieAdmin::AddEntry(int64_t ledger_id, int64_t entry_id,

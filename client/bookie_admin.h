@@ -96,6 +96,21 @@ class BookieAdmin {
                                         DigestType digest,
                                         absl::Duration timeout);
 
+  // Entries first, first + stride, ... <= last of `ledger_id` streamed as
+  // stored (one ReadEntries call; stride 1: every entry), without decoding
+  // or checking them: a raw stream for benchmarks (bkbench's catch-up
+  // ceiling) and forensics. Ends at the first entry the bookie does not
+  // send (it lacks it, or the call's byte budget ran out); `next` is that
+  // entry's id (past `last` when all came).
+  struct StreamedRange {
+    int64_t entries = 0;
+    int64_t bytes = 0;  // stored entry sizes (header, payload, digest)
+    int64_t next = 0;
+  };
+  absl::StatusOr<StreamedRange> StreamEntries(int64_t ledger_id, int64_t first,
+                                              int64_t last, int64_t stride,
+                                              absl::Duration timeout);
+
   // The sanity check: a one-bookie ledger (E = W = A = 1) on this bookie is
   // created in `store`, one entry is added and read back over this
   // connection, and the ledger is deleted again (the bookie drops the entry

@@ -10,22 +10,12 @@
 #include "bookie/daemon/admin_api.h"
 #include "bookie/daemon/bookie_config.h"
 #include "bookie/daemon/bookie_info.h"
+#include "proto/enum_names.h"
 
 namespace bk::bookie {
 namespace {
 
 using nlohmann::json;
-
-const char* SourceName(proto::UtilSource s) {
-  switch (s) {
-    case proto::BLOCK_DEVICE:
-      return "block_device";
-    case proto::OWN_BUSY_TIME:
-      return "own_busy_time";
-    default:
-      return "unknown";
-  }
-}
 
 // BookKeeper's freeSpace / totalSpace, then this project's load figures
 // (GetBookieInfo's, -1 where unknown) and each directory's usage.
@@ -45,24 +35,24 @@ HttpResponse Info(DaemonParts& p) {
                         {"freeSpace", d.free_bytes},
                         {"error", d.error.ok() ? "" : d.error.ToString()}});
   }
-  return JsonResponse(
-      json{{"freeSpace", r.free_disk_space()},
-           {"totalSpace", r.total_disk_capacity()},
-           {"readOnly", r.read_only()},
-           {"load",
-            {{"journalIoUtil", r.journal_io_util()},
-             {"journalIoUtilMax", r.journal_io_util_max()},
-             {"journalUtilSource", SourceName(r.journal_util_source())},
-             {"ledgerIoUtil", r.ledger_io_util()},
-             {"ledgerIoUtilMax", r.ledger_io_util_max()},
-             {"ledgerUtilSource", SourceName(r.ledger_util_source())},
-             {"cpuUsedRate", r.cpu_used_rate()},
-             {"writeBytesPerSecond", r.write_bytes_per_second()},
-             {"windowMs", r.window_ms()},
-             {"addsInFlight", r.adds_in_flight()},
-             {"journalQueueDepth", r.journal_queue_depth()},
-             {"addLatencyP99Ms", r.add_latency_p99_ms()}}},
-           {"dirs", dirs}});
+  return JsonResponse(json{
+      {"freeSpace", r.free_disk_space()},
+      {"totalSpace", r.total_disk_capacity()},
+      {"readOnly", r.read_only()},
+      {"load",
+       {{"journalIoUtil", r.journal_io_util()},
+        {"journalIoUtilMax", r.journal_io_util_max()},
+        {"journalUtilSource", proto::UtilSourceName(r.journal_util_source())},
+        {"ledgerIoUtil", r.ledger_io_util()},
+        {"ledgerIoUtilMax", r.ledger_io_util_max()},
+        {"ledgerUtilSource", proto::UtilSourceName(r.ledger_util_source())},
+        {"cpuUsedRate", r.cpu_used_rate()},
+        {"writeBytesPerSecond", r.write_bytes_per_second()},
+        {"windowMs", r.window_ms()},
+        {"addsInFlight", r.adds_in_flight()},
+        {"journalQueueDepth", r.journal_queue_depth()},
+        {"addLatencyP99Ms", r.add_latency_p99_ms()}}},
+      {"dirs", dirs}});
 }
 
 // The host of "host:port", by reverse lookup when it is an address (the

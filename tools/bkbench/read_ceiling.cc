@@ -1,14 +1,12 @@
 #include "tools/bkbench/read_ceiling.h"
 
-#include <grpcpp/grpcpp.h>
-
 #include <chrono>
 #include <map>
 #include <memory>
 
 #include "absl/strings/str_cat.h"
+#include "client/bookie_admin.h"
 #include "metadata/metadata_store.h"
-#include "proto/bookie.grpc.pb.h"
 
 namespace bk::bkbench {
 
@@ -29,8 +27,9 @@ absl::StatusOr<ReadCeiling> MeasureReadCeiling(const std::string& metadata_uri,
     }
   }
   const proto::LedgerMetadata& m = md->value;
-  if (m.segments_size() == 0)
+  if (m.segments_size() == 0) {
     return absl::FailedPreconditionError("no segment");
+  }
   for (int i = 1; i < m.segments_size(); ++i) {
     if (m.segments(i).first_entry_id() < count) {
       return absl::FailedPreconditionError(
@@ -41,42 +40,38 @@ absl::StatusOr<ReadCeiling> MeasureReadCeiling(const std::string& metadata_uri,
   const auto& bookies = m.segments(0).bookies();
   const int e = bookies.size();
   const int64_t stride = m.write_quorum_size() >= e ? 1 : e;
-  ReadCeiling r;
-  const auto t0 = std::chrono::steady_clock::now();
+  // Connections first, so that connecting is not timed.
+  std::vector<std::unique_ptr<client::BookieAdmin>> admins;
   for (int64_t k = 0; k < std::min<int64_t>(stride, count); ++k) {
-    // Entry k's write set starts at bookie k mod E (quorum.h's WriteSet).
+    // Entry k's write set starts at bookie k mod E (the client's WriteSet).
     const std::string& id = bookies.Get(static_cast<int>(k % e));
     auto it = endpoint.find(id);
     if (it == endpoint.end()) {
       return absl::UnavailableError(absl::StrCat(id, " is not registered"));
     }
-    auto stub = proto::Bookie::NewStub(
-        grpc::CreateChannel(it->second, grpc::InsecureChannelCredentials()));
-    // A stream ends at the bookie's byte limit per call: go on from there.
-    int64_t want = k;
-    while (want <= count - 1) {
-      grpc::ClientContext ctx;
-      proto::ReadEntriesRequest req;
-      req.set_ledger_id(static_cast<uint64_t>(ledger_id));
-      req.set_first_entry_id(want);
-      req.set_last_entry_id(count - 1);
-      if (stride > 1) req.set_stride(static_cast<uint32_t>(stride));
-      auto reader = stub->ReadEntries(&ctx, req);
-      proto::ReadEntryResponse resp;
-      const int64_t from = want;
-      while (reader->Read(&resp)) {
-        if (resp.status() != proto::BK_EOK || resp.entry_id() != want) break;
-        r.bytes += static_cast<int64_t>(resp.body().size());
-        ++r.entries;
-        want += stride;
-      }
-      ctx.TryCancel();
-      grpc::Status s = reader->Finish();
-      if (want == from) {
+    auto admin = client::BookieAdmin::Connect(id, it->second, {});
+    if (!admin.ok()) return admin.status();
+    auto info = (*admin)->Info(absl::Seconds(10));  // connects
+    if (!info.ok()) return info.status();
+    admins.push_back(std::move(*admin));
+  }
+  ReadCeiling r;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int64_t k = 0; k < static_cast<int64_t>(admins.size()); ++k) {
+    // A call ends at the bookie's byte budget: go on from there.
+    int64_t next = k;
+    while (next <= count - 1) {
+      auto s = admins[k]->StreamEntries(ledger_id, next, count - 1, stride,
+                                        absl::Seconds(60));
+      if (!s.ok()) return s.status();
+      if (s->entries == 0) {
         return absl::DataLossError(
-            absl::StrCat(id, " streamed nothing of ledger ", ledger_id,
-                         " from entry ", from, " (", s.error_message(), ")"));
+            absl::StrCat(admins[k]->bookie_id(), " streamed nothing of ledger ",
+                         ledger_id, " from entry ", next));
       }
+      r.entries += s->entries;
+      r.bytes += s->bytes;
+      next = s->next;
     }
   }
   r.seconds =

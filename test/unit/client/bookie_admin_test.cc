@@ -81,6 +81,46 @@ TEST_CASE("BookieAdmin reads single entries back, digest checked",
   CHECK(absl::IsDataLoss(corrupt.status()));
 }
 
+TEST_CASE("BookieAdmin streams a range as stored, strided or whole",
+          "[client][admin]") {
+  LocalBookies bookies(1);
+  auto client = MakeClient(FastOptions(bookies));
+  auto w = client->CreateLedger({.ensemble_size = 1,
+                                 .write_quorum = 1,
+                                 .ack_quorum = 1,
+                                 .password = "p"});
+  REQUIRE(w.ok());
+  for (int e = 0; e < 20; ++e) {
+    auto f = (*w)->Append(Payload(e));
+    REQUIRE(Get(f).ok());
+  }
+  REQUIRE((*w)->Close().ok());
+  const int64_t ledger = (*w)->ledger_id();
+  auto admin = AdminOf(bookies, 0);
+
+  auto all = admin->StreamEntries(ledger, 0, 19, 1, kTimeout);
+  REQUIRE(all.ok());
+  CHECK(all->entries == 20);
+  CHECK(all->next == 20);
+  CHECK(all->bytes > 20 * static_cast<int64_t>(Payload(0).size()));
+
+  auto strided = admin->StreamEntries(ledger, 2, 19, 5, kTimeout);
+  REQUIRE(strided.ok());
+  CHECK(strided->entries == 4);  // 2, 7, 12, 17
+  CHECK(strided->next == 22);
+
+  // Past the ledger's end the stream stops at the first missing entry.
+  auto past = admin->StreamEntries(ledger, 15, 40, 1, kTimeout);
+  REQUIRE(past.ok());
+  CHECK(past->entries == 5);
+  CHECK(past->next == 20);
+
+  CHECK(absl::IsInvalidArgument(
+      admin->StreamEntries(ledger, 5, 4, 1, kTimeout).status()));
+  CHECK(absl::IsInvalidArgument(
+      admin->StreamEntries(ledger, 0, 4, 0, kTimeout).status()));
+}
+
 TEST_CASE("BookieAdmin's sanity check adds, reads back and deletes a ledger",
           "[client][admin]") {
   LocalBookies bookies(2);
