@@ -157,6 +157,19 @@ std::string ReadersSection(const ScenarioResult& r) {
         Cell(rr.tail_latency, 0.99), Cell(rr.tail_latency, 0.999), rr.retries,
         rr.errors);
   }
+  for (const WorkloadRun& other : r.runs) {
+    if (other.label != "no-readers") continue;
+    const double with = Ms(run.write.latency, 0.99);
+    const double without = Ms(other.write.latency, 0.99);
+    absl::StrAppendFormat(
+        &md,
+        "\nWriters' add p99 with these readers %.2f ms; without them (the "
+        "no-readers run, same writers on the same cluster, after this one) "
+        "%.2f ms: %s.\n",
+        with, without,
+        without > 0 ? absl::StrFormat("%.2fx", with / without)
+                    : std::string("-"));
+  }
   const double ratio = ReadCacheHitRatio(run);
   md +=
       "\nBookies' read caches during the run (from /metrics, "

@@ -1,6 +1,7 @@
 // bkbench scenario --file F [--metadata-uri URI | --local-cluster DIR]
 //     [--report DIR] [--json] [--seed S] [--bookie-binary PATH]
 //     [--testing-bookie-binary PATH] [--echo-seconds S] [--quiet]
+//     [--control]
 //     [--tls-* (with --metadata-uri)]
 
 #include <unistd.h>
@@ -48,7 +49,9 @@ int ScenarioCommand(const std::vector<std::string>& args) {
        "path of `bookie_testing`, the slow-bookie scenario's slow cluster "
        "(beside bkbench)"},
       {"echo-seconds", false, "echo ceiling run, 0 to skip (3)"},
-      {"quiet", false, "no progress on stderr", true}};
+      {"quiet", false, "no progress on stderr", true},
+      {"control", false,
+       "with readers: run the writers again without them (no-readers)", true}};
   for (bkctl::FlagSpec& s : bkctl::TlsFlags()) specs.push_back(std::move(s));
   auto f = bkctl::ParseFlags(args, specs);
   if (!f.ok()) return Usage(std::string(f.status().message()));
@@ -79,6 +82,7 @@ int ScenarioCommand(const std::vector<std::string>& args) {
                                 ? f->Get("testing-bookie-binary")
                                 : SelfDir() + "/bookie_testing";
   o.progress = !f->GetBool("quiet");
+  o.control_without_readers = f->GetBool("control");
   if (f->Has("echo-seconds")) {
     auto e = f->GetInt("echo-seconds", 0, 600);
     if (!e.ok()) return Usage(std::string(e.status().message()));

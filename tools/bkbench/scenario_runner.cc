@@ -266,6 +266,14 @@ absl::StatusOr<ScenarioResult> RunScenario(const ScenarioSpec& spec,
     auto run = RunWorkload(spec, spec.weighting, "run", uri, options, "");
     if (!run.ok()) return run.status();
     r.runs.push_back(std::move(*run));
+    if (options.control_without_readers && !spec.readers.empty()) {
+      ScenarioSpec alone = spec;
+      alone.readers.clear();
+      auto control =
+          RunWorkload(alone, spec.weighting, "no-readers", uri, options, "");
+      if (!control.ok()) return control.status();
+      r.runs.push_back(std::move(*control));
+    }
     result = std::move(r);
   }
   if (result.ok() && options.echo_seconds > 0) {

@@ -32,6 +32,10 @@ struct RunnerOptions {
   // TLS towards the bookies of metadata_uri (a started cluster is
   // plaintext).
   client::TlsClientOptions tls;
+  // A workload with readers: after the measured run, the same writers
+  // again without readers ("no-readers"), for the writers' latency
+  // without them (issue 22, target 5).
+  bool control_without_readers = false;
 };
 
 absl::StatusOr<ScenarioResult> RunScenario(const ScenarioSpec& spec,
