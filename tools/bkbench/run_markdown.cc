@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "tools/bkbench/run_report.h"
+#include "tools/bkbench/spread.h"
 
 namespace bk::bkbench {
 namespace {
@@ -267,6 +268,7 @@ std::string ReportMarkdown(const ScenarioResult& r) {
       "![throughput](throughput.png)\n\n![p50](latency_p50.png)\n\n"
       "![p99](latency_p99.png)\n\n";
   md += MachineSection(r);
+  md += SpreadSection(r);
   if (!r.runs.empty() && !r.runs[0].readers.empty()) md += ReadersSection(r);
   md +=
       "## Per-bookie load\n\nEach bookie's own GetBookieInfo report, "

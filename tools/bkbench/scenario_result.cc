@@ -1,5 +1,7 @@
 #include "tools/bkbench/scenario_result.h"
 
+#include "tools/bkbench/spread.h"
+
 namespace bk::bkbench {
 namespace {
 
@@ -34,6 +36,19 @@ json RunJson(const WorkloadRun& run) {
          {"first_error", r.first_error},
          {"tail_latency_ms", Latency(r.tail_latency)}});
   }
+  json placements = json::array();
+  for (const LedgerPlacement& lp : run.placements) {
+    json members = json::array();
+    for (const PlacedBookie& b : lp.ensemble) {
+      members.push_back({{"bookie", b.bookie},
+                         {"journal_io_util", b.journal_io_util},
+                         {"write_bytes_per_second", b.write_bytes_per_second},
+                         {"report_age_ms", b.report_age_ms},
+                         {"probability", b.probability}});
+    }
+    placements.push_back({{"ledger_id", lp.ledger_id}, {"ensemble", members}});
+  }
+  const Spread spread = BookieWriteSpread(run);
   json bookies = json::array();
   for (const BookieSeries& b : run.bookies) {
     double mb = 0, util = 0;
@@ -73,6 +88,12 @@ json RunJson(const WorkloadRun& run) {
           {"read_cache_hit_ratio", ReadCacheHitRatio(run)},
           {"readers", readers},
           {"bookies", bookies},
+          {"placements", placements},
+          {"bookie_write_mb_per_s_spread",
+           {{"stddev", spread.stddev},
+            {"min", spread.min},
+            {"max", spread.max},
+            {"means", spread.mean_mb_per_s}}},
           {"machine",
            {{"cpu_busy_pct_mean", m.cpu_busy_mean},
             {"cpu_stall_pct_mean", m.cpu_stall_mean},

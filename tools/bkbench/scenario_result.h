@@ -28,6 +28,22 @@ struct ReaderSecond {
 };
 
 // One run of the writers (and readers) on one cluster with one weighting.
+// One member of a measured ledger's first ensemble, with what the writer's
+// policy saw of it when it placed the ledger (the ledger metadata's
+// placement notes: `bkctl placement explain`).
+struct PlacedBookie {
+  std::string bookie;
+  double journal_io_util = -1;         // percent
+  double write_bytes_per_second = -1;  // as reported
+  int64_t report_age_ms = -1;
+  double probability = -1;  // its chance in the draw
+};
+
+struct LedgerPlacement {
+  int64_t ledger_id = -1;
+  std::vector<PlacedBookie> ensemble;
+};
+
 struct WorkloadRun {
   std::string label;  // "run", or the policy ("none", "healthy-none", ...)
   placement::Weighting weighting = placement::Weighting::kNone;
@@ -36,8 +52,10 @@ struct WorkloadRun {
   std::vector<std::vector<ReaderSecond>> reader_series;  // per reader
   std::vector<BookieSeries> bookies;
   std::vector<MachinePoint> machine;  // the machine, once a second
-  int slow_bookie_ledgers = 0;        // measured ledgers whose ensemble has the
-                                      // slow bookie (slow-bookie scenario)
+  // Kind workload: each measured ledger's first ensemble and its inputs.
+  std::vector<LedgerPlacement> placements;
+  int slow_bookie_ledgers = 0;  // measured ledgers whose ensemble has the
+                                // slow bookie (slow-bookie scenario)
 };
 
 struct ScenarioResult {

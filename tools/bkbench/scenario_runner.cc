@@ -43,6 +43,35 @@ int LedgersOn(const std::string& uri, const std::vector<int64_t>& ids,
   return n;
 }
 
+// Each ledger's first ensemble with the placement notes its writer
+// recorded; a ledger whose metadata cannot be read is left out.
+std::vector<LedgerPlacement> ExplainPlacements(
+    const std::string& uri, const std::vector<int64_t>& ids) {
+  std::vector<LedgerPlacement> out;
+  auto store = metadata::Open(uri, {});
+  if (!store.ok()) return out;
+  for (int64_t id : ids) {
+    auto md = (*store)->ReadLedger(id);
+    if (!md.ok() || md->value.segments().empty()) continue;
+    LedgerPlacement lp;
+    lp.ledger_id = id;
+    for (const auto& b : md->value.segments(0).bookies()) {
+      PlacedBookie pb;
+      pb.bookie = b;
+      const auto& notes = md->value.placement_notes();
+      if (auto it = notes.find(b); it != notes.end()) {
+        pb.journal_io_util = it->second.journal_io_util();
+        pb.write_bytes_per_second = it->second.write_bytes_per_second();
+        pb.report_age_ms = it->second.report_age_ms();
+        pb.probability = it->second.probability();
+      }
+      lp.ensemble.push_back(pb);
+    }
+    out.push_back(std::move(lp));
+  }
+  return out;
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<localcluster::LocalCluster>> StartCluster(
@@ -128,6 +157,7 @@ absl::StatusOr<WorkloadRun> RunWorkload(const ScenarioSpec& spec,
   wo.ledgers = spec.ledgers;
   wo.entry_size = spec.entry_size;
   wo.rate = spec.rate;
+  wo.hot_ledger_x = spec.hot_ledger_x;
   wo.ensemble = spec.ensemble;
   wo.write_quorum = spec.write_quorum;
   wo.ack_quorum = spec.ack_quorum;
@@ -263,9 +293,24 @@ absl::StatusOr<ScenarioResult> RunScenario(const ScenarioSpec& spec,
     } else {
       r.cluster = uri;
     }
-    auto run = RunWorkload(spec, spec.weighting, "run", uri, options, "");
-    if (!run.ok()) return run.status();
-    r.runs.push_back(std::move(*run));
+    // One run, or one per policy (each with a fresh client) on this cluster.
+    std::vector<std::pair<placement::Weighting, std::string>> runs;
+    if (spec.policies.empty()) runs.push_back({spec.weighting, "run"});
+    for (placement::Weighting w : spec.policies) {
+      runs.push_back({w, std::string(placement::WeightingName(w))});
+    }
+    for (const auto& [w, label] : runs) {
+      if (options.progress && runs.size() > 1) {
+        std::cerr << "bkbench: run with weighting " << label << "\n";
+      }
+      auto run = RunWorkload(spec, w, label, uri, options, "");
+      if (!run.ok()) {
+        return absl::Status(run.status().code(),
+                            absl::StrCat(label, ": ", run.status().message()));
+      }
+      run->placements = ExplainPlacements(uri, run->write.ledger_ids);
+      r.runs.push_back(std::move(*run));
+    }
     if (options.control_without_readers && !spec.readers.empty()) {
       ScenarioSpec alone = spec;
       alone.readers.clear();

@@ -133,6 +133,7 @@ absl::Status ReadSections(MapReader& top, ScenarioSpec* s) {
     MapReader r(top.Child("writers"), "writers");
     r.Get("entry_size", &s->entry_size);
     r.Get("rate", &s->rate);
+    r.Get("hot_ledger_x", &s->hot_ledger_x);
     if (absl::Status st = r.Finish(); !st.ok()) return st;
   }
   {
@@ -166,6 +167,7 @@ absl::Status ReadSections(MapReader& top, ScenarioSpec* s) {
     MapReader r(n, "slow_bookie");
     r.Get("index", &s->slow_bookie);
     r.Get("sync_delay_ms", &s->sync_delay_ms);
+    r.Get("sync_delay_x_healthy_p99", &s->sync_delay_x_healthy_p99);
     if (absl::Status st = r.Finish(); !st.ok()) return st;
     if (s->kind != ScenarioKind::kSlowBookie) {
       return Bad("slow_bookie", "only for kind slow-bookie");
@@ -224,6 +226,14 @@ absl::Status Validate(const ScenarioSpec& s) {
   if (!finite(s.rate) || s.rate < 0) {
     return Bad("writers.rate", "must be >= 0 (0: as fast as possible)");
   }
+  if (s.hot_ledger_x < 1 || s.hot_ledger_x > 1000) {
+    return Bad("writers.hot_ledger_x", "must be in [1, 1000]");
+  }
+  if (s.hot_ledger_x > 1 && (s.ledgers < 2 || s.rate <= 0)) {
+    return Bad(
+        "writers.hot_ledger_x",
+        "needs at least two ledgers and a paced rate (writers.rate > 0)");
+  }
   if (!finite(s.background_rate) || s.background_rate < 0) {
     return Bad("background.rate", "must be >= 0 (0: no background writers)");
   }
@@ -265,6 +275,11 @@ absl::Status Validate(const ScenarioSpec& s) {
     if (s.sync_delay_ms <= 0) {
       return Bad("slow_bookie.sync_delay_ms", "must be > 0");
     }
+    if (!finite(s.sync_delay_x_healthy_p99) || s.sync_delay_x_healthy_p99 < 0 ||
+        s.sync_delay_x_healthy_p99 > 1000) {
+      return Bad("slow_bookie.sync_delay_x_healthy_p99",
+                 "must be in [0, 1000] (0: sync_delay_ms as given)");
+    }
     if (s.policies.empty()) return Bad("policies", "must not be empty");
     // The client must have polled every bookie's load report at least twice
     // before the measured ledgers are created.
@@ -276,8 +291,6 @@ absl::Status Validate(const ScenarioSpec& s) {
                               "(client.bookie_info_interval_ms ",
                               s.bookie_info_interval_ms, ")"));
     }
-  } else if (!s.policies.empty()) {
-    return Bad("policies", "only for kind slow-bookie");
   }
   return absl::OkStatus();
 }

@@ -74,6 +74,9 @@ struct ScenarioSpec {
   int ack_quorum = 2;
   int64_t entry_size = 1024;
   double rate = 1000;  // entries/s over all ledgers; 0: as fast as possible
+  // writers.hot_ledger_x: ledger 0 adds this many times as fast as each
+  // other ledger (the total rate unchanged), and its rate hint says so.
+  int hot_ledger_x = 1;
 
   std::vector<ReaderSpec> readers;
 
@@ -86,6 +89,12 @@ struct ScenarioSpec {
   // kSlowBookie.
   int slow_bookie = -1;
   int64_t sync_delay_ms = 0;
+  // > 0: the healthy run goes first, and the slow bookie's delay is this
+  // many times its add p99 (at least sync_delay_ms), so that the contrast
+  // measures placement, not how slow this machine is (issue 23, item 4).
+  double sync_delay_x_healthy_p99 = 0;
+  // kSlowBookie; and kWorkload, where each policy gets its own run (a
+  // fresh client) on the same cluster, compared by spread.
   std::vector<placement::Weighting> policies;
   placement::Weighting healthy_weighting = placement::Weighting::kNone;
 };

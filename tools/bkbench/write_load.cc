@@ -22,14 +22,18 @@ absl::StatusOr<std::unique_ptr<WriteLoad>> WriteLoad::Create(
     return absl::InvalidArgumentError("entry size must be >= 8 bytes");
   }
   std::vector<std::unique_ptr<client::LedgerWriter>> writers;
+  if (options.hot_ledger_x < 1) {
+    return absl::InvalidArgumentError("hot_ledger_x must be >= 1");
+  }
   // Each ledger's share of a paced rate is its expected write rate, the hint
   // a broker would give; an unpaced run gives none.
-  const double hint = options.rate > 0
-                          ? options.rate *
-                                static_cast<double>(options.entry_size) /
-                                options.ledgers
-                          : -1;
+  const double shares = options.hot_ledger_x + options.ledgers - 1;
   for (int i = 0; i < options.ledgers; ++i) {
+    const double share = (i == 0 ? options.hot_ledger_x : 1) / shares;
+    const double hint =
+        options.rate > 0
+            ? options.rate * static_cast<double>(options.entry_size) * share
+            : -1;
     auto lw = client->CreateLedger({.ensemble_size = options.ensemble,
                                     .write_quorum = options.write_quorum,
                                     .ack_quorum = options.ack_quorum,
@@ -48,6 +52,12 @@ WriteLoad::WriteLoad(const WriteLoadOptions& options,
 }
 
 WriteLoad::~WriteLoad() = default;
+
+size_t WriteLoad::LedgerOfAdd(int64_t n) const {
+  const int64_t x = options_.hot_ledger_x;
+  const int64_t pos = n % (x + static_cast<int64_t>(writers_.size()) - 1);
+  return pos < x ? 0 : static_cast<size_t>(pos - x + 1);
+}
 
 void WriteLoad::OnAdded(absl::Time started, const absl::StatusOr<int64_t>& r) {
   const int64_t us = absl::ToInt64Microseconds(absl::Now() - started);
@@ -102,7 +112,6 @@ WriteResult WriteLoad::Run() {
 
   std::string payload(static_cast<size_t>(options_.entry_size), 'b');
   int64_t issued = 0;
-  size_t rr = 0;
   while (!stop_.load() && absl::Now() < end) {
     if (options_.rate > 0) {
       const double due =
@@ -123,11 +132,10 @@ WriteResult WriteLoad::Run() {
       }
       ++in_flight_;
     }
-    ++issued;
     const absl::Time t0 = absl::Now();
     const int64_t ns = absl::ToUnixNanos(t0);
     std::memcpy(payload.data(), &ns, sizeof(ns));
-    writers_[rr++ % writers_.size()]->Append(
+    writers_[LedgerOfAdd(issued++)]->Append(
         payload, [this, t0](absl::StatusOr<int64_t> r) { OnAdded(t0, r); });
   }
   {

@@ -44,6 +44,9 @@ struct WriteLoadOptions {
   int64_t max_in_flight_per_ledger = 2000;
   bool progress = false;      // a line per second on stderr
   bool close_ledgers = true;  // Close() every ledger at the end of Run()
+  // Ledger 0 takes this many adds for each one of any other ledger (the
+  // total rate unchanged): one hot topic among quiet ones. 1: all equal.
+  int hot_ledger_x = 1;
 };
 
 // One second of the run.
@@ -91,6 +94,9 @@ class WriteLoad {
   WriteLoad(const WriteLoadOptions& options,
             std::vector<std::unique_ptr<client::LedgerWriter>> writers);
   void OnAdded(absl::Time started, const absl::StatusOr<int64_t>& r);
+  // Which ledger the n-th add goes to: ledger 0 hot_ledger_x times, then
+  // each other ledger once, round and round.
+  size_t LedgerOfAdd(int64_t n) const;
   void Tick(int second, absl::Time start);
 
   // Constant after construction.

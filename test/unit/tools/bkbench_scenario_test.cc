@@ -2,6 +2,7 @@
 // rejected with the key named; the report renders from a result.
 
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <filesystem>
 #include <string>
 
@@ -12,6 +13,7 @@
 #include "tools/bkbench/machine_sampler.h"
 #include "tools/bkbench/run_report.h"
 #include "tools/bkbench/scenario_spec.h"
+#include "tools/bkbench/spread.h"
 #include "tools/sim/report.h"
 
 namespace bk::bkbench {
@@ -114,12 +116,73 @@ TEST_CASE("impossible timings and values are rejected with the key named",
   ExpectRejected(Edit(kSlow, "index: 4", "index: 9"), "slow_bookie.index");
   ExpectRejected(Edit(kSlow, "index: 4", "index: -1"), "slow_bookie.index");
   ExpectRejected(Edit(kSlow, "warmup_s: 2", "warmup_s: 0.5"), "warmup_s");
+  ExpectRejected(Edit(kSlow, "sync_delay_ms: 20",
+                      "sync_delay_ms: 20, sync_delay_x_healthy_p99: -1"),
+                 "slow_bookie.sync_delay_x_healthy_p99");
+  ExpectRejected(Edit(kSlow, "sync_delay_ms: 20",
+                      "sync_delay_ms: 20, sync_delay_x_healthy_p99: 5000"),
+                 "slow_bookie.sync_delay_x_healthy_p99");
+  {
+    auto sized = ParseScenarioSpec(
+        Edit(kSlow, "sync_delay_ms: 20",
+             "sync_delay_ms: 20, sync_delay_x_healthy_p99: 6"));
+    REQUIRE(sized.ok());
+    CHECK(sized->sync_delay_x_healthy_p99 == 6);
+  }
   ExpectRejected(Edit(kSlow, "[none, adaptive]", "[none, fastest]"),
                  "policies[1]");
   ExpectRejected(Edit(kGood, "kind: workload",
                       "kind: workload\nslow_bookie: {index: 1, "
                       "sync_delay_ms: 5}"),
                  "slow_bookie");
+}
+
+TEST_CASE("a hot ledger needs two ledgers and a paced rate", "[bkbench]") {
+  auto hot = ParseScenarioSpec(
+      Edit(kGood, "rate: 100", "rate: 100, hot_ledger_x: 20"));
+  REQUIRE(hot.ok());
+  CHECK(hot->hot_ledger_x == 20);
+  ExpectRejected(Edit(kGood, "rate: 100", "rate: 100, hot_ledger_x: 0"),
+                 "writers.hot_ledger_x");
+  ExpectRejected(Edit(kGood, "rate: 100", "rate: 0, hot_ledger_x: 5"),
+                 "writers.hot_ledger_x");
+  // A workload may run once per policy.
+  auto per_policy =
+      ParseScenarioSpec(std::string(kGood) + "policies: [none, adaptive]\n");
+  REQUIRE(per_policy.ok());
+  CHECK(per_policy->policies.size() == 2);
+}
+
+TEST_CASE("the spread is the stddev of the bookies' mean write rates",
+          "[bkbench]") {
+  WorkloadRun run;
+  run.label = "none";
+  // Means 1, 3 and (ignoring the -1 of a missed report) 5 MB/s.
+  for (const std::vector<double>& mbs :
+       std::vector<std::vector<double>>{{1, 1}, {2, 4}, {5, -1, 5}}) {
+    BookieSeries b;
+    b.id = absl::StrCat("bookie-", run.bookies.size());
+    for (double v : mbs) b.points.push_back({.write_mb_per_s = v});
+    run.bookies.push_back(b);
+  }
+  const Spread s = BookieWriteSpread(run);
+  CHECK(s.mean_mb_per_s == std::vector<double>{1, 3, 5});
+  CHECK(s.min == 1);
+  CHECK(s.max == 5);
+  CHECK(s.stddev == Approx(std::sqrt(8.0 / 3.0)));
+  // The section compares a second run against none's and names the hot
+  // ledger's members.
+  ScenarioResult r;
+  r.spec.hot_ledger_x = 20;
+  run.placements.push_back({7, {{.bookie = "bookie-2", .probability = 0.5}}});
+  r.runs.push_back(run);
+  WorkloadRun adaptive = run;
+  adaptive.label = "adaptive";
+  r.runs.push_back(adaptive);
+  const std::string md = SpreadSection(r);
+  CHECK(absl::StrContains(md, "| adaptive | 1.633 | 1.000 | 5.000 | 1.00 |"));
+  CHECK(absl::StrContains(md, "| adaptive | bookie-2 |"));
+  CHECK(absl::StrContains(md, "20x the rate"));
 }
 
 TEST_CASE("a value of the wrong type is rejected with the key named",
