@@ -1,5 +1,7 @@
 // bkbench repair: the repair throughput of autorecovery. A local cluster
-// (ZooKeeper + 5 bookies over 3 racks) gets --mb MiB of entries in closed
+// (ZooKeeper + 5 bookies over --racks racks, by default one rack each, so
+// that every fragment has two rack-safe replacements and the copies spread
+// over the survivors) gets --mb MiB of entries in closed
 // E3/WQ2/AQ2 ledgers; one bookie is SIGKILLed and autorecovery (auditor +
 // --workers workers, in this process) runs until no ledger names it.
 // Printed: the bytes re-replicated, MB/s and time to full replication,
@@ -16,6 +18,7 @@
 #include <cstdio>
 #include <future>
 #include <iostream>
+#include <map>
 #include <thread>
 #include <vector>
 
@@ -23,6 +26,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
 #include "autorecovery/autorecovery.h"
+#include "autorecovery/ledgers_on_bookie.h"
 #include "autorecovery/underreplication.h"
 #include "client/client.h"
 #include "metadata/metadata_store.h"
@@ -119,6 +123,50 @@ bool Names(metadata::MetadataStore* store, const std::string& bookie) {
   return false;
 }
 
+// Where the metadata names a bookie: a segment's slot of a ledger.
+struct Place {
+  int64_t ledger;
+  int segment;
+  int slot;
+};
+
+absl::StatusOr<std::vector<Place>> PlacesOf(metadata::MetadataStore* store,
+                                            const std::string& bookie) {
+  auto ledgers = autorecovery::LedgersOnBookie(store, bookie);
+  if (!ledgers.ok()) return ledgers.status();
+  std::vector<Place> out;
+  for (int64_t id : *ledgers) {
+    auto md = store->ReadLedger(id);
+    if (!md.ok()) return md.status();
+    for (int s = 0; s < md->value.segments_size(); ++s) {
+      const auto& seg = md->value.segments(s);
+      for (int i = 0; i < seg.bookies_size(); ++i) {
+        if (seg.bookies(i) == bookie) out.push_back({id, s, i});
+      }
+    }
+  }
+  return out;
+}
+
+// "bookie-0 3, bookie-2 4": how many of `places` each bookie holds now.
+std::string Replacements(metadata::MetadataStore* store,
+                         const std::vector<Place>& places) {
+  std::map<std::string, int> count;
+  for (const Place& p : places) {
+    auto md = store->ReadLedger(p.ledger);
+    if (!md.ok() || p.segment >= md->value.segments_size()) {
+      ++count["(unreadable)"];
+      continue;
+    }
+    ++count[md->value.segments(p.segment).bookies(p.slot)];
+  }
+  std::string out;
+  for (const auto& [bookie, n] : count) {
+    absl::StrAppend(&out, out.empty() ? "" : ", ", bookie, " ", n);
+  }
+  return out;
+}
+
 }  // namespace
 
 int RepairCommand(const std::vector<std::string>& args) {
@@ -129,6 +177,9 @@ int RepairCommand(const std::vector<std::string>& args) {
              {"rate-bytes", false, "replicationRateByBytes; 0 unthrottled"},
              {"batch", false, "rereplicationEntryBatchSize (100)"},
              {"workers", false, "autoRecoveryWorkers (the key's default)"},
+             {"racks", false,
+              "racks of the 5 bookies (5: one each; 3: the victim shares "
+              "one with bookie-0, its only rack-safe replacement)"},
              {"zk-port", false, "ZooKeeper port (2191)"}});
   if (!f.ok()) {
     std::cerr << "bkbench repair: " << f.status().message() << "\n";
@@ -144,6 +195,7 @@ int RepairCommand(const std::vector<std::string>& args) {
   const int batch = static_cast<int>(num("batch", 100));
   const int workers = static_cast<int>(
       num("workers", autorecovery::AutoRecoveryOptions{}.workers));
+  const int racks = static_cast<int>(num("racks", 5));
   const std::string dir = f->Get("dir");
 
   double disk_w = 0, disk_r = 0;
@@ -159,6 +211,7 @@ int RepairCommand(const std::vector<std::string>& args) {
   lo.zookeeper_port = static_cast<int>(num("zk-port", 2191));
   lo.first_bookie_port = 3281;
   lo.first_http_port = 8100;
+  lo.racks = std::max(1, racks);
   auto cluster = localcluster::LocalCluster::Start(lo);
   if (!cluster.ok()) {
     std::cerr << "bkbench repair: " << cluster.status().message() << "\n";
@@ -199,9 +252,9 @@ int RepairCommand(const std::vector<std::string>& args) {
   }
   const double load_mbs = mb / absl::ToDoubleSeconds(absl::Now() - load_start);
   // One bookie's add ceiling: the copy writes everything it moves to the
-  // replacements, here often a single bookie (the rack rules leave one
-  // choice), so it cannot beat this. A one-bookie ledger (E = WQ = AQ = 1),
-  // deleted afterwards.
+  // replacements; with --racks 3 that is a single bookie (the rack rules
+  // leave one choice), and the copy cannot beat this. A one-bookie ledger
+  // (E = WQ = AQ = 1), deleted afterwards.
   double one_bookie_mbs = -1;
   {
     auto w = (*c)->CreateLedger({.ensemble_size = 1,
@@ -240,6 +293,11 @@ int RepairCommand(const std::vector<std::string>& args) {
     }
   }
   if (probe_writer == nullptr) return 1;
+  auto places = PlacesOf(store->get(), gone);
+  if (!places.ok()) {
+    std::cerr << "bkbench repair: " << places.status().message() << "\n";
+    return 1;
+  }
   const absl::Time before_end = absl::Now() + absl::Seconds(10);
   const double p99_before =
       ProbeP99(probe_writer.get(), [&] { return absl::Now() >= before_end; });
@@ -295,13 +353,15 @@ int RepairCommand(const std::vector<std::string>& args) {
   (*ar)->Stop();
   const double mib = st.bytes_rereplicated / 1048576.0;
   const double mbs = mib / absl::ToDoubleSeconds(copy);
+  const std::string moved_to = Replacements(store->get(), *places);
   std::cout << absl::StrFormat(
       "disk: sequential write+fdatasync %.0f MB/s, read %.0f MB/s; copy "
       "ceiling 1/(1/r+1/w) = %.0f MB/s\n"
       "repair: %d MiB written, bookie %s killed; %lld fragments, %.1f MiB "
       "re-replicated; kill to full replication %.1f s (detection %.1f s), "
       "first mark to full replication %.1f s = %.1f MB/s = %.0f %% of the "
-      "ceiling (throttle %s, batch %d, workers %d)\n"
+      "ceiling (throttle %s, batch %d, workers %d, %d racks)\n"
+      "fragments moved to: %s\n"
       "cluster add path while loading: %.0f MB/s of entries (x2 replicas); "
       "one bookie's add ceiling %.0f MB/s (repair at %.0f %% of it)\n"
       "probe add p99: %.2f ms before, %.2f ms during the copy (%.1fx)\n",
@@ -310,7 +370,7 @@ int RepairCommand(const std::vector<std::string>& args) {
       absl::ToDoubleSeconds(took), absl::ToDoubleSeconds(t_marked - t0),
       absl::ToDoubleSeconds(copy), mbs, 100 * mbs / ceiling,
       rate > 0 ? absl::StrCat(rate, " B/s") : std::string("off"), batch,
-      workers, load_mbs, one_bookie_mbs,
+      workers, lo.racks, moved_to, load_mbs, one_bookie_mbs,
       one_bookie_mbs > 0 ? 100 * mbs / one_bookie_mbs : 0.0, p99_before,
       p99_during, p99_before > 0 ? p99_during / p99_before : 0.0);
   return 0;
