@@ -6,12 +6,14 @@
 // --workers workers, in this process) runs until no ledger names it.
 // Printed: the bytes re-replicated, MB/s and time to full replication,
 // beside this disk's sequential write+fdatasync and read rates measured in
-// the same run (the copy reads and writes every byte: its ceiling is
-// 1 / (1/read + 1/write)) and one bookie's add ceiling, and a probe
-// writer's add p99 before and during the repair.
+// the same run with O_DIRECT (disk_ceiling.h; the copy reads and writes
+// every byte: its ceiling is 1 / (1/read + 1/write)) and one bookie's add
+// ceiling; the CPU the copy took against the cores the machine left it
+// (cpu_account.h); how the survivors took the recovery adds (messages,
+// journal syncs: add_path_counters.h); and a probe writer's add p99
+// before and during the repair.
 
-#include <fcntl.h>
-#include <unistd.h>
+#include <time.h>
 
 #include <algorithm>
 #include <atomic>
@@ -30,44 +32,25 @@
 #include "autorecovery/underreplication.h"
 #include "client/client.h"
 #include "metadata/metadata_store.h"
+#include "tools/bkbench/add_path_counters.h"
 #include "tools/bkbench/commands.h"
+#include "tools/bkbench/cpu_account.h"
+#include "tools/bkbench/disk_ceiling.h"
 #include "tools/bkctl/flags.h"
 #include "tools/localcluster/local_cluster.h"
 
 namespace bk::bkbench {
 namespace {
 
-constexpr int kEntryBytes = 4096;
-
-// Sequential write (1 MiB pwrites, one fdatasync) and read of `mb` MiB.
-bool DiskCeiling(const std::string& dir, int mb, double* write_mbs,
-                 double* read_mbs) {
-  const std::string path = dir + "/ceiling.dat";
-  std::string block(1 << 20, 'x');
-  int fd = ::open(path.c_str(), O_CREAT | O_TRUNC | O_WRONLY, 0600);
-  if (fd < 0) return false;
-  absl::Time t0 = absl::Now();
-  for (int i = 0; i < mb; ++i) {
-    if (::write(fd, block.data(), block.size()) !=
-        static_cast<ssize_t>(block.size())) {
-      ::close(fd);
-      return false;
-    }
-  }
-  ::fdatasync(fd);
-  *write_mbs = mb / absl::ToDoubleSeconds(absl::Now() - t0);
-  ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-  ::close(fd);
-  fd = ::open(path.c_str(), O_RDONLY);
-  if (fd < 0) return false;
-  t0 = absl::Now();
-  while (::read(fd, block.data(), block.size()) > 0) {
-  }
-  *read_mbs = mb / absl::ToDoubleSeconds(absl::Now() - t0);
-  ::close(fd);
-  ::unlink(path.c_str());
-  return true;
+// CLOCK_MONOTONIC now, in seconds: the clock `perf record -k monotonic`
+// stamps samples with, so a profile can be cut to the copy's window.
+double MonotonicSeconds() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<double>(ts.tv_sec) + ts.tv_nsec / 1e9;
 }
+
+constexpr int kEntryBytes = 4096;
 
 // Appends one entry every 5 ms to `w` until `stop` holds (at least one);
 // returns the p99 in ms.
@@ -198,12 +181,16 @@ int RepairCommand(const std::vector<std::string>& args) {
   const int racks = static_cast<int>(num("racks", 5));
   const std::string dir = f->Get("dir");
 
-  double disk_w = 0, disk_r = 0;
-  if (!DiskCeiling(dir, mb, &disk_w, &disk_r)) {
-    std::cerr << "bkbench repair: cannot measure the disk in " << dir << "\n";
+  // The disk before anything else runs here, with O_DIRECT (no page
+  // cache), three rounds; again after the repair, to show how steady it is.
+  const int ceiling_mb = std::clamp(mb, 64, 256);
+  auto disk = MeasureDisk(dir, ceiling_mb, 3);
+  if (!disk.ok()) {
+    std::cerr << "bkbench repair: cannot measure the disk in " << dir << ": "
+              << disk.status().message() << "\n";
     return 1;
   }
-  const double ceiling = 1 / (1 / disk_w + 1 / disk_r);
+  const double ceiling = disk->copy_ceiling();
 
   localcluster::LocalClusterOptions lo;
   lo.dir = dir + "/cluster";
@@ -322,6 +309,20 @@ int RepairCommand(const std::vector<std::string>& args) {
     absl::SleepFor(absl::Milliseconds(10));
   }
   const absl::Time t_marked = absl::Now();
+  const double mono_marked = MonotonicSeconds();
+  // What the copy costs: CPU of this process and of the cluster's (ZooKeeper
+  // and the surviving bookies), and how the survivors took its adds.
+  const std::vector<pid_t> pids = (*cluster)->RunningPids();
+  std::vector<std::string> survivors_http;
+  for (int i = 0; i < static_cast<int>((*cluster)->bookies().size()); ++i) {
+    if (i == victim) continue;
+    survivors_http.push_back(
+        absl::StrCat("127.0.0.1:", (*cluster)->bookies()[i].http_port));
+  }
+  const CpuSnapshot cpu_start = TakeCpuSnapshot(pids);
+  const AddPathCounters adds_start = ScrapeAddPath(survivors_http);
+  CpuSnapshot cpu_end = cpu_start;
+  double mono_end = mono_marked;
   std::atomic<bool> done{false};
   auto probe = std::async(std::launch::async, [&] {
     return ProbeP99(probe_writer.get(), [&] { return done.load(); });
@@ -337,6 +338,8 @@ int RepairCommand(const std::vector<std::string>& args) {
     if (now_repaired != repaired) {
       repaired = now_repaired;
       t1 = absl::Now();
+      mono_end = MonotonicSeconds();
+      cpu_end = TakeCpuSnapshot(pids);
     }
     if (absl::Now() >= next_scan) {
       if (!Names(store->get(), gone)) break;
@@ -346,6 +349,9 @@ int RepairCommand(const std::vector<std::string>& args) {
   }
   done = true;
   const double p99_during = probe.get();
+  const AddPathCounters adds =
+      Difference(adds_start, ScrapeAddPath(survivors_http));
+  const CpuUse cpu = CpuBetween(cpu_start, cpu_end);
   (void)probe_writer->Close();
   const absl::Duration took = t1 - t0;
   const absl::Duration copy = t1 - t_marked;
@@ -354,9 +360,18 @@ int RepairCommand(const std::vector<std::string>& args) {
   const double mib = st.bytes_rereplicated / 1048576.0;
   const double mbs = mib / absl::ToDoubleSeconds(copy);
   const std::string moved_to = Replacements(store->get(), *places);
+  auto disk_after = MeasureDisk(dir, ceiling_mb, 3);
+  // The bound the machine puts on the copy: the CPU it took over the cores
+  // the machine's other users left it.
+  const double cpu_per_mib = mib > 0 ? cpu.ours() / mib : -1;
+  // RunningPids lists ZooKeeper first.
+  const double zk_s = cpu.per_pid_s.empty() ? 0 : cpu.per_pid_s[0];
+  const double cpu_bound_s =
+      cpu.cores_left() > 0 ? cpu.ours() / cpu.cores_left() : -1;
   std::cout << absl::StrFormat(
-      "disk: sequential write+fdatasync %.0f MB/s, read %.0f MB/s; copy "
-      "ceiling 1/(1/r+1/w) = %.0f MB/s\n"
+      "disk: %s\n"
+      "  copy ceiling 1/(1/r+1/w) of the medians = %.0f MB/s; after the "
+      "repair: %s\n"
       "repair: %d MiB written, bookie %s killed; %lld fragments, %.1f MiB "
       "re-replicated; kill to full replication %.1f s (detection %.1f s), "
       "first mark to full replication %.1f s = %.1f MB/s = %.0f %% of the "
@@ -364,15 +379,30 @@ int RepairCommand(const std::vector<std::string>& args) {
       "fragments moved to: %s\n"
       "cluster add path while loading: %.0f MB/s of entries (x2 replicas); "
       "one bookie's add ceiling %.0f MB/s (repair at %.0f %% of it)\n"
-      "probe add p99: %.2f ms before, %.2f ms during the copy (%.1fx)\n",
-      disk_w, disk_r, ceiling, mb, gone,
-      static_cast<long long>(st.fragments_rereplicated), mib,
+      "CPU over the copy (%.2f s): this process %.2f s + cluster %.2f s "
+      "(ZooKeeper %.2f s, bookies %.2f s) = "
+      "%.1f ms per copied MiB; machine busy %.2f s of %d CPUs (others %.2f "
+      "s), leaving %.2f cores; CPU bound ours / cores left = %.2f s "
+      "(%.0f %% of the copy time)\n"
+      "survivors' add path during the copy: %s\n"
+      "probe add p99: %.2f ms before, %.2f ms during the copy (%.1fx)\n"
+      "copy window, CLOCK_MONOTONIC (perf record -k monotonic): "
+      "%.3f,%.3f\n",
+      disk->ToString(), ceiling,
+      disk_after.ok() ? disk_after->ToString()
+                      : std::string(disk_after.status().message()),
+      mb, gone, static_cast<long long>(st.fragments_rereplicated), mib,
       absl::ToDoubleSeconds(took), absl::ToDoubleSeconds(t_marked - t0),
       absl::ToDoubleSeconds(copy), mbs, 100 * mbs / ceiling,
       rate > 0 ? absl::StrCat(rate, " B/s") : std::string("off"), batch,
       workers, lo.racks, moved_to, load_mbs, one_bookie_mbs,
-      one_bookie_mbs > 0 ? 100 * mbs / one_bookie_mbs : 0.0, p99_before,
-      p99_during, p99_before > 0 ? p99_during / p99_before : 0.0);
+      one_bookie_mbs > 0 ? 100 * mbs / one_bookie_mbs : 0.0, cpu.wall_s,
+      cpu.self_s, cpu.others_s, zk_s, cpu.others_s - zk_s, 1000 * cpu_per_mib,
+      cpu.machine_s, cpu.cpus, cpu.machine_s - cpu.ours(), cpu.cores_left(),
+      cpu_bound_s,
+      cpu_bound_s > 0 ? 100 * cpu_bound_s / absl::ToDoubleSeconds(copy) : 0.0,
+      adds.ToString(), p99_before, p99_during,
+      p99_before > 0 ? p99_during / p99_before : 0.0, mono_marked, mono_end);
   return 0;
 }
 
