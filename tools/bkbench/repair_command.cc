@@ -352,6 +352,12 @@ int RepairCommand(const std::vector<std::string>& args) {
   const AddPathCounters adds =
       Difference(adds_start, ScrapeAddPath(survivors_http));
   const CpuUse cpu = CpuBetween(cpu_start, cpu_end);
+  // And once more with the repair over: the machine's other users move the
+  // healthy figure by several times within minutes, so the copy's figure
+  // is read against both sides of it.
+  const absl::Time after_end = absl::Now() + absl::Seconds(10);
+  const double p99_after =
+      ProbeP99(probe_writer.get(), [&] { return absl::Now() >= after_end; });
   (void)probe_writer->Close();
   const absl::Duration took = t1 - t0;
   const absl::Duration copy = t1 - t_marked;
@@ -361,13 +367,21 @@ int RepairCommand(const std::vector<std::string>& args) {
   const double mbs = mib / absl::ToDoubleSeconds(copy);
   const std::string moved_to = Replacements(store->get(), *places);
   auto disk_after = MeasureDisk(dir, ceiling_mb, 3);
-  // The bound the machine puts on the copy: the CPU it took over the cores
-  // the machine's other users left it.
+  // The bound the machine puts on the copy. When its CPUs were all busy
+  // over the copy, the copy could only have gone faster by needing less
+  // CPU per byte: at this CPU per MiB, the cores the other users left
+  // allow cores_left / cpu_per_mib, and the whole machine cpus /
+  // cpu_per_mib (with ZooKeeper's share left out: the figure for a warm
+  // ZooKeeper elsewhere). The copy's own CPU includes the probe writer's.
   const double cpu_per_mib = mib > 0 ? cpu.ours() / mib : -1;
   // RunningPids lists ZooKeeper first.
   const double zk_s = cpu.per_pid_s.empty() ? 0 : cpu.per_pid_s[0];
-  const double cpu_bound_s =
-      cpu.cores_left() > 0 ? cpu.ours() / cpu.cores_left() : -1;
+  const double busy_pct =
+      cpu.wall_s > 0 ? 100 * cpu.machine_s / (cpu.cpus * cpu.wall_s) : -1;
+  const double no_zk_per_mib = mib > 0 ? (cpu.ours() - zk_s) / mib : -1;
+  auto allows = [](double cores, double per_mib) {
+    return per_mib > 0 ? cores / per_mib : -1;
+  };
   std::cout << absl::StrFormat(
       "disk: %s\n"
       "  copy ceiling 1/(1/r+1/w) of the medians = %.0f MB/s; after the "
@@ -381,11 +395,13 @@ int RepairCommand(const std::vector<std::string>& args) {
       "one bookie's add ceiling %.0f MB/s (repair at %.0f %% of it)\n"
       "CPU over the copy (%.2f s): this process %.2f s + cluster %.2f s "
       "(ZooKeeper %.2f s, bookies %.2f s) = "
-      "%.1f ms per copied MiB; machine busy %.2f s of %d CPUs (others %.2f "
-      "s), leaving %.2f cores; CPU bound ours / cores left = %.2f s "
-      "(%.0f %% of the copy time)\n"
+      "%.1f ms per copied MiB (%.1f without ZooKeeper); machine busy "
+      "%.2f s of %d CPUs = %.0f %% (others %.2f s), leaving %.2f cores; at "
+      "this CPU per MiB those cores allow %.0f MB/s, all %d cores %.0f MB/s, "
+      "all %d without ZooKeeper %.0f MB/s\n"
       "survivors' add path during the copy: %s\n"
-      "probe add p99: %.2f ms before, %.2f ms during the copy (%.1fx)\n"
+      "probe add p99: %.2f ms before, %.2f ms during the copy (%.1fx), "
+      "%.2f ms after (%.1fx)\n"
       "copy window, CLOCK_MONOTONIC (perf record -k monotonic): "
       "%.3f,%.3f\n",
       disk->ToString(), ceiling,
@@ -398,11 +414,13 @@ int RepairCommand(const std::vector<std::string>& args) {
       workers, lo.racks, moved_to, load_mbs, one_bookie_mbs,
       one_bookie_mbs > 0 ? 100 * mbs / one_bookie_mbs : 0.0, cpu.wall_s,
       cpu.self_s, cpu.others_s, zk_s, cpu.others_s - zk_s, 1000 * cpu_per_mib,
-      cpu.machine_s, cpu.cpus, cpu.machine_s - cpu.ours(), cpu.cores_left(),
-      cpu_bound_s,
-      cpu_bound_s > 0 ? 100 * cpu_bound_s / absl::ToDoubleSeconds(copy) : 0.0,
+      1000 * no_zk_per_mib, cpu.machine_s, cpu.cpus, busy_pct,
+      cpu.machine_s - cpu.ours(), cpu.cores_left(),
+      allows(cpu.cores_left(), cpu_per_mib), cpu.cpus,
+      allows(cpu.cpus, cpu_per_mib), cpu.cpus, allows(cpu.cpus, no_zk_per_mib),
       adds.ToString(), p99_before, p99_during,
-      p99_before > 0 ? p99_during / p99_before : 0.0, mono_marked, mono_end);
+      p99_before > 0 ? p99_during / p99_before : 0.0, p99_after,
+      p99_after > 0 ? p99_during / p99_after : 0.0, mono_marked, mono_end);
   return 0;
 }
 
