@@ -91,21 +91,6 @@ double AppendRate(client::LedgerWriter* w, int mb) {
   return mb / absl::ToDoubleSeconds(absl::Now() - t0);
 }
 
-bool Names(metadata::MetadataStore* store, const std::string& bookie) {
-  auto it = store->ListLedgers();
-  int64_t id;
-  while (it->Next(&id)) {
-    auto md = store->ReadLedger(id);
-    if (!md.ok()) continue;
-    for (const auto& seg : md->value.segments()) {
-      for (const auto& b : seg.bookies()) {
-        if (b == bookie) return true;
-      }
-    }
-  }
-  return false;
-}
-
 // Where the metadata names a bookie: a segment's slot of a ledger.
 struct Place {
   int64_t ledger;
@@ -342,7 +327,10 @@ int RepairCommand(const std::vector<std::string>& args) {
       cpu_end = TakeCpuSnapshot(pids);
     }
     if (absl::Now() >= next_scan) {
-      if (!Names(store->get(), gone)) break;
+      // An unreadable ledger (a transient metadata error) is looked at
+      // again at the next scan.
+      auto left = autorecovery::LedgersOnBookie(store->get(), gone);
+      if (left.ok() && left->empty()) break;
       next_scan = absl::Now() + absl::Milliseconds(200);
     }
     absl::SleepFor(absl::Milliseconds(5));
