@@ -90,6 +90,16 @@ EntryBytes EntryBytes::Copy(absl::string_view packaged) {
   return e;
 }
 
+EntryBytes EntryBytes::Adopt(std::string&& packaged) {
+  EntryBytes e;
+  e.size_ = packaged.size();
+  if (packaged.empty()) return e;
+  auto* owned = new std::string(std::move(packaged));
+  e.parts_.push_back(
+      grpc::Slice(owned->data(), owned->size(), &DeleteString, owned));
+  return e;
+}
+
 std::string EntryBytes::ToString() const {
   std::string out;
   out.reserve(size_);

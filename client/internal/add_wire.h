@@ -44,6 +44,9 @@ class EntryBytes {
                             std::string&& payload, entry::DigestType type);
   // An already packaged entry (one copy), e.g. one read back for recovery.
   static EntryBytes Copy(absl::string_view packaged);
+  // An already packaged entry handed over: its bytes become one slice as
+  // they are, never copied (re-replication's entries, read and re-sent).
+  static EntryBytes Adopt(std::string&& packaged);
 
   size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }

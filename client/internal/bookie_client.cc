@@ -90,9 +90,11 @@ class BookieClient::AddStream final
 
   // Queues one entry. Returns true when the caller must call Flush()
   // (outside the lock) to put a batch on the wire.
+  // With `take` false the entry only joins the batch being built (more
+  // follow); the caller then calls TakeBatchLocked itself.
   bool EnqueueLocked(uint64_t ledger_id, int64_t entry_id,
                      absl::string_view master_key, uint32_t flags,
-                     const EntryBytes& body, Waiter waiter)
+                     const EntryBytes& body, Waiter waiter, bool take = true)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(owner_->mu_) {
     const size_t bytes = body.size() + 64;
     if (queue_.empty() || queue_.back().bytes() + bytes >
@@ -101,7 +103,7 @@ class BookieClient::AddStream final
     }
     waiting_.emplace(std::make_pair(ledger_id, entry_id), std::move(waiter));
     queue_.back().Add(ledger_id, entry_id, master_key, flags, body);
-    return TakeBatchLocked();
+    return take && TakeBatchLocked();
   }
 
   bool broken() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(owner_->mu_) {
@@ -212,6 +214,12 @@ class BookieClient::AddStream final
   }
 
   void RemoveStartHold() { RemoveHold(); }
+
+  // Takes the next batch for the wire if none is being written; true when
+  // the caller must Flush() (outside the lock).
+  bool TakeLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(owner_->mu_) {
+    return TakeBatchLocked();
+  }
 
  private:
   bool TakeBatchLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(owner_->mu_) {
@@ -336,6 +344,38 @@ void BookieClient::Add(uint64_t ledger_id, int64_t entry_id,
   AddWaiting(ledger_id, entry_id, master_key, flags, body, std::move(w));
 }
 
+BookieClient::AddStream* BookieClient::StreamForAddsLocked(AddStream** start) {
+  bool fresh = stream_ == nullptr;
+  if (!fresh) {
+    stream_->AssertOwnerHeld();
+    fresh = stream_->broken();
+  }
+  if (fresh) {
+    // A broken stream finishes on its own; new adds take a new one.
+    stream_ = new AddStream(this);
+    ++live_streams_;
+    *start = stream_;
+  }
+  return stream_;
+}
+
+void BookieClient::StartStream(AddStream* start) {
+  // Binding and starting the call happen outside the lock (gRPC may run
+  // callbacks inline); until MarkStartedLocked no batch is written, and
+  // the hold taken in Start keeps the stream alive until it is broken
+  // with no write in flight.
+  start->Start();
+  bool write = false, release = false;
+  {
+    absl::MutexLock l(&mu_);
+    start->AssertOwnerHeld();
+    start->MarkStartedLocked(&write, &release);
+  }
+  if (write) start->Flush();
+  if (release) start->RemoveStartHold();
+  // `start` may be gone now.
+}
+
 void BookieClient::AddWaiting(uint64_t ledger_id, int64_t entry_id,
                               absl::string_view master_key, uint32_t flags,
                               const EntryBytes& body, Waiter waiter) {
@@ -346,22 +386,12 @@ void BookieClient::AddWaiting(uint64_t ledger_id, int64_t entry_id,
     absl::MutexLock l(&mu_);
     closing = closing_;
     if (!closing) {
-      bool fresh = stream_ == nullptr;
-      if (!fresh) {
-        stream_->AssertOwnerHeld();
-        fresh = stream_->broken();
-      }
-      if (fresh) {
-        // A broken stream finishes on its own; new adds take a new one.
-        stream_ = new AddStream(this);
-        ++live_streams_;
-        start = stream_;
-      }
+      AddStream* stream = StreamForAddsLocked(&start);
       adds_in_flight_.fetch_add(1, std::memory_order_relaxed);
-      stream_->AssertOwnerHeld();
-      if (stream_->EnqueueLocked(ledger_id, entry_id, master_key, flags, body,
-                                 std::move(waiter))) {
-        flush = stream_;
+      stream->AssertOwnerHeld();
+      if (stream->EnqueueLocked(ledger_id, entry_id, master_key, flags, body,
+                                std::move(waiter))) {
+        flush = stream;
       }
     }
   }
@@ -373,23 +403,48 @@ void BookieClient::AddWaiting(uint64_t ledger_id, int64_t entry_id,
     Deliver(id_, &answered);
     return;
   }
-  if (start != nullptr) {
-    // Binding and starting the call happen outside the lock (gRPC may run
-    // callbacks inline); until MarkStartedLocked no batch is written, and
-    // the hold taken in Start keeps the stream alive until it is broken
-    // with no write in flight.
-    start->Start();
-    bool write = false, release = false;
-    {
-      absl::MutexLock l(&mu_);
-      start->AssertOwnerHeld();
-      start->MarkStartedLocked(&write, &release);
+  // `flush` is null when `start` was made here (a new stream's batches
+  // wait for MarkStartedLocked).
+  if (start != nullptr) StartStream(start);
+  if (flush != nullptr) flush->Flush();
+}
+
+void BookieClient::AddAll(uint64_t ledger_id, absl::string_view master_key,
+                          uint32_t flags, absl::Span<PendingAdd> adds) {
+  if (adds.empty()) return;
+  AddStream* start = nullptr;
+  AddStream* flush = nullptr;
+  bool closing = false;
+  {
+    absl::MutexLock l(&mu_);
+    closing = closing_;
+    if (!closing) {
+      AddStream* stream = StreamForAddsLocked(&start);
+      adds_in_flight_.fetch_add(static_cast<int64_t>(adds.size()),
+                                std::memory_order_relaxed);
+      stream->AssertOwnerHeld();
+      for (PendingAdd& a : adds) {
+        Waiter w;
+        w.done = std::move(a.done);
+        stream->EnqueueLocked(ledger_id, a.entry_id, master_key, flags, a.body,
+                              std::move(w), /*take=*/false);
+      }
+      if (stream->TakeLocked()) flush = stream;
     }
-    if (write) start->Flush();
-    if (release) start->RemoveStartHold();
-    // `start` may be gone now; `flush` is null when `start` was made here
-    // (a new stream's batches wait for MarkStartedLocked).
   }
+  if (closing) {
+    std::vector<Answered> answered;
+    for (PendingAdd& a : adds) {
+      Waiter w;
+      w.done = std::move(a.done);
+      answered.push_back({a.entry_id, std::move(w),
+                          absl::CancelledError(absl::StrCat(
+                              "bookie ", id_, ": client closing"))});
+    }
+    Deliver(id_, &answered);
+    return;
+  }
+  if (start != nullptr) StartStream(start);
   if (flush != nullptr) flush->Flush();
 }
 

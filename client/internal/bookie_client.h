@@ -114,6 +114,18 @@ class BookieClient {
   void Add(uint64_t ledger_id, int64_t entry_id, const std::string& master_key,
            uint32_t flags, const std::string& body, AddDone done);
 
+  // One entry of AddAll.
+  struct PendingAdd {
+    int64_t entry_id = 0;
+    EntryBytes body;
+    AddDone done;
+  };
+  // Several entries of one ledger, queued together: they go on the wire
+  // in as few AddEntries messages as max_batch_bytes allows, rather than
+  // the first alone and the rest behind it. Each `done` is called as Add's.
+  void AddAll(uint64_t ledger_id, absl::string_view master_key, uint32_t flags,
+              absl::Span<PendingAdd> adds);
+
   // Unary calls. `done` gets the response (whose own status field the
   // caller interprets) or the transport error (kUnavailable,
   // kDeadlineExceeded after `timeout`, ...).
@@ -169,6 +181,12 @@ class BookieClient {
   void AddWaiting(uint64_t ledger_id, int64_t entry_id,
                   absl::string_view master_key, uint32_t flags,
                   const EntryBytes& body, Waiter waiter);
+  // The stream taking adds, made (and returned in *start, to be started
+  // outside the lock) when there is none or it is broken.
+  AddStream* StreamForAddsLocked(AddStream** start)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Starts a stream StreamForAddsLocked made, then writes what it queued.
+  void StartStream(AddStream* start);
 
   // Called by a stream at the very end of its OnDone, once it is gone.
   void StreamDone();

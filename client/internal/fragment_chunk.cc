@@ -1,6 +1,7 @@
 #include "client/internal/fragment_chunk.h"
 
 #include <utility>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
@@ -10,6 +11,12 @@
 
 namespace bk::client::internal {
 namespace {
+
+// Entries the stream carries per message: a gRPC message per entry is
+// most of the CPU a copy costs the replica and this client, so several
+// ride together; few enough that the adds of a chunk start while the rest
+// of it is still being read.
+constexpr uint32_t kEntriesPerMessage = 16;
 
 // One chunk in progress. Counts what is still to answer: the stream (1
 // until its end has been handled) plus every read and add in flight; the
@@ -39,6 +46,7 @@ class ChunkRun : public std::enable_shared_from_this<ChunkRun> {
     request.set_first_entry_id(plan_.first);
     request.set_last_entry_id(last_);
     request.set_stride(static_cast<uint32_t>(plan_.stride));
+    request.set_max_entries_per_message(kEntriesPerMessage);
     auto self = shared_from_this();
     source->ReadEntries(
         request, ctx_->options().read_entry_timeout,
@@ -47,33 +55,49 @@ class ChunkRun : public std::enable_shared_from_this<ChunkRun> {
   }
 
  private:
-  // Stream messages come one at a time, in order.
+  // Stream messages come one at a time, in order; each holds one entry or
+  // several (body, then more_bodies), the next ones of the run. The
+  // entries of one message go to the new bookie together (one AddEntries
+  // message when they fit).
   void OnStreamed(proto::ReadEntryResponse* m) {
-    int64_t id;
-    {
+    if (m->status() != proto::BK_EOK) {
       absl::MutexLock l(&mu_);
-      if (stopped_) return;
-      id = next_;
-      if (m->status() != proto::BK_EOK || m->entry_id() != id || id > last_) {
-        stopped_ = true;  // the rest is read entry by entry
-        return;
-      }
-    }
-    auto d = entry::Decode(m->body(), target_->digest, target_->ledger_id, id);
-    if (!d.ok()) {
-      bk::log::Get("client")->warn(
-          "ledger={} entry={} bookie={} re-replication read: {}",
-          target_->ledger_id, id, plan_.source, d.status().ToString());
-      absl::MutexLock l(&mu_);
-      stopped_ = true;  // read again from another replica
+      stopped_ = true;  // the rest is read entry by entry
       return;
     }
-    {
-      absl::MutexLock l(&mu_);
-      next_ += plan_.stride;
-      ++pending_;
+    const int n = 1 + m->more_bodies_size();
+    std::vector<BookieClient::PendingAdd> adds;
+    adds.reserve(static_cast<size_t>(n));
+    for (int i = 0; i < n; ++i) {
+      std::string* body =
+          i == 0 ? m->mutable_body() : m->mutable_more_bodies(i - 1);
+      int64_t id;
+      {
+        absl::MutexLock l(&mu_);
+        if (stopped_) break;
+        id = next_;
+        if ((i == 0 && m->entry_id() != id) || id > last_) {
+          stopped_ = true;  // the rest is read entry by entry
+          break;
+        }
+      }
+      auto d = entry::Decode(*body, target_->digest, target_->ledger_id, id);
+      if (!d.ok()) {
+        bk::log::Get("client")->warn(
+            "ledger={} entry={} bookie={} re-replication read: {}",
+            target_->ledger_id, id, plan_.source, d.status().ToString());
+        absl::MutexLock l(&mu_);
+        stopped_ = true;  // read again from another replica
+        break;
+      }
+      {
+        absl::MutexLock l(&mu_);
+        next_ += plan_.stride;
+        ++pending_;
+      }
+      adds.push_back(TargetAdd(id, std::move(*body)));
     }
-    AddToTarget(id, m->body());
+    SendToTarget(absl::MakeSpan(adds));
   }
 
   // The stream is over: what it did not deliver is read entry by entry.
@@ -102,7 +126,9 @@ class ChunkRun : public std::enable_shared_from_this<ChunkRun> {
                       absl::MutexLock l(&self->mu_);
                       ++self->pending_;
                     }
-                    self->AddToTarget(id, r->body);
+                    BookieClient::PendingAdd add =
+                        self->TargetAdd(id, std::move(r->body));
+                    self->SendToTarget(absl::MakeSpan(&add, 1));
                   }
                   self->Answered(r.status(), id, 0);
                 });
@@ -110,14 +136,22 @@ class ChunkRun : public std::enable_shared_from_this<ChunkRun> {
     Answered(absl::OkStatus(), -2, 0);  // the stream's own count
   }
 
-  // REQUIRES: pending_ counts this add.
-  void AddToTarget(int64_t id, const std::string& body) {
+  // The add of one entry to the new bookie, its bytes as read and checked
+  // (not copied again). REQUIRES: pending_ counts it until it answers.
+  BookieClient::PendingAdd TargetAdd(int64_t id, std::string body) {
     const int64_t bytes = static_cast<int64_t>(body.size());
-    target_->to->Add(target_->ledger_id, id, target_->master_key,
-                     proto::RECOVERY_ADD, body,
-                     [self = shared_from_this(), id, bytes](absl::Status s) {
-                       self->Answered(s, id, bytes);
-                     });
+    BookieClient::PendingAdd add;
+    add.entry_id = id;
+    add.body = EntryBytes::Adopt(std::move(body));
+    add.done = [self = shared_from_this(), id, bytes](absl::Status s) {
+      self->Answered(s, id, bytes);
+    };
+    return add;
+  }
+
+  void SendToTarget(absl::Span<BookieClient::PendingAdd> adds) {
+    target_->to->AddAll(target_->ledger_id, target_->master_key,
+                        proto::RECOVERY_ADD, adds);
   }
 
   // One answer: of an add of `bytes` (> 0), or of a read or the stream

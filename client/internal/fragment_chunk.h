@@ -1,9 +1,10 @@
 // CopyChunk: one run of a fragment's entries, for CopyFragment
 // (fragment_copy.h). The entries first, first + stride, ... (count of them)
 // are streamed from one surviving replica (ReadEntries with a stride: the
-// entries of one write quorum), each entry's digest is checked as it
-// arrives and the entry is added at once to the new bookie with
-// RECOVERY_ADD, so reading and writing overlap. Entries the stream did not
+// entries of one write quorum, several per stream message), each entry's
+// digest is checked as it arrives and the entry is added at once to the
+// new bookie with RECOVERY_ADD, its bytes handed to the add as read (no
+// copy), so reading and writing overlap. Entries the stream did not
 // deliver (the replica lacks one, failed, refused the stream, served a bad
 // digest, or does not know strides) are then read one by one from any
 // replica of their write set (ReadOp) and added the same way.

@@ -218,6 +218,15 @@ bool LocalCluster::BookieRunning(int i) {
   return bookies_[i] && bookies_[i]->Running();
 }
 
+std::vector<pid_t> LocalCluster::RunningPids() {
+  std::vector<pid_t> out;
+  if (zookeeper_ && zookeeper_->Running()) out.push_back(zookeeper_->pid());
+  for (auto& b : bookies_) {
+    if (b && b->Running()) out.push_back(b->pid());
+  }
+  return out;
+}
+
 void LocalCluster::Stop() {
   // One SIGTERM each, all at once so they drain in parallel: a bookie
   // takes a second signal as "exit now", without its final flush.

@@ -75,6 +75,9 @@ class LocalCluster {
   int StopBookie(int i);
   absl::Status RestartBookie(int i);
   bool BookieRunning(int i);
+  // The processes running now: ZooKeeper's and the bookies' (for a
+  // benchmark's CPU account).
+  std::vector<pid_t> RunningPids();
 
   void Stop();
 

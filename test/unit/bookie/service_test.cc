@@ -163,6 +163,58 @@ TEST_CASE(
   CHECK(read(0, 3, 0) == std::vector<int64_t>{0, 1, 2, 3});  // 0: every one
 }
 
+TEST_CASE(
+    "a range read asked for several entries per message packs them in order "
+    "and ends at the first entry it lacks in a message of its own",
+    "[bookie][service]") {
+  ServiceHarness h;
+  std::vector<proto::AddRequest> batches(1);
+  // Entries 0..40 except 31.
+  for (int e = 0; e <= 40; ++e) {
+    if (e != 31)
+      *batches[0].add_entries() = MakeAdd(6, e, "p" + std::to_string(e));
+  }
+  SendBatches(h.stub(), batches);
+  grpc::ClientContext ctx;
+  proto::ReadEntriesRequest req;
+  req.set_ledger_id(6);
+  req.set_first_entry_id(1);
+  req.set_last_entry_id(40);
+  req.set_stride(2);
+  req.set_max_entries_per_message(4);
+  auto reader = h.stub()->ReadEntries(&ctx, req);
+  std::vector<int64_t> ids;
+  std::vector<int> per_message;
+  proto::ReadEntryResponse msg;
+  proto::StatusCode last = proto::BK_EOK;
+  int64_t last_id = -1;
+  while (reader->Read(&msg)) {
+    last = msg.status();
+    last_id = msg.entry_id();
+    if (msg.status() != proto::BK_EOK) {
+      CHECK(msg.more_bodies_size() == 0);
+      continue;
+    }
+    per_message.push_back(1 + msg.more_bodies_size());
+    for (int i = 0; i <= msg.more_bodies_size(); ++i) {
+      const int64_t id = msg.entry_id() + 2 * i;
+      const std::string& body = i == 0 ? msg.body() : msg.more_bodies(i - 1);
+      CHECK(testing::PayloadOf(MakeEntryBuffer(body)) ==
+            "p" + std::to_string(id));
+      ids.push_back(id);
+    }
+  }
+  CHECK(reader->Finish().ok());
+  // 1, 3, ..., 29 in messages of four (the last one of three), then 31 is
+  // missing: its own message, ENOENTRY.
+  std::vector<int64_t> want;
+  for (int64_t e = 1; e < 31; e += 2) want.push_back(e);
+  CHECK(ids == want);
+  CHECK(per_message == std::vector<int>{4, 4, 4, 3});
+  CHECK(last == proto::BK_ENOENTRY);
+  CHECK(last_id == 31);
+}
+
 TEST_CASE("an oversize add message gets EBADREQ and the stream goes on",
           "[bookie][service]") {
   ServiceOptions so;

@@ -59,6 +59,21 @@ TEST_CASE("a packaged entry made from a moved payload equals entry::Package") {
   }
 }
 
+TEST_CASE("an adopted packaged entry keeps its bytes in place") {
+  for (size_t size : {size_t{0}, size_t{100}, size_t{5000}}) {
+    const std::string packaged = entry::Package(
+        Header(7, 3, size), std::string(size, 'q'), entry::DigestType::kCrc32c);
+    std::string handed = packaged;
+    const char* const where = handed.data();
+    const EntryBytes adopted = EntryBytes::Adopt(std::move(handed));
+    CHECK(adopted.size() == packaged.size());
+    CHECK(adopted.ToString() == packaged);
+    REQUIRE(adopted.slices().size() == 1);
+    // The very buffer handed over, not a copy of it.
+    CHECK(reinterpret_cast<const char*>(adopted.slices()[0].begin()) == where);
+  }
+}
+
 TEST_CASE("an encoded add batch is byte for byte protobuf's AddRequest") {
   const uint32_t seed = std::random_device{}();
   std::cout << "add_wire_test seed " << seed << "\n";
