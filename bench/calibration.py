@@ -16,12 +16,14 @@ Usage:
   bench/calibration.py [--bkctl build/bin/bkctl]
       [--scenario bench/scenarios/bp65.yaml] [--seeds 1-10] [--jobs 1]
       [--shapes 1.1,1.6] [--caps 20,200] [--sigmas 0.25,1.0]
+      [--from-log STDERR_FILE]
 """
 
 import argparse
 import concurrent.futures
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -71,7 +73,12 @@ def main():
     ap.add_argument("--shapes", default="1.1,1.6")
     ap.add_argument("--caps", default="20,200")
     ap.add_argument("--sigmas", default="0.25,1.0")
+    ap.add_argument("--from-log", help="rebuild the table from the stderr "
+                    "lines of a sweep stopped before its end")
     args = ap.parse_args()
+    if args.from_log:
+        from_log(args.from_log, args.scenario, args.seeds)
+        return
     seeds = parse_seeds(args.seeds)
     with open(args.scenario) as f:
         base = yaml.safe_load(f)
@@ -120,27 +127,51 @@ def main():
                   f" load {load['p99_write_latency']:.2f}",
                   file=sys.stderr, flush=True)
 
-    n = len(seeds)
-    print(f"Scenario {args.scenario}, policies none and load, seeds "
-          f"{args.seeds}; a cell counts the seeds meeting BP-65's row.\n")
-    print("| traffic | stddev -10 % | range down | p99 >= 10 s -> < 1 s "
-          "| median stddev change | median range change | median none "
-          "stddev | median bound |")
-    print("|---|---|---|---|---|---|---|---|")
-    for v, (label, _) in enumerate(variants):
-        rows = [direction(results[(v, seed)]) for seed in seeds]
-        sd_ok = sum(1 for r in rows if r[0] <= -0.10)
-        rg_ok = sum(1 for r in rows if r[1] < 0)
-        p99_ok = sum(1 for r in rows if r[2])
-        bound = statistics.median(
-            results[(v, seed)]["ideal_balance"]["lower_bound_throughput_stddev"]
-            for seed in seeds)
-        print(f"| {label} | {sd_ok}/{n} | {rg_ok}/{n} | {p99_ok}/{n} "
-              f"| {100 * statistics.median(r[0] for r in rows):+.0f} % "
-              f"| {100 * statistics.median(r[1] for r in rows):+.0f} % "
-              f"| {statistics.median(r[3]['throughput_stddev'] for r in rows):.2f} "
-              f"| {bound:.2f} |")
+    rows = {}
+    for (v, seed), result in results.items():
+        sd, rg, p99, none, load = direction(result)
+        rows.setdefault(variants[v][0], {})[seed] = (sd, rg, p99)
+    print_table(args.scenario, args.seeds, [label for label, _ in variants],
+                rows)
 
+
+def print_table(scenario, seeds_text, labels, rows):
+    """rows: label -> seed -> (stddev change, range change, p99 row met)."""
+    print(f"Scenario {scenario}, policies none and load, seeds {seeds_text};"
+          f" a cell counts the seeds meeting BP-65's row.\n")
+    print("| traffic | seeds | stddev >= 10 % down | range down | p99 >= 10 s "
+          "-> < 1 s | median stddev change | median range change |")
+    print("|---|---|---|---|---|---|---|")
+    for label in labels:
+        if label not in rows:
+            continue
+        r = list(rows[label].values())
+        n = len(r)
+        print(f"| {label} | {n} | {sum(1 for x in r if x[0] <= -0.10)}/{n} "
+              f"| {sum(1 for x in r if x[1] < 0)}/{n} "
+              f"| {sum(1 for x in r if x[2])}/{n} "
+              f"| {100 * statistics.median(x[0] for x in r):+.0f} % "
+              f"| {100 * statistics.median(x[1] for x in r):+.0f} % |")
+
+
+def from_log(path, scenario, seeds_text):
+    """Rebuilds the table from the per-run lines this script writes to
+    stderr (for a sweep stopped before its end)."""
+    rows, labels = {}, []
+    pat = re.compile(r"(.*) \| seed (\d+) \| stddev ([-+.\d]+) \| range "
+                     r"([-+.\d]+) \| p99 none ([.\d]+) load ([.\d]+)")
+    for line in open(path):
+        m = pat.match(line.strip())
+        if not m:
+            continue
+        label = m.group(1)
+        if label not in rows:
+            rows[label] = {}
+            labels.append(label)
+        p99 = float(m.group(5)) >= 10 and float(m.group(6)) < 1
+        rows[label][int(m.group(2))] = (float(m.group(3)), float(m.group(4)),
+                                        p99)
+    print_table(scenario, seeds_text, labels, rows)
 
 if __name__ == "__main__":
     main()
