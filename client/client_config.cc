@@ -79,6 +79,11 @@ void AddAdaptivePlacement(ConfigTable<ClientOptions>& t) {
   t.SecondsReal("adaptivePlacementMaxReportAgeSeconds",
                 BK_FIELD(placement.adaptive.max_report_age), {0.001, 1e6},
                 "adaptive: older load reports count as the median bookie");
+  t.SecondsReal("adaptivePlacementForecastMaxAgeSeconds",
+                BK_FIELD(placement.adaptive.forecast_max_age), {0, 3600},
+                "adaptive: load reports are brought forward by the drift "
+                "learned from successive reports, for at most this age; 0 "
+                "off");
   t.Value("adaptivePlacementAvoidUtilPercent",
           BK_FIELD(placement.adaptive.avoid_util_percent), "percent", {0, 100},
           "adaptive: journal utilisation at which a bookie is left out while "
@@ -97,7 +102,8 @@ void AddAdaptivePlacement(ConfigTable<ClientOptions>& t) {
           "adaptive: a big slot is drawn among this many least loaded");
   t.Value("adaptivePlacementReserveForBig",
           BK_FIELD(placement.adaptive.reserve_for_big), "bookies", {0, 1e6},
-          "adaptive: least loaded bookies other slots leave to big ones");
+          "adaptive: least loaded bookies other slots leave to big ones, "
+          "while big slots are among the remembered rates");
   t.Value("adaptivePlacementSmallSlotMaxMultiple",
           BK_FIELD(placement.adaptive.small_slot_max_multiple), "multiple",
           {-1, 1e6},

@@ -25,7 +25,16 @@ using Ranked = std::vector<std::pair<double, size_t>>;
 
 AdaptiveChooser::AdaptiveChooser(const AdaptiveOptions& options)
     : options_(options),
-      estimate_(options.report_window, options.max_report_age) {}
+      estimate_(options.report_window, options.max_report_age),
+      drift_(options.forecast_max_age) {}
+
+void AdaptiveChooser::OnReport(const BookieReport* previous,
+                               const BookieInfo& info, absl::Time received_at) {
+  if (previous == nullptr) return;
+  drift_.Learn(previous->info.write_bytes_per_second / kBytesPerMiB,
+               previous->received_at,
+               info.write_bytes_per_second / kBytesPerMiB, received_at);
+}
 
 void AdaptiveChooser::Observe(const BookieId& id, absl::Duration add_latency,
                               absl::Time at) {
@@ -46,7 +55,16 @@ AdaptiveChooser::View AdaptiveChooser::Prepare(const Topology& topology,
   std::vector<const BookieId*> ids;
   ids.reserve(topology.writable().size());
   for (const BookieId& id : topology.writable()) ids.push_back(&id);
-  const std::vector<double> load = estimate_.Estimate(ids, topology, now);
+  std::vector<double> load = estimate_.Estimate(ids, topology, now);
+  for (size_t i = 0; i < ids.size(); ++i) {
+    const BookieReport* r = topology.Report(*ids[i]);
+    if (r == nullptr || r->info.write_bytes_per_second < 0 ||
+        now - r->received_at > options_.max_report_age) {
+      continue;  // the estimate holds the median: nothing to bring forward
+    }
+    const double mib = r->info.write_bytes_per_second / kBytesPerMiB;
+    load[i] += drift_.Forecast(mib, now - r->received_at) - mib;
+  }
   View view;
   double sum = 0;
   for (size_t i = 0; i < ids.size(); ++i) {
@@ -82,6 +100,12 @@ double AdaptiveChooser::Quantile(double slot_mib, double u) const {
     }
   }
   return (below + u * equal) / static_cast<double>(rates_.size());
+}
+
+bool AdaptiveChooser::RemembersBig(double mean) const {
+  const double big = options_.big_slot_multiple * mean;
+  return std::any_of(rates_.begin(), rates_.end(),
+                     [big](double r) { return r > big; });
 }
 
 double AdaptiveChooser::Util(const BookieId& id, const Topology& topology,
@@ -178,10 +202,11 @@ size_t AdaptiveChooser::Choose(absl::Span<const BookieId* const> eligible,
     if (!within.empty()) ranked.swap(within);
   }
   // At most one in 16 candidates: a small cluster keeps its few bookies
-  // for every slot.
+  // for every slot. And only while big slots come: without them the
+  // reserved bookies would take nothing and drain to idle.
   const size_t reserve = std::min(static_cast<size_t>(options_.reserve_for_big),
                                   ranked.size() / 16);
-  if (has_rate && reserve > 0) {
+  if (has_rate && reserve > 0 && RemembersBig(view.mean)) {
     ranked.erase(ranked.begin(), ranked.begin() + reserve);
   }
   const size_t n = ranked.size();

@@ -5,7 +5,9 @@
 //
 // The rule, per choice (constants in AdaptiveOptions, options.h):
 //
-//  0. Estimate. Each bookie's load is its last report's write MiB/s plus
+//  0. Estimate. Each bookie's load is its last report's write MiB/s,
+//     brought forward by the drift learned from successive reports of
+//     bookies at that load (load_drift.h; forecast_max_age 0: off), plus
 //     this client's own placements the reports do not show yet
 //     (load_estimate.h); a bookie without a usable report counts the median.
 //  1. Leave out the saturated: a report of journal utilisation at or above
@@ -20,7 +22,8 @@
 //  3. Other slots, with a rate: bookies estimated above
 //     small_slot_max_multiple (1.5) x the mean are left out (if any remain),
 //     and so are the reserve_for_big (8, at most 1 in 16 candidates) least
-//     loaded (kept for big slots). Then rank matching: with q the slot
+//     loaded (kept for big slots) while any of the remembered slot rates
+//     (below) is big. Then rank matching: with q the slot
 //     rate's quantile among the last rate_memory (512) slot rates this
 //     client placed (ties spread uniformly), the choice is the
 //     bookie ranked (1 - q) from the least loaded, +- rank_spread (5 %) of
@@ -46,6 +49,7 @@
 #include "absl/random/bit_gen_ref.h"
 #include "absl/time/time.h"
 #include "absl/types/span.h"
+#include "placement/load_drift.h"
 #include "placement/load_estimate.h"
 #include "placement/options.h"
 #include "placement/topology.h"
@@ -58,6 +62,10 @@ class AdaptiveChooser {
   // REQUIRES: ValidatePlacementOptions accepts `options`.
   explicit AdaptiveChooser(const AdaptiveOptions& options);
 
+  // A bookie's new report `info` arrives at `received_at`; `previous` is its
+  // report it replaces (null for the first). Teaches the drift.
+  void OnReport(const BookieReport* previous, const BookieInfo& info,
+                absl::Time received_at);
   // The client's own view of `id` at `at`: its add latency to it.
   void Observe(const BookieId& id, absl::Duration add_latency, absl::Time at);
   // Forgets bookies no longer in `topology` and placements reports cover.
@@ -96,12 +104,15 @@ class AdaptiveChooser {
   std::vector<size_t> Unsaturated(absl::Span<const BookieId* const> eligible,
                                   const Topology& topology,
                                   absl::Time now) const;
+  // Whether any remembered slot rate is big against `mean`.
+  bool RemembersBig(double mean) const;
   // Journal utilisation of a usable report, or -1.
   double Util(const BookieId& id, const Topology& topology,
               absl::Time now) const;
 
   const AdaptiveOptions options_;
   LoadEstimate estimate_;
+  LoadDrift drift_;
   absl::flat_hash_map<BookieId, Observation> observations_;
   std::vector<double> rates_;  // ring of remembered slot rates
   size_t next_rate_ = 0;

@@ -69,6 +69,9 @@ absl::Status ValidatePlacementOptions(const PlacementOptions& o) {
   if (a.report_window < absl::ZeroDuration()) {
     return OutOfRange("adaptive.report_window", ">= 0");
   }
+  if (a.forecast_max_age < absl::ZeroDuration()) {
+    return OutOfRange("adaptive.forecast_max_age", ">= 0");
+  }
   if (a.max_report_age <= absl::ZeroDuration() ||
       a.observation_max_age <= absl::ZeroDuration()) {
     return OutOfRange("adaptive report and observation ages", "> 0");

@@ -39,6 +39,10 @@ struct AdaptiveOptions {
   // Reports older than this say nothing: the bookie's reported load is then
   // the median of the known ones.
   absl::Duration max_report_age = absl::Minutes(5);
+  // A report is brought forward to now by the drift learned from successive
+  // reports (load_drift.h), for at most this age; learned only from reports
+  // at most this far apart. 0: off.
+  absl::Duration forecast_max_age = absl::Minutes(2);
   // Bookies whose journal device reports at least this utilisation (a
   // backlog: saturated or slowed) are left out while any other is eligible.
   double avoid_util_percent = 90;
@@ -51,7 +55,8 @@ struct AdaptiveOptions {
   // ... drawn uniformly among the big_slot_choices least loaded of those.
   int big_slot_choices = 8;
   // Other slots leave the reserve_for_big least loaded bookies to big ones
-  // (at most one in 16 of the candidates).
+  // (at most one in 16 of the candidates), while any of the remembered slot
+  // rates (rate_memory) is big.
   int reserve_for_big = 8;
   // Other slots choose among bookies estimated at most this multiple of the
   // mean load (when any is). <= 0: no limit.
@@ -134,7 +139,8 @@ struct PlacementOptions {
 // kInvalidArgument naming the first field out of range: min racks >= 1,
 // load_threshold in [0, 100], low_load_bookie_ratio in [0, 1], read reorder
 // threshold >= 0, placement attempts in [1, 1000], the adaptive constants as
-// options.cc checks them (utilisations in [0, 100], report window >= 0, ages
+// options.cc checks them (utilisations in [0, 100], report window and
+// forecast age >= 0, ages
 // > 0, big_slot_multiple > 0, choices >= 1, reserve >= 0, rank_spread in
 // [0, 1], rankless_tilt in [0, 1), rate_memory in [8, 1e6]), region
 // durability in [0, 100], region names non-empty without '/' or blanks, and

@@ -67,6 +67,12 @@ void RackAwarePolicy::OnClusterChanged(
 
 void RackAwarePolicy::OnBookieInfo(const BookieId& id, const BookieInfo& info,
                                    absl::Time received_at) {
+  if (options_.weighting == Weighting::kAdaptive) {
+    const BookieReport* previous = topology_.Report(id);
+    if (previous == nullptr || previous->received_at <= received_at) {
+      chooser_.OnReport(previous, info, received_at);
+    }
+  }
   topology_.SetReport(id, info, received_at);
   AdvanceTime(received_at);
 }

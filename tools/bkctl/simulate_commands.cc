@@ -49,6 +49,8 @@ const std::vector<FlagSpec>& SimulateFlags() {
        "client count instead of the scenario's (total topics held)"},
       {"perfect-reports", false,
        "reference run: exact, instant reports at every placement", true},
+      {"clairvoyant", false,
+       "reference run: new ensembles by a clairvoyant place-once oracle", true},
   };
   return *kFlags;
 }
@@ -138,12 +140,13 @@ absl::Status OverridePolicies(const ParsedFlags& flags, sim::Scenario* s) {
   return absl::OkStatus();
 }
 
-// Applies --no-gray-failures, --no-hints, --report-interval, --clients and
-// --perfect-reports; the result is validated again.
+// Applies --no-gray-failures, --no-hints, --report-interval, --clients,
+// --perfect-reports and --clairvoyant; the result is validated again.
 absl::Status OverrideScenario(const ParsedFlags& flags, sim::Scenario* s) {
   if (flags.GetBool("no-gray-failures")) s->gray_failures.clear();
   if (flags.GetBool("no-hints")) s->clients.rate_hints = false;
   if (flags.GetBool("perfect-reports")) s->clients.perfect_reports = true;
+  if (flags.GetBool("clairvoyant")) s->clients.clairvoyant = true;
   if (flags.Has("report-interval")) {
     double v = 0;
     if (!absl::SimpleAtod(flags.Get("report-interval"), &v)) {

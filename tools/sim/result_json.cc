@@ -75,7 +75,8 @@ ordered_json ScenarioToJson(const Scenario& s) {
                   {"observation_interval_s", c.observation_interval_s},
                   {"quarantine_s", c.quarantine_s},
                   {"rate_hints", c.rate_hints},
-                  {"perfect_reports", c.perfect_reports}};
+                  {"perfect_reports", c.perfect_reports},
+                  {"clairvoyant", c.clairvoyant}};
   const TrafficConfig& t = s.traffic;
   j["traffic"] = {{"mean_mib_per_second", t.mean_mib_per_second},
                   {"pareto_shape", t.pareto_shape},

@@ -63,6 +63,11 @@ struct ClientConfig {
   // no report window). What an online policy could reach with perfect
   // information; not a model of any real client.
   bool perfect_reports = false;
+  // Reference runs only: new ensembles are chosen by a clairvoyant
+  // place-once oracle in the simulator, not by the client's policy
+  // (simulator.h): it knows every open ledger's exact rate and closing
+  // time, and the new ledger's. Replacements still go through the policy.
+  bool clairvoyant = false;
 };
 
 // Heavy-tailed write rates: each topic's base rate is Pareto (scale chosen so

@@ -192,9 +192,11 @@ absl::Status ReadPlacement(const YAML::Node& node, Scenario* s) {
   MapReader ar(adaptive, "placement.adaptive");
   double report_window_s = absl::ToDoubleSeconds(a.report_window);
   double max_report_age_s = absl::ToDoubleSeconds(a.max_report_age);
+  double forecast_max_age_s = absl::ToDoubleSeconds(a.forecast_max_age);
   double observation_max_age_s = absl::ToDoubleSeconds(a.observation_max_age);
   ar.Get("report_window_s", &report_window_s);
   ar.Get("max_report_age_s", &max_report_age_s);
+  ar.Get("forecast_max_age_s", &forecast_max_age_s);
   ar.Get("avoid_util_percent", &a.avoid_util_percent);
   ar.Get("big_slot_multiple", &a.big_slot_multiple);
   ar.Get("big_slot_util_percent", &a.big_slot_util_percent);
@@ -210,6 +212,7 @@ absl::Status ReadPlacement(const YAML::Node& node, Scenario* s) {
   for (auto [name, v] :
        {std::pair{"report_window_s", report_window_s},
         std::pair{"max_report_age_s", max_report_age_s},
+        std::pair{"forecast_max_age_s", forecast_max_age_s},
         std::pair{"observation_max_age_s", observation_max_age_s}}) {
     if (!(v >= 0 && v < 1e9)) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -218,6 +221,7 @@ absl::Status ReadPlacement(const YAML::Node& node, Scenario* s) {
   }
   a.report_window = absl::Seconds(report_window_s);
   a.max_report_age = absl::Seconds(max_report_age_s);
+  a.forecast_max_age = absl::Seconds(forecast_max_age_s);
   a.observation_max_age = absl::Seconds(observation_max_age_s);
   return absl::OkStatus();
 }
@@ -234,6 +238,7 @@ absl::Status ReadSections(MapReader& top, Scenario* s) {
     r.Get("quarantine_s", &c.quarantine_s);
     r.Get("rate_hints", &c.rate_hints);
     r.Get("perfect_reports", &c.perfect_reports);
+    r.Get("clairvoyant", &c.clairvoyant);
     if (absl::Status st = r.Finish(); !st.ok()) return st;
   }
   if (YAML::Node n = top.Child("traffic"); n) {

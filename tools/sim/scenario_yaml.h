@@ -16,7 +16,7 @@
 //   gray_failures: [{bookie: 7, start_s: 900, duration_s: 300, slowdown: 10}]
 //   clients:  {count, topics_per_client, report_interval_s, report_jitter,
 //              observation_interval_s, quarantine_s, rate_hints,
-//              perfect_reports}
+//              perfect_reports, clairvoyant}
 //   traffic:  {mean_mib_per_second, pareto_shape, max_mib_per_second,
 //              burst_sigma, entry_bytes, partition_mib_per_second}
 //   ledgers:  {ensemble_size, write_quorum, ack_quorum, lifetime_s,
@@ -29,11 +29,12 @@
 //               region-aware), reppMinimumRegionsForDurability,
 //               reppEnableDurabilityEnforcementInReplace,
 //               adaptive: {report_window_s, max_report_age_s,
-//                          avoid_util_percent, big_slot_multiple,
-//                          big_slot_util_percent, big_slot_choices,
-//                          reserve_for_big, small_slot_max_multiple,
-//                          rank_spread, rate_memory, rankless_tilt,
-//                          slow_latency_multiple, observation_max_age_s}}
+//                          forecast_max_age_s, avoid_util_percent,
+//                          big_slot_multiple, big_slot_util_percent,
+//                          big_slot_choices, reserve_for_big,
+//                          small_slot_max_multiple, rank_spread, rate_memory,
+//                          rankless_tilt, slow_latency_multiple,
+//                          observation_max_age_s}}
 
 #ifndef BK_TOOLS_SIM_SCENARIO_YAML_H_
 #define BK_TOOLS_SIM_SCENARIO_YAML_H_

@@ -31,6 +31,7 @@ struct Ledger {
   std::vector<double> member_bytes;
   // No replacement is tried before this time after one failed.
   double next_replace_s = 0;
+  double close_s = 0;  // when it rolls (the clairvoyant oracle reads it)
 };
 
 struct Topic {

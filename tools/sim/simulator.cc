@@ -11,6 +11,7 @@
 #include "absl/random/distributions.h"
 #include "absl/time/time.h"
 #include "placement/weighted_selection.h"
+#include "tools/sim/clairvoyant.h"
 #include "tools/sim/cluster.h"
 #include "tools/sim/ideal_balance.h"
 #include "tools/sim/sim_client.h"
@@ -357,18 +358,23 @@ class Run {
     policy.AdvanceTime(ToTime(at_s));
     if (s_.clients.perfect_reports) ReportExactly(policy, at_s);
     const LedgerConfig& lc = s_.ledgers;
-    absl::StatusOr<placement::PlacementResult> placed = policy.NewEnsemble(
-        lc.ensemble_size, lc.write_quorum, lc.ack_quorum, {}, Hints(rate));
-    if (!placed.ok()) {
-      ++result_.placement_failures;
-      return;
-    }
-    ++result_.ledgers_created;
     Ledger l;
     l.bytes_per_second = rate;
-    for (const placement::BookieId& id : placed->ensemble) {
-      l.ensemble.push_back(Index(id));
+    l.close_s = at_s + life;
+    if (s_.clients.clairvoyant) {
+      l.ensemble = ClairvoyantEnsemble(s_, cluster_, clients_, at_s, l.close_s);
+    } else {
+      absl::StatusOr<placement::PlacementResult> placed = policy.NewEnsemble(
+          lc.ensemble_size, lc.write_quorum, lc.ack_quorum, {}, Hints(rate));
+      if (!placed.ok()) {
+        ++result_.placement_failures;
+        return;
+      }
+      for (const placement::BookieId& id : placed->ensemble) {
+        l.ensemble.push_back(Index(id));
+      }
     }
+    ++result_.ledgers_created;
     l.member_bytes.assign(l.ensemble.size(), 0.0);
     metrics_.AddPlacement(at_s, l.ensemble);
     t.ledger = std::move(l);

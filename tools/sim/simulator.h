@@ -18,7 +18,8 @@
 //    to the bookie x the bookie's latency) and that latency
 //    (OnClientObservation) -- fresh, private to the client;
 //  - ledger roll (per topic): the open ledger closes and the client's policy
-//    chooses the next ensemble (NewEnsemble) at the topic's next rate; at
+//    chooses the next ensemble (NewEnsemble) at the topic's next rate
+//    (clients.clairvoyant: the oracle of clairvoyant.h chooses it); at
 //    time 0 every topic opens a ledger whose remaining life is
 //    U(0, 1) x its lifetime, so rolls are spread from the start;
 //  - gray failure start / end.

@@ -12,6 +12,10 @@
 //  - perfect:    adaptive with exact, instant reports at every placement
 //                (clients.perfect_reports): what an online policy reaches
 //                with perfect information, the reference for "fresh";
+//  - clairvoyant: new ensembles by the simulator's clairvoyant place-once
+//                oracle (clients.clairvoyant: exact rates and closing
+//                times of every ledger), replacements by adaptive: an
+//                estimate of what placing each ledger once can reach;
 //  - herd:       adaptive at 30 s and 60 s report ages with 20 and 50
 //                clients (total topics held);
 //  - partitioned (when a second scenario is given): none and adaptive.

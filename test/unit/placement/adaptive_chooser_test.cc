@@ -140,8 +140,10 @@ TEST_CASE(
   // mean admits b0..b121; the 8 least loaded are kept for big slots.
   for (int i = 0; i < 159; ++i) b.Report(i, i / 4.0, 20);
   b.Report(159, 100, 20);
-  // Recent slot rates 1..20 MiB/s: 1 is the smallest, 10 the median.
-  for (int r = 1; r <= 20; ++r) b.chooser.OnPlaced({}, r, kNow);
+  // Recent slot rates 1..19 MiB/s and one big one (40, above the mean):
+  // 1 is the smallest, 10 the median.
+  for (int r = 1; r <= 19; ++r) b.chooser.OnPlaced({}, r, kNow);
+  b.chooser.OnPlaced({}, 40, kNow);
   auto mean_rank = [&](double slot) {
     const Counts counts = b.Draw(4000, slot, seed);
     double sum = 0;
@@ -158,6 +160,33 @@ TEST_CASE(
   INFO("mean rank: tiny " << tiny << ", middle " << middle);
   CHECK(tiny > 105);
   CHECK(middle == Approx(64.5).margin(8));
+}
+
+TEST_CASE(
+    "without big slots among the remembered rates, no bookie is held "
+    "back for them",
+    "[placement][adaptive]") {
+  const uint64_t seed = 20;
+  INFO("seed " << seed);
+  // b_i writes i MiB/s, mean 23.5: slots of 1..20 MiB/s are all small,
+  // and b0..b35 are within 1.5 x the mean.
+  Bench b(48);
+  for (int i = 0; i < 48; ++i) b.Report(i, i, 20);
+  for (int r = 1; r <= 20; ++r) b.chooser.OnPlaced({}, r, kNow);
+  // The heaviest remembered rate goes to the least loaded ranks ...
+  const Counts counts = b.Draw(4000, 20, seed);
+  int least = 0;
+  for (int i = 0; i < 2; ++i)
+    least += counts.contains(Id(i)) ? counts.at(Id(i)) : 0;
+  INFO("b0 + b1: " << least);
+  CHECK(least > 400);
+  // ... until a big slot (40 > the mean) is remembered: then the 2 least
+  // loaded (one in 16 of the 36 candidates) are kept for big slots.
+  b.chooser.OnPlaced({}, 40, kNow);
+  const Counts held = b.Draw(4000, 20, seed);
+  CHECK_FALSE(held.contains(Id(0)));
+  CHECK_FALSE(held.contains(Id(1)));
+  CHECK(held.contains(Id(2)));
 }
 
 TEST_CASE(
@@ -187,6 +216,86 @@ TEST_CASE(
   b.Report(0, 10, 100, kNow - absl::Minutes(10));
   const Counts counts = b.Draw(4000, -1, seed);
   CHECK(counts.at(Id(0)) > 500);
+}
+
+// Over many polls 30 s apart, bookies reported at 4 MiB/s were at 24 the
+// next time (other clients filled them); those at 24 stayed there.
+void TeachFilling(AdaptiveChooser& chooser) {
+  const BookieInfo filled{.write_bytes_per_second = 24 * kBytesPerMiB};
+  for (int poll = 0; poll < 100; ++poll) {
+    const absl::Time at = kNow - absl::Hours(1) + absl::Seconds(30 * poll);
+    const BookieReport low{
+        BookieInfo{.write_bytes_per_second = 4 * kBytesPerMiB}, at};
+    const BookieReport high{filled, at};
+    chooser.OnReport(&low, filled, at + absl::Seconds(30));
+    for (int k = 0; k < 3; ++k) {
+      chooser.OnReport(&high, filled, at + absl::Seconds(30));
+    }
+  }
+}
+
+TEST_CASE(
+    "a stale report is brought forward by the drift its load bin "
+    "showed, for slots with and without a rate",
+    "[placement][adaptive]") {
+  const uint64_t seed = 27;
+  INFO("seed " << seed);
+  for (bool forecast : {false, true}) {
+    INFO("forecast " << forecast);
+    AdaptiveOptions options;
+    if (!forecast) options.forecast_max_age = absl::ZeroDuration();
+    Bench b(16, options);
+    TeachFilling(b.chooser);
+    // Reports 45 s old: b0..b3 at 4 (forecast: 4 + 45 x 20 / 30 = 34), b4
+    // saturated, b5..b14 at 24, b15 never reported (counts the median, 24,
+    // and is not forecast).
+    const absl::Time seen = kNow - absl::Seconds(45);
+    for (int i = 0; i < 15; ++i) {
+      b.Report(i, i < 4 ? 4 : 24, i == 4 ? 95 : 20, seen);
+    }
+    const AdaptiveChooser::View view = b.chooser.Prepare(b.topology, kNow);
+    CHECK(view.load.at(Id(0)) == Approx(forecast ? 34 : 4).margin(0.5));
+    CHECK(view.load.at(Id(5)) == Approx(24).margin(0.5));
+    CHECK(view.load.at(Id(15)) == Approx(24));
+
+    // A big slot (40 MiB/s): uniform over the 8 least loaded with headroom
+    // among b0..b3, b5..b14. Without the forecast b0..b3 are four of them
+    // (half the draws); with it they are the four most loaded (none).
+    const Counts big = b.Draw(4000, 40, seed);
+    int low = 0;
+    for (int i = 0; i < 4; ++i) low += big.contains(Id(i)) ? big.at(Id(i)) : 0;
+    INFO("big slots on b0..b3: " << low);
+    CHECK(big.contains(Id(4)) == false);
+    if (forecast) {
+      CHECK(low == 0);
+    } else {
+      CHECK(low == Approx(2000).epsilon(0.1));
+    }
+    // No rate: the rankless tilt favours b0..b3 without the forecast (about
+    // 39 % of the draws) and disfavours them with it (about 16 %).
+    const Counts blind = b.Draw(4000, -1, seed);
+    int blind_low = 0;
+    for (int i = 0; i < 4; ++i) {
+      blind_low += blind.contains(Id(i)) ? blind.at(Id(i)) : 0;
+    }
+    INFO("rateless slots on b0..b3: " << blind_low);
+    CHECK(blind.contains(Id(4)) == false);
+    if (forecast) {
+      CHECK(blind_low < 900);
+    } else {
+      CHECK(blind_low > 1300);
+    }
+  }
+  // Reports older than max_report_age say nothing: all count the median,
+  // nothing is brought forward.
+  Bench stale(4);
+  TeachFilling(stale.chooser);
+  for (int i = 0; i < 4; ++i) {
+    stale.Report(i, i == 0 ? 4 : 24, 20, kNow - absl::Minutes(10));
+  }
+  const AdaptiveChooser::View view =
+      stale.chooser.Prepare(stale.topology, kNow);
+  CHECK(view.load.at(Id(0)) == view.load.at(Id(1)));
 }
 
 TEST_CASE(

@@ -120,6 +120,28 @@ TEST_CASE(
         whole.summary.bound_throughput_stddev);
 }
 
+TEST_CASE(
+    "the clairvoyant oracle places every ledger and spreads better "
+    "than random",
+    "[sim]") {
+  const uint64_t seed = 47;
+  INFO("seed " << seed);
+  Scenario s = Load("small");
+  const PolicyRun none = SimulatePolicy(s, placement::Weighting::kNone, seed);
+  s.clients.clairvoyant = true;
+  const PolicyRun oracle =
+      SimulatePolicy(s, placement::Weighting::kAdaptive, seed);
+  CHECK(oracle.placement_failures == 0);
+  CHECK(oracle.ledgers_created == none.ledgers_created);
+  // Same traffic: the oracle only chooses where it goes.
+  CHECK(oracle.offered_mib_per_second ==
+        Approx(none.offered_mib_per_second).epsilon(1e-9));
+  INFO("stddev: none " << none.summary.throughput_stddev << ", clairvoyant "
+                       << oracle.summary.throughput_stddev);
+  CHECK(oracle.summary.throughput_stddev <
+        0.8 * none.summary.throughput_stddev);
+}
+
 TEST_CASE("with one bookie all load lands on it", "[sim]") {
   const uint64_t seed = 11;
   INFO("seed " << seed);
