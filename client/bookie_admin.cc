@@ -126,7 +126,7 @@ absl::StatusOr<BookieEntry> BookieAdmin::ReadEntry(int64_t ledger_id,
 
 absl::StatusOr<BookieAdmin::StreamedRange> BookieAdmin::StreamEntries(
     int64_t ledger_id, int64_t first, int64_t last, int64_t stride,
-    absl::Duration timeout) {
+    absl::Duration timeout, uint32_t per_message) {
   if (first < 0 || last < first || stride < 1) {
     return absl::InvalidArgumentError(
         absl::StrCat("bad range ", first, "..", last, " stride ", stride));
@@ -136,6 +136,7 @@ absl::StatusOr<BookieAdmin::StreamedRange> BookieAdmin::StreamEntries(
   request.set_first_entry_id(first);
   request.set_last_entry_id(last);
   if (stride > 1) request.set_stride(static_cast<uint32_t>(stride));
+  if (per_message > 1) request.set_max_entries_per_message(per_message);
   // One stream's messages come one at a time: `range` needs no lock, and
   // `done` is its last use before the notification.
   struct State {
@@ -154,9 +155,13 @@ absl::StatusOr<BookieAdmin::StreamedRange> BookieAdmin::StreamEntries(
           state->stopped = true;
           return;
         }
-        ++state->range.entries;
-        state->range.bytes += static_cast<int64_t>(m.body().size());
-        state->range.next += stride;
+        const int n = 1 + m.more_bodies_size();
+        for (int i = 0; i < n; ++i) {
+          ++state->range.entries;
+          state->range.bytes += static_cast<int64_t>(
+              i == 0 ? m.body().size() : m.more_bodies(i - 1).size());
+          state->range.next += stride;
+        }
       },
       [state](absl::Status s) {
         state->status = std::move(s);

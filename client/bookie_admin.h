@@ -107,9 +107,11 @@ class BookieAdmin {
     int64_t bytes = 0;  // stored entry sizes (header, payload, digest)
     int64_t next = 0;
   };
+  // `per_message`: entries the bookie may pack into one message.
   absl::StatusOr<StreamedRange> StreamEntries(int64_t ledger_id, int64_t first,
                                               int64_t last, int64_t stride,
-                                              absl::Duration timeout);
+                                              absl::Duration timeout,
+                                              uint32_t per_message = 1);
 
   // The sanity check: a one-bookie ledger (E = W = A = 1) on this bookie is
   // created in `store`, one entry is added and read back over this

@@ -29,6 +29,12 @@ namespace bk::client {
 
 // TLS towards bookies that serve gRPC over TLS. All paths are PEM files;
 // an empty ca_file means plaintext.
+// Entries a bookie may pack into one message of a streamed range read
+// (ReadEntriesRequest.max_entries_per_message): one gRPC message per entry
+// is most of a streamed read's cost on both sides. Not a key; bkbench's
+// catch-up ceiling streams with the same packing.
+inline constexpr uint32_t kRangeReadEntriesPerMessage = 32;
+
 struct TlsClientOptions {
   std::string ca_file;    // tlsTrustStore: CA certificates to trust
   std::string cert_file;  // tlsCertificatePath: for mutual TLS, optional

@@ -340,6 +340,7 @@ bool ReadHandle::ReadRangeAsync(int64_t first, int64_t last,
     request.set_first_entry_id(first + k);
     request.set_last_entry_id(last);
     if (stride > 1) request.set_stride(static_cast<uint32_t>(stride));
+    request.set_max_entries_per_message(kRangeReadEntriesPerMessage);
     clients[k]->ReadEntries(
         request, ctx_->options().read_entry_timeout,
         [range, shared, ledger, digest, stride,
@@ -351,21 +352,28 @@ bool ReadHandle::ReadRangeAsync(int64_t first, int64_t last,
             range->stopped = true;
             return;
           }
-          auto d = entry::Decode(m.body(), digest, ledger, range->next);
-          if (!d.ok()) {
-            bk::log::Get("client")->warn(
-                "ledger={} entry={} bookie={} range read: {}", ledger,
-                range->next, bookie, d.status().ToString());
-            range->stopped = true;  // read again, from another replica
-            return;
+          // The message's entries: body, then more_bodies (a bookie that
+          // packs several), each the stream's next.
+          const int n = 1 + m.more_bodies_size();
+          for (int i = 0; i < n; ++i) {
+            std::string* body =
+                i == 0 ? m.mutable_body() : m.mutable_more_bodies(i - 1);
+            auto d = entry::Decode(*body, digest, ledger, range->next);
+            if (!d.ok()) {
+              bk::log::Get("client")->warn(
+                  "ledger={} entry={} bookie={} range read: {}", ledger,
+                  range->next, bookie, d.status().ToString());
+              range->stopped = true;  // read again, from another replica
+              return;
+            }
+            ReadResult r;
+            r.entry_id = range->next;
+            r.header = d->header;
+            r.payload = std::string(d->payload);
+            r.body = std::move(*body);
+            range->next += stride;
+            shared->on_entry(std::move(r));
           }
-          ReadResult r;
-          r.entry_id = range->next;
-          r.header = d->header;
-          r.payload = std::string(d->payload);
-          r.body = std::move(*m.mutable_body());
-          range->next += stride;
-          shared->on_entry(std::move(r));
         },
         [range, shared, stride](absl::Status) {
           shared->done(range->next, stride);

@@ -62,7 +62,8 @@ absl::StatusOr<ReadCeiling> MeasureReadCeiling(const std::string& metadata_uri,
     int64_t next = k;
     while (next <= count - 1) {
       auto s = admins[k]->StreamEntries(ledger_id, next, count - 1, stride,
-                                        absl::Seconds(60));
+                                        absl::Seconds(60),
+                                        client::kRangeReadEntriesPerMessage);
       if (!s.ok()) return s.status();
       if (s->entries == 0) {
         return absl::DataLossError(

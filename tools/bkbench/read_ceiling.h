@@ -1,9 +1,10 @@
 // The bare gRPC stream ceiling of a catch-up read (issue 22, target 5):
 // the entries a late reader's backlog held, streamed again as stored with
 // plain ReadEntries calls (client::BookieAdmin::StreamEntries: no digest
-// check, no reordering, no window), one stream at a time: from one bookie
-// when E == WQ, else one strided stream per write set (stride E), each
-// from the write set's first bookie. A reader's backlog rate divided by
+// check, no reordering, no window; packed as the client's range reads are,
+// kRangeReadEntriesPerMessage entries per message), one stream at a time: from
+// one bookie when E == WQ, else one strided stream per write set (stride E),
+// each from the write set's first bookie. A reader's backlog rate divided by
 // this is the share of the stream it reached.
 #ifndef BK_TOOLS_BKBENCH_READ_CEILING_H_
 #define BK_TOOLS_BKBENCH_READ_CEILING_H_

@@ -115,6 +115,17 @@ TEST_CASE("BookieAdmin streams a range as stored, strided or whole",
   CHECK(past->entries == 5);
   CHECK(past->next == 20);
 
+  // Packed several to a message, the same entries.
+  auto packed = admin->StreamEntries(ledger, 0, 19, 1, kTimeout, 8);
+  REQUIRE(packed.ok());
+  CHECK(packed->entries == 20);
+  CHECK(packed->bytes == all->bytes);
+  CHECK(packed->next == 20);
+  auto packed_strided = admin->StreamEntries(ledger, 2, 19, 5, kTimeout, 3);
+  REQUIRE(packed_strided.ok());
+  CHECK(packed_strided->entries == 4);
+  CHECK(packed_strided->next == 22);
+
   CHECK(absl::IsInvalidArgument(
       admin->StreamEntries(ledger, 5, 4, 1, kTimeout).status()));
   CHECK(absl::IsInvalidArgument(
