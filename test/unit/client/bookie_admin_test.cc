@@ -24,6 +24,23 @@ std::unique_ptr<BookieAdmin> AdminOf(const LocalBookies& bookies, int i,
   return std::move(*admin);
 }
 
+// Entries 0..n-1 (Payload(e)) in a closed E = W = A = 1 ledger on
+// bookie 0; its id.
+int64_t WriteOneBookieLedger(const LocalBookies& bookies, int n) {
+  auto client = MakeClient(FastOptions(bookies));
+  auto w = client->CreateLedger({.ensemble_size = 1,
+                                 .write_quorum = 1,
+                                 .ack_quorum = 1,
+                                 .password = "p"});
+  REQUIRE(w.ok());
+  for (int e = 0; e < n; ++e) {
+    auto f = (*w)->Append(Payload(e));
+    REQUIRE(Get(f).ok());
+  }
+  REQUIRE((*w)->Close().ok());
+  return (*w)->ledger_id();
+}
+
 // Ledger ids in the cluster's metadata store.
 std::vector<int64_t> Ledgers(metadata::MetadataStore* store) {
   std::vector<int64_t> ids;
@@ -54,18 +71,7 @@ TEST_CASE("BookieAdmin gives a bookie's info report as plain figures",
 TEST_CASE("BookieAdmin reads single entries back, digest checked",
           "[client][admin]") {
   LocalBookies bookies(1);
-  auto client = MakeClient(FastOptions(bookies));
-  auto w = client->CreateLedger({.ensemble_size = 1,
-                                 .write_quorum = 1,
-                                 .ack_quorum = 1,
-                                 .password = "p"});
-  REQUIRE(w.ok());
-  for (int e = 0; e < 3; ++e) {
-    auto f = (*w)->Append(Payload(e));
-    REQUIRE(Get(f).ok());
-  }
-  REQUIRE((*w)->Close().ok());
-  const int64_t ledger = (*w)->ledger_id();
+  const int64_t ledger = WriteOneBookieLedger(bookies, 3);
   auto admin = AdminOf(bookies, 0);
 
   auto e1 = admin->ReadEntry(ledger, 1, DigestType::kCrc32c, kTimeout);
@@ -84,18 +90,7 @@ TEST_CASE("BookieAdmin reads single entries back, digest checked",
 TEST_CASE("BookieAdmin streams a range as stored, strided or whole",
           "[client][admin]") {
   LocalBookies bookies(1);
-  auto client = MakeClient(FastOptions(bookies));
-  auto w = client->CreateLedger({.ensemble_size = 1,
-                                 .write_quorum = 1,
-                                 .ack_quorum = 1,
-                                 .password = "p"});
-  REQUIRE(w.ok());
-  for (int e = 0; e < 20; ++e) {
-    auto f = (*w)->Append(Payload(e));
-    REQUIRE(Get(f).ok());
-  }
-  REQUIRE((*w)->Close().ok());
-  const int64_t ledger = (*w)->ledger_id();
+  const int64_t ledger = WriteOneBookieLedger(bookies, 20);
   auto admin = AdminOf(bookies, 0);
 
   auto all = admin->StreamEntries(ledger, 0, 19, 1, kTimeout);
