@@ -1,0 +1,179 @@
+#include "client/internal/range_iterator.h"
+
+#include <algorithm>
+#include <map>
+
+#include "absl/synchronization/mutex.h"
+#include "client/internal/read_handle.h"
+
+namespace bk::client::internal {
+namespace {
+
+// Entries first..last, up to a window of reads in flight ahead of the
+// reader: readWindow entries, at most readWindowBytes of them at the mean
+// entry size seen so far.
+class RangeIterator final : public EntryIterator {
+ public:
+  RangeIterator(std::shared_ptr<ReadHandle> handle, int64_t first, int64_t last,
+                int max_window, int64_t window_bytes, absl::Status initial)
+      : handle_(std::move(handle)),
+        next_issue_(first),
+        next_return_(first),
+        last_(last),
+        max_window_(std::max(1, max_window)),
+        window_bytes_(std::max<int64_t>(1, window_bytes)),
+        status_(std::move(initial)) {
+    // Before any entry: a closed ledger's mean entry size, else a small
+    // window until entries show their size.
+    const int64_t length = handle_->Length();
+    const int64_t entries = handle_->LastAddConfirmed() + 1;
+    window_ = length > 0 && entries > 0
+                  ? WindowFor(std::max<int64_t>(1, length / entries))
+                  : std::min(max_window_, kFirstWindow);
+  }
+
+  ~RangeIterator() override {
+    // Reads in flight hold `state_`, not this object.
+  }
+
+  bool Next(LedgerEntry* entry) override {
+    if (!status_.ok() || next_return_ > last_) return false;
+    Issue();
+    absl::StatusOr<ReadResult> r = absl::UnknownError("unset");
+    {
+      absl::MutexLock l(&state_->mu);
+      const int64_t want = next_return_;
+      auto ready = [this, want]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(state_->mu) {
+        return state_->results.count(want) > 0;
+      };
+      state_->mu.Await(absl::Condition(&ready));
+      auto it = state_->results.find(want);
+      r = std::move(it->second);
+      state_->results.erase(it);
+    }
+    if (!r.ok()) {
+      status_ = r.status();
+      return false;
+    }
+    entry->entry_id = r->entry_id;
+    entry->payload = std::move(r->payload);
+    ++next_return_;
+    seen_bytes_ += static_cast<int64_t>(entry->payload.size());
+    ++seen_entries_;
+    window_ = WindowFor(std::max<int64_t>(1, seen_bytes_ / seen_entries_));
+    return true;
+  }
+
+  absl::Status status() const override { return status_; }
+
+ private:
+  struct State {
+    absl::Mutex mu;
+    std::map<int64_t, absl::StatusOr<ReadResult>> results ABSL_GUARDED_BY(mu);
+  };
+
+  void Issue() {
+    while (next_issue_ <= last_ && next_issue_ < next_return_ + window_) {
+      switch (IssueRange()) {
+        case Issued::kRange:
+          continue;
+        case Issued::kWait:
+          return;  // reads in flight; the next range waits for room
+        case Issued::kNotStreamable:
+          ReadOne(handle_, state_, next_issue_++);
+          continue;
+      }
+    }
+  }
+
+  static void ReadOne(const std::shared_ptr<ReadHandle>& handle,
+                      const std::shared_ptr<State>& state, int64_t id) {
+    handle->ReadAsync(id, [state, id](absl::StatusOr<ReadResult> r) {
+      absl::MutexLock l(&state->mu);
+      state->results.emplace(id, std::move(r));
+    });
+  }
+
+  static constexpr int kFirstWindow = 64;
+
+  int WindowFor(int64_t mean_entry_bytes) const {
+    return static_cast<int>(
+        std::clamp<int64_t>(window_bytes_ / mean_entry_bytes, 1, max_window_));
+  }
+
+  enum class Issued { kRange, kWait, kNotStreamable };
+
+  // Issues next_issue_.. as one streamed range when at least half the
+  // window is free (so chunks stay large) or nothing is in flight. kWait:
+  // less than half is free and reads are in flight, so the range waits
+  // for them rather than the window filling up with single reads;
+  // kNotStreamable: the caller reads one entry.
+  Issued IssueRange() {
+    if (!streamable_) return Issued::kNotStreamable;
+    const int64_t room = next_return_ + window_ - next_issue_;
+    const int64_t chunk = std::min(room, last_ - next_issue_ + 1);
+    const bool in_flight = next_issue_ > next_return_;
+    if (room < std::max(2, window_ / 2) && in_flight &&
+        chunk < last_ - next_issue_ + 1) {
+      return Issued::kWait;
+    }
+    if (chunk < 2) return Issued::kNotStreamable;
+    const int64_t first = next_issue_, end = first + chunk - 1;
+    auto state = state_;
+    std::weak_ptr<ReadHandle> weak = handle_;
+    const bool started = handle_->ReadRangeAsync(
+        first, end,
+        [state](ReadResult r) {
+          const int64_t id = r.entry_id;
+          absl::MutexLock l(&state->mu);
+          state->results.emplace(id, std::move(r));
+        },
+        [state, weak, end](int64_t next, int64_t stride) {
+          // What a stream did not deliver, entry by entry.
+          auto handle = weak.lock();
+          for (int64_t id = next; id <= end; id += stride) {
+            if (handle != nullptr) {
+              ReadOne(handle, state, id);
+            } else {
+              absl::MutexLock l(&state->mu);
+              state->results.emplace(
+                  id, absl::CancelledError("the reader was closed"));
+            }
+          }
+        });
+    if (!started) {
+      // Not streamable now (the range crosses into another segment, or
+      // the bookie has no endpoint): one entry is read alone, then a
+      // range is tried again from the next.
+      return Issued::kNotStreamable;
+    }
+    next_issue_ = end + 1;
+    return Issued::kRange;
+  }
+
+  std::shared_ptr<ReadHandle> handle_;
+  std::shared_ptr<State> state_ = std::make_shared<State>();
+  int64_t next_issue_;
+  int64_t next_return_;
+  const int64_t last_;
+  const int max_window_;
+  const int64_t window_bytes_;
+  int window_;  // max_window_ or fewer, by the entry size (WindowFor)
+  int64_t seen_bytes_ = 0;
+  int64_t seen_entries_ = 0;
+  absl::Status status_;
+  // batchReadEnabled: ranges may be streamed.
+  const bool streamable_ = handle_->RangeStreamable();
+};
+
+}  // namespace
+
+std::unique_ptr<EntryIterator> NewRangeIterator(
+    std::shared_ptr<ReadHandle> handle, int64_t first, int64_t last,
+    int max_window, int64_t window_bytes, absl::Status initial) {
+  return std::make_unique<RangeIterator>(std::move(handle), first, last,
+                                         max_window, window_bytes,
+                                         std::move(initial));
+}
+
+}  // namespace bk::client::internal
