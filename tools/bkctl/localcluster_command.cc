@@ -76,6 +76,9 @@ int Run(const std::vector<std::string>& args, std::ostream& out,
        {"first-bookie-port", false, "gRPC port of bookie 0 (3181)"},
        {"first-http-port", false, "HTTP port of bookie 0 (8000)"},
        {"bookie-binary", false, "path of `bookie` (beside bkctl)"},
+       {"bookie-config", false,
+        "extra bookie.conf lines for every bookie, comma-separated "
+        "key=value (e.g. journalMaxGroupWaitMSec=1)"},
        {"seconds", false, "stop after this long (0: until Ctrl-C)"},
        {"weighting", false, "workload placement: none|disk|load|adaptive"},
        {"ledgers", false, "workload ledgers open at once (6)"},
@@ -141,6 +144,22 @@ int Run(const std::vector<std::string>& args, std::ostream& out,
   }
   const bool with_workload = !f->GetBool("no-workload");
   if (f->Has("dir")) o.dir = f->Get("dir");
+  if (f->Has("bookie-config")) {
+    auto lines = f->GetList("bookie-config");
+    if (!lines.ok()) {
+      err << "bkctl localcluster: " << lines.status().message() << "\n";
+      return kExitUsage;
+    }
+    for (const std::string& line : *lines) {
+      // The bookie's own parser names a bad key or value at start.
+      if (line.find('=') == std::string::npos || line.front() == '=') {
+        err << "bkctl localcluster: --bookie-config: '" << line
+            << "' is not key=value\n";
+        return kExitUsage;
+      }
+    }
+    o.extra_bookie_config = *lines;
+  }
   o.bookie_binary =
       f->Has("bookie-binary") ? f->Get("bookie-binary") : SelfDir() + "/bookie";
 

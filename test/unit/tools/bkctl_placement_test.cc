@@ -11,33 +11,13 @@
 #include "absl/strings/str_cat.h"
 #include "catch2/catch.hpp"
 #include "nlohmann/json.hpp"
+#include "test/unit/tools/run_bkctl.h"
 
 namespace {
 
-struct Result {
-  int exit_code = -1;
-  std::string out;
-};
-
-// Runs `bkctl <args>`, stdout captured, stderr to `err_path`.
-Result RunBkctl(const std::string& args, const std::string& err_path) {
-  const std::string command =
-      absl::StrCat(BKCTL_PATH, " ", args, " 2>", err_path);
-  Result result;
-  FILE* pipe = popen(command.c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof(buf), pipe)) > 0) result.out.append(buf, n);
-  int status = pclose(pipe);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return result;
-}
-
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
+using bk::test::ReadAll;
+using bk::test::Result;
+using bk::test::RunBkctl;
 
 // A cluster file in the temp directory, removed at scope exit.
 class TempCluster {
