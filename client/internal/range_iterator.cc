@@ -7,11 +7,25 @@
 #include "client/internal/read_handle.h"
 
 namespace bk::client::internal {
+
+// The results of one iterator's reads, keyed by entry id. Shared with the
+// reads in flight, and handed to the next iterator with a read-ahead.
+struct RangeReadState {
+  absl::Mutex mu;
+  std::map<int64_t, absl::StatusOr<ReadResult>> results ABSL_GUARDED_BY(mu);
+};
+
 namespace {
+
+using State = RangeReadState;
 
 // Entries first..last, up to a window of reads in flight ahead of the
 // reader: readWindow entries, at most readWindowBytes of them at the mean
-// entry size seen so far.
+// entry size seen so far. A Read() that starts where the previous one
+// ended (a reader going through the ledger in batches) also reads ahead
+// past its last entry, up to the LAC and within the window, and leaves
+// those reads to the next Read() (ReadHandle::LeaveReadAhead), so a
+// batch's end does not drain the pipeline.
 class RangeIterator final : public EntryIterator {
  public:
   RangeIterator(std::shared_ptr<ReadHandle> handle, int64_t first, int64_t last,
@@ -23,33 +37,43 @@ class RangeIterator final : public EntryIterator {
         max_window_(std::max(1, max_window)),
         window_bytes_(std::max<int64_t>(1, window_bytes)),
         status_(std::move(initial)) {
-    // Before any entry: a closed ledger's mean entry size, else a small
-    // window until entries show their size.
+    // Before any entry: a closed ledger's mean entry size, else that of
+    // the entries earlier Read()s returned, else a small window until
+    // entries show their size.
     const int64_t length = handle_->Length();
     const int64_t entries = handle_->LastAddConfirmed() + 1;
+    const int64_t seen = handle_->MeanEntryBytesRead();
     window_ = length > 0 && entries > 0
                   ? WindowFor(std::max<int64_t>(1, length / entries))
-                  : std::min(max_window_, kFirstWindow);
+              : seen > 0 ? WindowFor(seen)
+                         : std::min(max_window_, kFirstWindow);
+    if (!status_.ok()) return;
+    ReadHandle::ReadStart start = handle_->BeginRead(first, last);
+    read_ahead_ = start.sequential && streamable_;
+    if (start.read_ahead.has_value()) {
+      state_ = std::move(start.read_ahead->state);
+      next_issue_ = start.read_ahead->next_issue;
+      adopted_end_ = next_issue_ - 1;
+    }
   }
 
   ~RangeIterator() override {
-    // Reads in flight hold `state_`, not this object.
+    // Reads in flight hold `state_`, not this object. Reads issued past
+    // `last_` go to the next Read() when this one was read to its end.
+    if (status_.ok() && next_return_ == last_ + 1 && next_issue_ > last_ + 1) {
+      handle_->LeaveReadAhead({std::move(state_), last_ + 1, next_issue_});
+    }
   }
 
   bool Next(LedgerEntry* entry) override {
     if (!status_.ok() || next_return_ > last_) return false;
     Issue();
-    absl::StatusOr<ReadResult> r = absl::UnknownError("unset");
-    {
-      absl::MutexLock l(&state_->mu);
-      const int64_t want = next_return_;
-      auto ready = [this, want]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(state_->mu) {
-        return state_->results.count(want) > 0;
-      };
-      state_->mu.Await(absl::Condition(&ready));
-      auto it = state_->results.find(want);
-      r = std::move(it->second);
-      state_->results.erase(it);
+    absl::StatusOr<ReadResult> r = Take(next_return_);
+    if (!r.ok() && next_return_ <= adopted_end_) {
+      // Read ahead for an earlier Read(): a failure then (a bookie down a
+      // moment ago) is not this read's answer; read the entry again.
+      ReadOne(handle_, state_, next_return_);
+      r = Take(next_return_);
     }
     if (!r.ok()) {
       status_ = r.status();
@@ -58,7 +82,9 @@ class RangeIterator final : public EntryIterator {
     entry->entry_id = r->entry_id;
     entry->payload = std::move(r->payload);
     ++next_return_;
-    seen_bytes_ += static_cast<int64_t>(entry->payload.size());
+    const auto bytes = static_cast<int64_t>(entry->payload.size());
+    handle_->NoteEntryRead(bytes);
+    seen_bytes_ += bytes;
     ++seen_entries_;
     window_ = WindowFor(std::max<int64_t>(1, seen_bytes_ / seen_entries_));
     return true;
@@ -67,14 +93,22 @@ class RangeIterator final : public EntryIterator {
   absl::Status status() const override { return status_; }
 
  private:
-  struct State {
-    absl::Mutex mu;
-    std::map<int64_t, absl::StatusOr<ReadResult>> results ABSL_GUARDED_BY(mu);
-  };
+  // Waits for entry `id`'s result and takes it.
+  absl::StatusOr<ReadResult> Take(int64_t id) {
+    absl::MutexLock l(&state_->mu);
+    auto ready = [this, id]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(state_->mu) {
+      return state_->results.count(id) > 0;
+    };
+    state_->mu.Await(absl::Condition(&ready));
+    auto it = state_->results.find(id);
+    absl::StatusOr<ReadResult> r = std::move(it->second);
+    state_->results.erase(it);
+    return r;
+  }
 
   void Issue() {
     while (next_issue_ <= last_ && next_issue_ < next_return_ + window_) {
-      switch (IssueRange()) {
+      switch (IssueRange(last_)) {
         case Issued::kRange:
           continue;
         case Issued::kWait:
@@ -82,6 +116,20 @@ class RangeIterator final : public EntryIterator {
         case Issued::kNotStreamable:
           ReadOne(handle_, state_, next_issue_++);
           continue;
+      }
+    }
+    if (!read_ahead_ || next_issue_ <= last_) return;
+    // Past `last_`: only confirmed entries, only streamed.
+    if (next_issue_ > ahead_bound_) {
+      ahead_bound_ = handle_->LastAddConfirmed();
+    }
+    while (next_issue_ <= ahead_bound_ &&
+           next_issue_ < next_return_ + window_) {
+      const Issued issued = IssueRange(ahead_bound_);
+      if (issued == Issued::kWait) return;
+      if (issued == Issued::kNotStreamable) {
+        read_ahead_ = false;
+        return;
       }
     }
   }
@@ -103,18 +151,18 @@ class RangeIterator final : public EntryIterator {
 
   enum class Issued { kRange, kWait, kNotStreamable };
 
-  // Issues next_issue_.. as one streamed range when at least half the
-  // window is free (so chunks stay large) or nothing is in flight. kWait:
-  // less than half is free and reads are in flight, so the range waits
-  // for them rather than the window filling up with single reads;
-  // kNotStreamable: the caller reads one entry.
-  Issued IssueRange() {
+  // Issues next_issue_..(at most `end_bound`) as one streamed range when
+  // at least half the window is free (so chunks stay large) or nothing is
+  // in flight. kWait: less than half is free and reads are in flight, so
+  // the range waits for them rather than the window filling up with
+  // single reads; kNotStreamable: the caller reads one entry.
+  Issued IssueRange(int64_t end_bound) {
     if (!streamable_) return Issued::kNotStreamable;
     const int64_t room = next_return_ + window_ - next_issue_;
-    const int64_t chunk = std::min(room, last_ - next_issue_ + 1);
+    const int64_t chunk = std::min(room, end_bound - next_issue_ + 1);
     const bool in_flight = next_issue_ > next_return_;
     if (room < std::max(2, window_ / 2) && in_flight &&
-        chunk < last_ - next_issue_ + 1) {
+        chunk < end_bound - next_issue_ + 1) {
       return Issued::kWait;
     }
     if (chunk < 2) return Issued::kNotStreamable;
@@ -162,6 +210,11 @@ class RangeIterator final : public EntryIterator {
   int64_t seen_bytes_ = 0;
   int64_t seen_entries_ = 0;
   absl::Status status_;
+  // This Read() continues the previous one: it reads ahead past last_.
+  bool read_ahead_ = false;
+  int64_t ahead_bound_ = -1;  // the LAC the read-ahead goes up to
+  // Entries up to here were issued by an earlier Read() (adopted).
+  int64_t adopted_end_ = -1;
   // batchReadEnabled: ranges may be streamed.
   const bool streamable_ = handle_->RangeStreamable();
 };

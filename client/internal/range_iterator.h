@@ -3,7 +3,10 @@
 // readWindow entries, at most readWindowBytes of them at the mean entry
 // size seen so far -- issued as streamed ranges (ReadHandle::
 // ReadRangeAsync) of about half the window while that is possible, and
-// entry by entry otherwise.
+// entry by entry otherwise. A Read() that starts where the previous one
+// of the same reader ended also streams ahead past its last entry (up to
+// the LAC, within the window) and hands those reads to the next Read():
+// a reader going through a ledger in batches keeps its pipeline full.
 #ifndef BK_CLIENT_INTERNAL_RANGE_ITERATOR_H_
 #define BK_CLIENT_INTERNAL_RANGE_ITERATOR_H_
 

@@ -247,6 +247,37 @@ void ReadHandle::RetryWithFreshMetadata(int64_t entry_id,
       });
 }
 
+ReadHandle::ReadStart ReadHandle::BeginRead(int64_t first, int64_t last) {
+  ReadStart start;
+  std::optional<ReadAhead> dropped;  // released outside the lock
+  absl::MutexLock l(&mu_);
+  start.sequential = first == read_end_;
+  read_end_ = last + 1;
+  if (read_ahead_.has_value() && read_ahead_->first == first) {
+    start.read_ahead = std::move(read_ahead_);
+  } else {
+    dropped = std::move(read_ahead_);
+  }
+  read_ahead_.reset();
+  return start;
+}
+
+void ReadHandle::LeaveReadAhead(ReadAhead ahead) {
+  absl::MutexLock l(&mu_);
+  // Only the end of the latest Read() is worth keeping.
+  if (ahead.first == read_end_) read_ahead_ = std::move(ahead);
+}
+
+int64_t ReadHandle::MeanEntryBytesRead() const {
+  const int64_t n = read_entries_.load(std::memory_order_relaxed);
+  return n > 0 ? read_bytes_.load(std::memory_order_relaxed) / n : 0;
+}
+
+void ReadHandle::NoteEntryRead(int64_t bytes) {
+  read_bytes_.fetch_add(bytes, std::memory_order_relaxed);
+  read_entries_.fetch_add(1, std::memory_order_relaxed);
+}
+
 std::unique_ptr<EntryIterator> ReadHandle::Read(int64_t first, int64_t last) {
   absl::Status initial;
   if (first < 0 || last < first) {

@@ -17,8 +17,10 @@
 #ifndef BK_CLIENT_INTERNAL_READ_HANDLE_H_
 #define BK_CLIENT_INTERNAL_READ_HANDLE_H_
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +34,8 @@
 #include "proto/metadata.pb.h"
 
 namespace bk::client::internal {
+
+struct RangeReadState;  // range_iterator.cc
 
 class ReadHandle : public std::enable_shared_from_this<ReadHandle> {
  public:
@@ -71,6 +75,29 @@ class ReadHandle : public std::enable_shared_from_this<ReadHandle> {
                       absl::AnyInvocable<void(ReadResult)> on_entry,
                       RangeDone done);
   absl::StatusOr<int64_t> ReadLac();
+
+  // Sequential read-ahead across Read() calls (range_iterator.cc). A range
+  // iterator that ends with reads issued past its last entry leaves them
+  // here: entries from `first` on, issued up to `next_issue` - 1, arrive
+  // into `state` (the iterator's, type known to range_iterator.cc only).
+  struct ReadAhead {
+    std::shared_ptr<RangeReadState> state;
+    int64_t first = -1;
+    int64_t next_issue = -1;
+  };
+  struct ReadStart {
+    bool sequential = false;  // `first` is where the last Read() ended
+    std::optional<ReadAhead> read_ahead;  // left by it, starting at `first`
+  };
+  // Called by each new range iterator of first..last: whether it continues
+  // the previous one, and that one's read-ahead if it starts at `first`
+  // (any other read-ahead is dropped).
+  ReadStart BeginRead(int64_t first, int64_t last);
+  void LeaveReadAhead(ReadAhead ahead);
+  // The mean size of the entries range iterators returned so far, 0 before
+  // any: a later Read() of an open ledger starts with the window it needs.
+  int64_t MeanEntryBytesRead() const;
+  void NoteEntryRead(int64_t bytes);
   absl::StatusOr<int64_t> WaitForLac(int64_t previous, absl::Duration timeout);
 
   ClientContext* ctx() const { return ctx_; }
@@ -99,6 +126,11 @@ class ReadHandle : public std::enable_shared_from_this<ReadHandle> {
   int64_t lac_ ABSL_GUARDED_BY(mu_) = -1;
 
   std::unique_ptr<metadata::Subscription> watch_;  // set once in Start
+
+  int64_t read_end_ ABSL_GUARDED_BY(mu_) = -1;  // last + 1 of the last Read()
+  std::optional<ReadAhead> read_ahead_ ABSL_GUARDED_BY(mu_);
+  std::atomic<int64_t> read_bytes_{0};
+  std::atomic<int64_t> read_entries_{0};
 };
 
 }  // namespace bk::client::internal

@@ -42,6 +42,7 @@ void FaultyStore::AddEntry(const bookie::AddArgs& args,
 
 absl::StatusOr<bookie::EntryBuffer> FaultyStore::ReadEntry(uint64_t ledger_id,
                                                            int64_t entry_id) {
+  reads.fetch_add(1);
   if (hang_reads.load()) reads_released_.WaitForNotification();
   auto r = target_->ReadEntry(ledger_id, entry_id);
   if (!r.ok() || !corrupt_reads.load()) return r;

@@ -43,6 +43,7 @@ class FaultyStore : public bookie::BookieStore {
   std::atomic<bool> hang_reads{false};
   std::atomic<int64_t> drop_adds_from{-1};  // -1: off
   std::atomic<int64_t> fail_adds_from{-1};
+  std::atomic<int64_t> reads{0};  // ReadEntry calls (single and ranges)
   // Adds swallowed (never answered); their callbacks are kept so that the
   // service's stream can be torn down at the end.
   std::vector<bookie::StatusCallback> swallowed;

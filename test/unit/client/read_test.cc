@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <thread>
 
+#include "test/support/poll_until.h"
 #include "test/unit/client/test_util.h"
 
 namespace bk::client::testing {
@@ -112,6 +113,63 @@ TEST_CASE(
       CHECK_FALSE(it->Next(&e));
       CHECK(it->status().ok());
       bookies.faults(down)->corrupt_reads = false;
+    }
+  }
+}
+
+TEST_CASE(
+    "a reader going through a ledger in batches reads ahead between them, "
+    "each entry once and never past the LAC",
+    "[client]") {
+  LocalBookies bookies(3);
+  auto reads = [&bookies] {
+    int64_t n = 0;
+    for (int b = 0; b < 3; ++b) n += bookies.faults(b)->reads.load();
+    return n;
+  };
+  ClientOptions o = FastOptions(bookies);
+  o.read_window = 300;
+  // No speculative second reads: every read a bookie serves is counted.
+  o.speculative_read_timeout = absl::Seconds(60);
+  auto client = MakeClient(o);
+  for (const int wq : {3, 2}) {
+    for (const bool close : {true, false}) {
+      INFO("E3 WQ" << wq << (close ? " closed" : " open"));
+      const int64_t id = WriteLedger(client.get(), 600,
+                                     {.ensemble_size = 3,
+                                      .write_quorum = wq,
+                                      .ack_quorum = 2,
+                                      .password = "p"},
+                                     close);
+      auto r = client->OpenLedger(id, "p", /*recover=*/false);
+      REQUIRE(r.ok());
+      if (!close) {
+        // Each bookie answers ReadLac with its last entry (a read each);
+        // the call returns once enough have answered.
+        const int64_t base = reads();
+        REQUIRE((*r)->ReadLac().ok());
+        REQUIRE(bk::testing::PollUntil([&] { return reads() - base == 3; },
+                                       absl::Seconds(10)));
+      }
+      const int64_t lac = (*r)->LastAddConfirmed();
+      REQUIRE(lac >= 500);
+      const int64_t before = reads();
+      // Random access reads what it asks for and nothing more.
+      ExpectEntries(r->get(), 0, 99);
+      ExpectEntries(r->get(), 300, 399);
+      CHECK(reads() - before == 200);
+      // In batches from the start: from the second batch on, each Read()
+      // streams past its end, and the next takes those reads over.
+      const int64_t start = reads();
+      ExpectEntries(r->get(), 0, 99);
+      ExpectEntries(r->get(), 100, 199);
+      CHECK(bk::testing::PollUntil([&] { return reads() - start > 200; },
+                                   absl::Seconds(10)));
+      for (int64_t first = 200; first <= lac; first += 100) {
+        ExpectEntries(r->get(), first, std::min(lac, first + 99));
+      }
+      // Every entry up to the LAC read once, none after it.
+      CHECK(reads() - start == lac + 1);
     }
   }
 }
