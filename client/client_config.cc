@@ -99,7 +99,8 @@ void AddAdaptivePlacement(ConfigTable<ClientOptions>& t) {
           "adaptive: big slots go to bookies at most this utilised, if any");
   t.Value("adaptivePlacementBigSlotChoices",
           BK_FIELD(placement.adaptive.big_slot_choices), "bookies", {1, 1e6},
-          "adaptive: a big slot is drawn among this many least loaded");
+          "adaptive: a big slot is drawn among this many least loaded (at "
+          "most one in 8 of the candidates)");
   t.Value("adaptivePlacementReserveForBig",
           BK_FIELD(placement.adaptive.reserve_for_big), "bookies", {0, 1e6},
           "adaptive: least loaded bookies other slots leave to big ones, "

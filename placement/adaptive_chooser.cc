@@ -187,8 +187,11 @@ size_t AdaptiveChooser::Choose(absl::Span<const BookieId* const> eligible,
       if (u >= 0 && u <= options_.big_slot_util_percent) roomy.push_back(i);
     }
     const Ranked ranked = rank(roomy.empty() ? keep : roomy);
-    const size_t d = std::min<size_t>(
-        ranked.size(), static_cast<size_t>(options_.big_slot_choices));
+    // At most one in 8 candidates: in a small cluster (or a slot the rack
+    // rule narrows to a few bookies) the least loaded, not a draw over
+    // nearly all of them.
+    const size_t d = std::clamp<size_t>(
+        ranked.size() / 8, 1, static_cast<size_t>(options_.big_slot_choices));
     return ranked[absl::Uniform<size_t>(gen, 0, d)].second;
   }
 

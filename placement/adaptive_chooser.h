@@ -16,7 +16,8 @@
 //     nobody is left out.
 //  2. Big slot (above big_slot_multiple x the mean estimate): only bookies
 //     whose journal reports at most big_slot_util_percent (50) utilisation,
-//     if any; uniformly among the big_slot_choices (8) least loaded of them.
+//     if any; uniformly among the big_slot_choices (8) least loaded of them
+//     (at most one in 8 of them: with fewer than 16, the least loaded).
 //     Uniform, not the least loaded: two clients reading the same stale
 //     report must not both put a big slot on the same bookie.
 //  3. Other slots, with a rate: bookies estimated above

@@ -52,7 +52,8 @@ struct AdaptiveOptions {
   // A big slot goes only to a bookie whose journal device reports at most
   // this utilisation (headroom for it), if there is one ...
   double big_slot_util_percent = 50;
-  // ... drawn uniformly among the big_slot_choices least loaded of those.
+  // ... drawn uniformly among the big_slot_choices least loaded of those
+  // (and at most one in 8 of them: a small cluster's least loaded).
   int big_slot_choices = 8;
   // Other slots leave the reserve_for_big least loaded bookies to big ones
   // (at most one in 16 of the candidates), while any of the remembered slot
