@@ -174,7 +174,11 @@ void AddDiskAndRequests(ConfigTable<DaemonOptions>& t) {
           "bytes", {},
           "largest gRPC message accepted; larger adds get EBADREQ");
   t.Value("serverNumIOThreads", BK_FIELD(server_io_threads), "threads",
-          {0, 256}, "gRPC completion threads; 0 = number of cores");
+          {0, 256},
+          "accepted for BookKeeper configurations and ignored (a non-zero "
+          "value is warned about at start): the gRPC callback server runs "
+          "on gRPC's own threads, which gRPC 1.51 does not let a program "
+          "size");
 }
 
 void AddMonitorAndOperation(ConfigTable<DaemonOptions>& t) {

@@ -88,4 +88,16 @@ metadata::OpenOptions MetadataOpenOptions(const DaemonOptions& o) {
   return mo;
 }
 
+std::vector<std::string> IgnoredKeyWarnings(const DaemonOptions& o) {
+  std::vector<std::string> out;
+  if (o.server_io_threads != DaemonOptions().server_io_threads) {
+    out.push_back(absl::StrCat(
+        "serverNumIOThreads=", o.server_io_threads,
+        " is accepted for BookKeeper configurations and ignored: the gRPC "
+        "callback server runs on gRPC's own threads, which this gRPC does "
+        "not let the bookie size"));
+  }
+  return out;
+}
+
 }  // namespace bk::bookie

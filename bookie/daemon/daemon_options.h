@@ -54,8 +54,12 @@ struct DaemonOptions {
   TlsOptions tls;
   StoreOptions store;
   ServiceOptions service;
-  // serverNumIOThreads: accepted for BookKeeper configurations; unused, as
-  // gRPC's callback server sizes its own thread pool.
+  // serverNumIOThreads: accepted for BookKeeper configurations and
+  // ignored. The Bookie service is a gRPC callback service: its reactors
+  // run on gRPC's own threads, which gRPC 1.51 does not let a program size
+  // (ServerBuilder's NUM_CQS and ResourceQuota::SetMaxThreads govern sync
+  // services only). A non-zero value is warned about at start
+  // (IgnoredKeyWarnings).
   int server_io_threads = 0;
   monitor::MonitorOptions monitor;
   DiskCheckerOptions disk;
@@ -75,6 +79,11 @@ struct DaemonOptions {
 metadata::OpenOptions MetadataOpenOptions(const DaemonOptions& o);
 
 absl::StatusOr<DaemonOptions> DaemonOptionsFromConfig(const Config& config);
+
+// One line for each key set to a value this bookie accepts (for BookKeeper
+// configurations) but does not act on; the daemon logs each as a warning at
+// start. Empty when every such key has its default.
+std::vector<std::string> IgnoredKeyWarnings(const DaemonOptions& o);
 
 }  // namespace bk::bookie
 

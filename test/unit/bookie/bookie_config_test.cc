@@ -78,5 +78,26 @@ TEST_CASE("a key's value reaches its field in the field's unit",
   CHECK(o->bookie_id == "b1");
 }
 
+TEST_CASE("serverNumIOThreads is accepted but warned about as ignored when set",
+          "[bookie][config]") {
+  auto load = [](std::map<std::string, std::string> flags) {
+    ConfigSources src;
+    src.flags = std::move(flags);
+    auto c = Config::Load(BookieConfigSchema(), src);
+    REQUIRE(c.ok());
+    auto o = DaemonOptionsFromConfig(*c);
+    REQUIRE(o.ok());
+    return *o;
+  };
+  CHECK(IgnoredKeyWarnings(load({})).empty());
+  CHECK(IgnoredKeyWarnings(load({{"serverNumIOThreads", "0"}})).empty());
+  const auto warnings = IgnoredKeyWarnings(load({{"serverNumIOThreads", "8"}}));
+  REQUIRE(warnings.size() == 1);
+  CHECK(absl::StrContains(warnings[0], "serverNumIOThreads=8"));
+  CHECK(absl::StrContains(warnings[0], "ignored"));
+  CHECK(absl::StrContains(BookieConfigSchema().Find("serverNumIOThreads")->help,
+                          "ignored"));
+}
+
 }  // namespace
 }  // namespace bk::bookie
