@@ -13,6 +13,7 @@
 #include "bookie/disk_checker.h"
 #include "bookie/engine/bookie_store_impl.h"
 #include "bookie/http/http_router.h"
+#include "bookie/http/http_server.h"
 #include "bookie/service/bookie_service.h"
 #include "bookie/tls.h"
 #include "common/config.h"
@@ -38,6 +39,10 @@ struct DaemonOptions {
   // of mode 0600 (bookie/http/http_auth.h).
   bool http_admin_enabled = false;
   std::string http_admin_token_file;
+  // httpServerMaxBodyBytes: the longest request body the HTTP server reads
+  // (the admin API's PUT and POST bodies are a few hundred bytes); a
+  // longer one is answered 413 unread.
+  uint64_t http_max_body_bytes = HttpServerOptions().max_body_bytes;
   // Routes served on the HTTP port beside the bookie's own, from the
   // program that composes the daemon (tools/bookie_main: autorecovery's
   // admin endpoints). Not a key. A path the bookie serves is an error.

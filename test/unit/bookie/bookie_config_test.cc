@@ -99,5 +99,28 @@ TEST_CASE("serverNumIOThreads is accepted but warned about as ignored when set",
                           "ignored"));
 }
 
+TEST_CASE("httpServerMaxBodyBytes takes a size within its range",
+          "[bookie][config]") {
+  auto load = [](const std::string& v) {
+    ConfigSources src;
+    src.flags = {{"httpServerMaxBodyBytes", v}};
+    return Config::Load(BookieConfigSchema(), src);
+  };
+  auto c = load("64KiB");
+  REQUIRE(c.ok());
+  auto o = DaemonOptionsFromConfig(*c);
+  REQUIRE(o.ok());
+  CHECK(o->http_max_body_bytes == 64u << 10);
+  CHECK(DaemonOptions().http_max_body_bytes == 1u << 20);
+  for (const char* bad : {"10", "1GiB", "lots"}) {
+    auto r = load(bad);
+    const absl::Status s =
+        r.ok() ? DaemonOptionsFromConfig(*r).status() : r.status();
+    INFO(bad << ": " << s);
+    CHECK_FALSE(s.ok());
+    CHECK(absl::StrContains(s.message(), "httpServerMaxBodyBytes"));
+  }
+}
+
 }  // namespace
 }  // namespace bk::bookie
