@@ -68,8 +68,8 @@ struct DaemonOptions {
   int server_io_threads = 0;
   monitor::MonitorOptions monitor;
   DiskCheckerOptions disk;
-  // readOnlyModeEnabled: accepted; a full disk always turns the bookie
-  // read-only (there is no shut-down-instead mode).
+  // readOnlyModeEnabled: a full disk turns the bookie read-only; false:
+  // the bookie stops instead (daemon_disk.cc).
   bool read_only_mode_enabled = true;
   bool force_read_only = false;                         // forceReadOnlyBookie
   log::Level log_level = log::Level::kInfo;             // logLevel
