@@ -23,6 +23,9 @@ void AddIdentityAndNetwork(ConfigTable<DaemonOptions>& t) {
   t.Value("httpServerAdminTokenFile", BK_FIELD(http_admin_token_file), "-", {},
           "file holding the admin API's bearer token on its first line, mode "
           "0600; required when httpServerAdminEnabled=true");
+  t.Bytes("httpServerMaxBodyBytes", BK_FIELD(http_max_body_bytes), "bytes", {},
+          "longest HTTP request body read (the admin API's PUT and POST), 1 "
+          "KiB to 64 MiB; a longer one is refused with 413, unread");
   t.Value("networkLocation", BK_FIELD(network_location), "-", {},
           "this bookie's /region/rack for rack-aware placement");
   t.Value("metadataServiceUri", BK_FIELD(metadata_uri), "-", {},
@@ -174,7 +177,11 @@ void AddDiskAndRequests(ConfigTable<DaemonOptions>& t) {
           "bytes", {},
           "largest gRPC message accepted; larger adds get EBADREQ");
   t.Value("serverNumIOThreads", BK_FIELD(server_io_threads), "threads",
-          {0, 256}, "gRPC completion threads; 0 = number of cores");
+          {0, 256},
+          "accepted for BookKeeper configurations and ignored (a non-zero "
+          "value is warned about at start): the gRPC callback server runs "
+          "on gRPC's own threads, which gRPC 1.51 does not let a program "
+          "size");
 }
 
 void AddMonitorAndOperation(ConfigTable<DaemonOptions>& t) {

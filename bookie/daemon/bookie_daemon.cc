@@ -38,6 +38,7 @@ absl::Status BookieDaemon::DoStart() {
   const DaemonOptions& o = options_;
   p.log = log::Get("bookie");
   p.start_time_ms = absl::ToUnixMillis(absl::Now());
+  for (const std::string& w : IgnoredKeyWarnings(o)) p.log->warn("{}", w);
 
   if (absl::Status s = LoadHttpAdminToken(o, p); !s.ok()) return s;
   if (absl::Status s = OpenMetadata(o, p); !s.ok()) return s;

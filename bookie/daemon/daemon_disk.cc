@@ -1,6 +1,7 @@
 // The disk checker of a running bookie (daemon_wiring.h).
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "bookie/daemon/daemon_wiring.h"
 
 namespace bk::bookie {
@@ -39,9 +40,15 @@ absl::Status ApplyDiskState(const DaemonOptions& options, DaemonParts& p) {
     p.store->storage()->SetDirFull(ledger_dir++, u.full);
   }
   if (r.state == DiskState::kReadOnly) {
-    p.store->SetReadOnly(true,
-                         absl::StrCat("disk usage ", r.max_usage, " above ",
-                                      options.disk.usage_threshold));
+    // In the key's names, so that an operator (and bkbench, which shows
+    // this reason) can tell what to change.
+    p.store->SetReadOnly(
+        true,
+        absl::StrFormat("disk usage %.1f%% > diskUsageThreshold %.1f%% "
+                        "(writable again below diskUsageLwmThreshold "
+                        "%.1f%%)",
+                        100 * r.max_usage, 100 * options.disk.usage_threshold,
+                        100 * options.disk.lwm_threshold));
   } else {
     p.store->SetReadOnly(false, "");
   }

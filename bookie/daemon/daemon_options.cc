@@ -48,6 +48,15 @@ absl::StatusOr<DaemonOptions> DaemonOptionsFromConfig(const Config& c) {
         absl::StrCat("bookieId '", o.bookie_id, "' may not contain '/'"));
   }
   if (absl::Status s = CheckLocation(o.network_location); !s.ok()) return s;
+  // A size key's table range prints as a plain number; the bounds are
+  // checked here instead, in sizes.
+  if (o.http_max_body_bytes < (1u << 10) ||
+      o.http_max_body_bytes > (64u << 20)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "httpServerMaxBodyBytes ", o.http_max_body_bytes,
+        " is outside 1 KiB .. 64 MiB (the admin API's bodies are a few "
+        "hundred bytes)"));
+  }
   if (o.zk_enable_security && o.zk_digest_file.empty()) {
     return absl::InvalidArgumentError(
         "zkEnableSecurity=true needs zkDigestFile (a file holding "
@@ -86,6 +95,18 @@ metadata::OpenOptions MetadataOpenOptions(const DaemonOptions& o) {
   mo.zk_enable_security = o.zk_enable_security;
   mo.zk_digest_file = o.zk_digest_file;
   return mo;
+}
+
+std::vector<std::string> IgnoredKeyWarnings(const DaemonOptions& o) {
+  std::vector<std::string> out;
+  if (o.server_io_threads != DaemonOptions().server_io_threads) {
+    out.push_back(absl::StrCat(
+        "serverNumIOThreads=", o.server_io_threads,
+        " is accepted for BookKeeper configurations and ignored: the gRPC "
+        "callback server runs on gRPC's own threads, which this gRPC does "
+        "not let the bookie size"));
+  }
+  return out;
 }
 
 }  // namespace bk::bookie

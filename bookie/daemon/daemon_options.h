@@ -13,6 +13,7 @@
 #include "bookie/disk_checker.h"
 #include "bookie/engine/bookie_store_impl.h"
 #include "bookie/http/http_router.h"
+#include "bookie/http/http_server.h"
 #include "bookie/service/bookie_service.h"
 #include "bookie/tls.h"
 #include "common/config.h"
@@ -38,6 +39,10 @@ struct DaemonOptions {
   // of mode 0600 (bookie/http/http_auth.h).
   bool http_admin_enabled = false;
   std::string http_admin_token_file;
+  // httpServerMaxBodyBytes: the longest request body the HTTP server reads
+  // (the admin API's PUT and POST bodies are a few hundred bytes); a
+  // longer one is answered 413 unread.
+  uint64_t http_max_body_bytes = HttpServerOptions().max_body_bytes;
   // Routes served on the HTTP port beside the bookie's own, from the
   // program that composes the daemon (tools/bookie_main: autorecovery's
   // admin endpoints). Not a key. A path the bookie serves is an error.
@@ -54,13 +59,17 @@ struct DaemonOptions {
   TlsOptions tls;
   StoreOptions store;
   ServiceOptions service;
-  // serverNumIOThreads: accepted for BookKeeper configurations; unused, as
-  // gRPC's callback server sizes its own thread pool.
+  // serverNumIOThreads: accepted for BookKeeper configurations and
+  // ignored. The Bookie service is a gRPC callback service: its reactors
+  // run on gRPC's own threads, which gRPC 1.51 does not let a program size
+  // (ServerBuilder's NUM_CQS and ResourceQuota::SetMaxThreads govern sync
+  // services only). A non-zero value is warned about at start
+  // (IgnoredKeyWarnings).
   int server_io_threads = 0;
   monitor::MonitorOptions monitor;
   DiskCheckerOptions disk;
-  // readOnlyModeEnabled: accepted; a full disk always turns the bookie
-  // read-only (there is no shut-down-instead mode).
+  // readOnlyModeEnabled: a full disk turns the bookie read-only; false:
+  // the bookie stops instead (daemon_disk.cc).
   bool read_only_mode_enabled = true;
   bool force_read_only = false;                         // forceReadOnlyBookie
   log::Level log_level = log::Level::kInfo;             // logLevel
@@ -75,6 +84,11 @@ struct DaemonOptions {
 metadata::OpenOptions MetadataOpenOptions(const DaemonOptions& o);
 
 absl::StatusOr<DaemonOptions> DaemonOptionsFromConfig(const Config& config);
+
+// One line for each key set to a value this bookie accepts (for BookKeeper
+// configurations) but does not act on; the daemon logs each as a warning at
+// start. Empty when every such key has its default.
+std::vector<std::string> IgnoredKeyWarnings(const DaemonOptions& o);
 
 }  // namespace bk::bookie
 

@@ -140,9 +140,12 @@ absl::Status StartHttp(const DaemonOptions& options, DaemonParts& p) {
   for (HttpRoute& r : routes) {
     if (absl::Status s = router.Add(std::move(r)); !s.ok()) return s;
   }
+  HttpServerOptions http_options;
+  http_options.max_body_bytes = options.http_max_body_bytes;
+  http_options.max_body_key = "httpServerMaxBodyBytes";
   auto http = HttpServer::Start(
       absl::StrCat(options.listen_address, ":", options.http_port),
-      std::move(router));
+      std::move(router), http_options);
   if (!http.ok()) return http.status();
   p.http = std::move(*http);
   return absl::OkStatus();

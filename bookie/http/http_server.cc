@@ -129,8 +129,11 @@ int HttpServer::Dispatch(struct mg_connection* conn, void* self) {
   HttpResponse r;
   if (!ReadBody(conn, info->content_length, server->options_.max_body_bytes,
                 &req.body)) {
-    r = JsonError(413, absl::StrCat("request body larger than ",
-                                    server->options_.max_body_bytes, " bytes"));
+    const HttpServerOptions& o = server->options_;
+    r = JsonError(
+        413, absl::StrCat("request body larger than ", o.max_body_bytes,
+                          " bytes", o.max_body_key.empty() ? "" : " (",
+                          o.max_body_key, o.max_body_key.empty() ? "" : ")"));
   } else {
     r = server->router_.Handle(req);
   }

@@ -34,6 +34,9 @@ struct HttpServerOptions {
   int worker_threads = 4;
   // Largest request body read; a longer one is answered 413 unread.
   uint64_t max_body_bytes = 1 << 20;
+  // The setting the 413 answer names, so the client learns what to change
+  // (the daemon's key); "" names none.
+  std::string max_body_key;
 };
 
 class HttpServer {

@@ -21,10 +21,6 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(
       static_cast<int>(std::min<size_t>(hard, static_cast<size_t>(INT32_MAX))));
   builder.SetMaxSendMessageSize(
       static_cast<int>(std::min<size_t>(hard, static_cast<size_t>(INT32_MAX))));
-  if (options.completion_threads > 0) {
-    builder.SetSyncServerOption(grpc::ServerBuilder::NUM_CQS,
-                                options.completion_threads);
-  }
   // Keep idle client connections alive through NATs, but bounded.
   builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, 30000);
   builder.AddChannelArgument(

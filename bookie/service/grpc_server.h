@@ -22,7 +22,6 @@ struct GrpcServerOptions {
   std::string address = "0.0.0.0:3181";  // port 0 picks a free one
   std::shared_ptr<grpc::ServerCredentials> credentials;  // null: insecure
   size_t max_message_bytes = 5u << 20;  // the service's soft limit
-  int completion_threads = 0;           // 0: gRPC's default
 };
 
 class GrpcServer {

@@ -376,76 +376,64 @@ void BookieClient::StartStream(AddStream* start) {
   // `start` may be gone now.
 }
 
-void BookieClient::AddWaiting(uint64_t ledger_id, int64_t entry_id,
-                              absl::string_view master_key, uint32_t flags,
-                              const EntryBytes& body, Waiter waiter) {
+template <typename Enqueue>
+bool BookieClient::EnqueueAdds(int64_t count, Enqueue enqueue) {
   AddStream* start = nullptr;
   AddStream* flush = nullptr;
-  bool closing = false;
   {
     absl::MutexLock l(&mu_);
-    closing = closing_;
-    if (!closing) {
-      AddStream* stream = StreamForAddsLocked(&start);
-      adds_in_flight_.fetch_add(1, std::memory_order_relaxed);
-      stream->AssertOwnerHeld();
-      if (stream->EnqueueLocked(ledger_id, entry_id, master_key, flags, body,
-                                std::move(waiter))) {
-        flush = stream;
-      }
-    }
-  }
-  if (closing) {
-    std::vector<Answered> answered;
-    answered.push_back({entry_id, std::move(waiter),
-                        absl::CancelledError(
-                            absl::StrCat("bookie ", id_, ": client closing"))});
-    Deliver(id_, &answered);
-    return;
+    if (closing_) return false;
+    AddStream* stream = StreamForAddsLocked(&start);
+    adds_in_flight_.fetch_add(count, std::memory_order_relaxed);
+    if (enqueue(stream)) flush = stream;
   }
   // `flush` is null when `start` was made here (a new stream's batches
   // wait for MarkStartedLocked).
   if (start != nullptr) StartStream(start);
   if (flush != nullptr) flush->Flush();
+  return true;
+}
+
+absl::Status BookieClient::ClosingError() const {
+  return absl::CancelledError(absl::StrCat("bookie ", id_, ": client closing"));
+}
+
+void BookieClient::AddWaiting(uint64_t ledger_id, int64_t entry_id,
+                              absl::string_view master_key, uint32_t flags,
+                              const EntryBytes& body, Waiter waiter) {
+  const bool queued = EnqueueAdds(1, [&](AddStream* stream) {
+    stream->AssertOwnerHeld();
+    return stream->EnqueueLocked(ledger_id, entry_id, master_key, flags, body,
+                                 std::move(waiter));
+  });
+  if (queued) return;
+  std::vector<Answered> answered;
+  answered.push_back({entry_id, std::move(waiter), ClosingError()});
+  Deliver(id_, &answered);
 }
 
 void BookieClient::AddAll(uint64_t ledger_id, absl::string_view master_key,
                           uint32_t flags, absl::Span<PendingAdd> adds) {
   if (adds.empty()) return;
-  AddStream* start = nullptr;
-  AddStream* flush = nullptr;
-  bool closing = false;
-  {
-    absl::MutexLock l(&mu_);
-    closing = closing_;
-    if (!closing) {
-      AddStream* stream = StreamForAddsLocked(&start);
-      adds_in_flight_.fetch_add(static_cast<int64_t>(adds.size()),
-                                std::memory_order_relaxed);
-      stream->AssertOwnerHeld();
-      for (PendingAdd& a : adds) {
-        Waiter w;
-        w.done = std::move(a.done);
-        stream->EnqueueLocked(ledger_id, a.entry_id, master_key, flags, a.body,
-                              std::move(w), /*take=*/false);
-      }
-      if (stream->TakeLocked()) flush = stream;
-    }
+  const bool queued =
+      EnqueueAdds(static_cast<int64_t>(adds.size()), [&](AddStream* stream) {
+        stream->AssertOwnerHeld();
+        for (PendingAdd& a : adds) {
+          Waiter w;
+          w.done = std::move(a.done);
+          stream->EnqueueLocked(ledger_id, a.entry_id, master_key, flags,
+                                a.body, std::move(w), /*take=*/false);
+        }
+        return stream->TakeLocked();
+      });
+  if (queued) return;
+  std::vector<Answered> answered;
+  for (PendingAdd& a : adds) {
+    Waiter w;
+    w.done = std::move(a.done);
+    answered.push_back({a.entry_id, std::move(w), ClosingError()});
   }
-  if (closing) {
-    std::vector<Answered> answered;
-    for (PendingAdd& a : adds) {
-      Waiter w;
-      w.done = std::move(a.done);
-      answered.push_back({a.entry_id, std::move(w),
-                          absl::CancelledError(absl::StrCat(
-                              "bookie ", id_, ": client closing"))});
-    }
-    Deliver(id_, &answered);
-    return;
-  }
-  if (start != nullptr) StartStream(start);
-  if (flush != nullptr) flush->Flush();
+  Deliver(id_, &answered);
 }
 
 }  // namespace bk::client::internal

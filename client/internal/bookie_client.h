@@ -181,6 +181,16 @@ class BookieClient {
   void AddWaiting(uint64_t ledger_id, int64_t entry_id,
                   absl::string_view master_key, uint32_t flags,
                   const EntryBytes& body, Waiter waiter);
+  // What AddWaiting and AddAll share. Unless the client is closing: under
+  // mu_, takes the add stream (StreamForAddsLocked), counts `count` adds in
+  // flight and calls `enqueue(stream)`, which queues them (asserting
+  // stream->AssertOwnerHeld() first) and returns whether a batch is ready
+  // to write; then, outside the lock, starts a new stream and writes.
+  // False when the client is closing: nothing was queued, and the caller
+  // answers its adds with ClosingError().
+  template <typename Enqueue>
+  bool EnqueueAdds(int64_t count, Enqueue enqueue);
+  absl::Status ClosingError() const;
   // The stream taking adds, made (and returned in *start, to be started
   // outside the lock) when there is none or it is broken.
   AddStream* StreamForAddsLocked(AddStream** start)

@@ -1,12 +1,13 @@
 // bkbench: client-side benchmarks.
 //
-//   bkbench write --metadata-uri URI [--ledgers 4] [--entry-size 1024]
+//   bkbench [--client-conf FILE] write --metadata-uri URI [--ledgers 4]
+//       [--entry-size 1024]
 //       [--rate N | max] [--duration 10] [-e 3 -w 2 -a 2]
 //       [--weighting load] [--journal-dir DIR] [--echo-seconds 3] [--json]
 //       [--tls-ca-file F [--tls-cert-file F --tls-key-file F]
 //        [--tls-server-name N]]
 //   bkbench repair --dir DIR --bookie-binary PATH [--mb 256]
-//       [--rate-bytes B] [--batch 100] [--zk-port 2191]
+//       [--rate-bytes B] [--batch 100] [--zk-port P]
 //   bkbench scenario --file bench/scenarios/NAME.yaml
 //       [--metadata-uri URI [--tls-*] | --local-cluster DIR] [--report DIR]
 //       [--json] [--seed S]
@@ -22,13 +23,22 @@
 
 #include "absl/synchronization/mutex.h"
 #include "tools/bkbench/commands.h"
+#include "tools/bkctl/client_conf.h"
 
 int main(int argc, char** argv) {
   // As the bookie's main() does: Debian's Abseil checks every Mutex
   // acquisition for lock-order cycles unless told not to, a cost a
   // production process does not pay (client/README.md).
   absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
-  std::vector<std::string> args(argv + 1, argv + argc);
+  // --client-conf FILE, anywhere on the line, as bkctl takes it: the
+  // client library's config file (ZooKeeper credentials, TLS files, the
+  // metadata URI) for write and for scenario --metadata-uri.
+  auto taken = bk::bkctl::TakeClientConfFlag({argv + 1, argv + argc});
+  if (!taken.ok()) {
+    std::cerr << "bkbench: " << taken.status().message() << "\n";
+    return bk::bkbench::kExitUsage;
+  }
+  const std::vector<std::string>& args = *taken;
   if (!args.empty() && args[0] == "write") {
     return bk::bkbench::WriteCommand({args.begin() + 1, args.end()});
   }
@@ -54,7 +64,10 @@ int main(int argc, char** argv) {
          "[--json]\n"
          "  --tls-ca-file FILE --tls-cert-file FILE --tls-key-file FILE "
          "--tls-server-name NAME: TLS (mutual with a certificate) towards "
-         "the bookies\n";
+         "the bookies\n"
+         "  --client-conf FILE (or BK_CLIENT_CONF=FILE): the client config "
+         "file, as bkctl's: ZooKeeper credentials (zkEnableSecurity, "
+         "zkDigestFile), metadataServiceUri, TLS files, client keys\n";
   return args.size() == 1 && (args[0] == "help" || args[0] == "--help")
              ? 0
              : bk::bkbench::kExitUsage;

@@ -15,6 +15,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "metadata/metadata_store.h"
+#include "tools/bkbench/cluster_store.h"
 
 namespace bk::bkbench {
 
@@ -98,26 +99,20 @@ CacheCounters Scrape(const std::string& http) {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<BookieSampler>> BookieSampler::Create(
-    const std::string& metadata_uri, const client::TlsClientOptions& tls) {
-  metadata::OpenOptions o;
-  o.connect_timeout = absl::Seconds(5);
-  auto store = metadata::Open(metadata_uri, o);
-  if (!store.ok()) return store.status();
-  auto set = (*store)->ListBookies();
-  if (!set.ok()) return set.status();
+    const client::ClientOptions& client) {
+  auto registered = RegisteredBookies(client);
+  if (!registered.ok()) return registered.status();
   std::unique_ptr<BookieSampler> s(new BookieSampler());
-  for (const auto* list : {&set->writable, &set->readonly}) {
-    for (const auto& b : *list) {
-      BookieSeries bs;
-      bs.id = b.bookie_id();
-      bs.rack = b.network_location();
-      bs.grpc = b.grpc_endpoint();
-      bs.http = b.http_endpoint();
-      auto admin = client::BookieAdmin::Connect(bs.id, bs.grpc, tls);
-      if (!admin.ok()) return admin.status();
-      s->bookies_.push_back(bs);
-      s->admins_.push_back(std::move(*admin));
-    }
+  for (const proto::BookieServiceInfo& b : *registered) {
+    BookieSeries bs;
+    bs.id = b.bookie_id();
+    bs.rack = b.network_location();
+    bs.grpc = b.grpc_endpoint();
+    bs.http = b.http_endpoint();
+    auto admin = client::BookieAdmin::Connect(bs.id, bs.grpc, client.tls);
+    if (!admin.ok()) return admin.status();
+    s->bookies_.push_back(bs);
+    s->admins_.push_back(std::move(*admin));
   }
   return s;
 }

@@ -5,7 +5,7 @@
 // and write-cache counters, so the run's hit ratio is the difference.
 //
 // The bookies are asked through client::BookieAdmin, one connection each,
-// with the TLS settings given to Create.
+// with the client's TLS settings given to Create.
 //
 // Threads: one sampling thread of its own between Start() and Stop(); the
 // accessors are for after Stop().
@@ -52,9 +52,11 @@ struct BookieSeries {
 
 class BookieSampler {
  public:
-  // Lists the registered bookies now (writable and read-only).
+  // Lists the registered bookies of client.metadata_service_uri now
+  // (writable and read-only), with the client's ZooKeeper credentials; asks
+  // them with its TLS settings.
   static absl::StatusOr<std::unique_ptr<BookieSampler>> Create(
-      const std::string& metadata_uri, const client::TlsClientOptions& tls);
+      const client::ClientOptions& client);
   ~BookieSampler();
 
   void Start(absl::Time run_start);

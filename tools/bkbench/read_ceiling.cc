@@ -7,14 +7,15 @@
 #include "absl/strings/str_cat.h"
 #include "client/bookie_admin.h"
 #include "metadata/metadata_store.h"
+#include "tools/bkbench/cluster_store.h"
 
 namespace bk::bkbench {
 
-absl::StatusOr<ReadCeiling> MeasureReadCeiling(const std::string& metadata_uri,
-                                               int64_t ledger_id,
-                                               int64_t count) {
+absl::StatusOr<ReadCeiling> MeasureReadCeiling(
+    const client::ClientOptions& client, int64_t ledger_id, int64_t count) {
   if (count <= 0) return absl::InvalidArgumentError("nothing to stream");
-  auto store = metadata::Open(metadata_uri, {});
+  auto store =
+      metadata::Open(client.metadata_service_uri, StoreOptionsOf(client));
   if (!store.ok()) return store.status();
   auto md = (*store)->ReadLedger(ledger_id);
   if (!md.ok()) return md.status();
@@ -49,7 +50,7 @@ absl::StatusOr<ReadCeiling> MeasureReadCeiling(const std::string& metadata_uri,
     if (it == endpoint.end()) {
       return absl::UnavailableError(absl::StrCat(id, " is not registered"));
     }
-    auto admin = client::BookieAdmin::Connect(id, it->second, {});
+    auto admin = client::BookieAdmin::Connect(id, it->second, client.tls);
     if (!admin.ok()) return admin.status();
     auto info = (*admin)->Info(absl::Seconds(10));  // connects
     if (!info.ok()) return info.status();

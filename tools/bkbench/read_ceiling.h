@@ -13,6 +13,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "client/client_options.h"
 
 namespace bk::bkbench {
 
@@ -24,11 +25,11 @@ struct ReadCeiling {
 };
 
 // Streams entries 0..count-1 of `ledger_id` as above, reading the ledger's
-// metadata and the bookies' endpoints from `metadata_uri`. Plaintext gRPC
-// only. Fails if any entry is missing from its stream.
-absl::StatusOr<ReadCeiling> MeasureReadCeiling(const std::string& metadata_uri,
-                                               int64_t ledger_id,
-                                               int64_t count);
+// metadata and the bookies' endpoints from client.metadata_service_uri
+// (with the client's ZooKeeper credentials) and reaching the bookies with
+// its TLS settings. Fails if any entry is missing from its stream.
+absl::StatusOr<ReadCeiling> MeasureReadCeiling(
+    const client::ClientOptions& client, int64_t ledger_id, int64_t count);
 
 }  // namespace bk::bkbench
 

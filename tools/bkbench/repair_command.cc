@@ -148,7 +148,7 @@ int RepairCommand(const std::vector<std::string>& args) {
              {"racks", false,
               "racks of the 5 bookies (5: one each; 3: the victim shares "
               "one with bookie-0, its only rack-safe replacement)"},
-             {"zk-port", false, "ZooKeeper port (2191)"}});
+             {"zk-port", false, "ZooKeeper port (a free one)"}});
   if (!f.ok()) {
     std::cerr << "bkbench repair: " << f.status().message() << "\n";
     return kExitUsage;
@@ -180,11 +180,11 @@ int RepairCommand(const std::vector<std::string>& args) {
   localcluster::LocalClusterOptions lo;
   lo.dir = dir + "/cluster";
   lo.bookie_binary = f->Get("bookie-binary");
-  lo.zookeeper_port = static_cast<int>(num("zk-port", 2191));
-  lo.first_bookie_port = 3281;
-  lo.first_http_port = 8100;
+  // Every port free ones (ZooKeeper's too unless --zk-port), so that two
+  // runs, or a run beside a local cluster, do not collide.
+  lo.zookeeper_port = static_cast<int>(num("zk-port", 0));
   lo.racks = std::max(1, racks);
-  auto cluster = localcluster::LocalCluster::Start(lo);
+  auto cluster = localcluster::LocalCluster::StartOnFreePorts(lo);
   if (!cluster.ok()) {
     std::cerr << "bkbench repair: " << cluster.status().message() << "\n";
     return 1;

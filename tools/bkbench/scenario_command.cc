@@ -3,6 +3,9 @@
 //     [--testing-bookie-binary PATH] [--echo-seconds S] [--quiet]
 //     [--control]
 //     [--tls-* (with --metadata-uri)]
+//   with --metadata-uri, the client config file of --client-conf FILE or
+//   BK_CLIENT_CONF (bkbench.cc) gives every client and store its keys
+//   (ZooKeeper credentials).
 
 #include <unistd.h>
 
@@ -13,6 +16,7 @@
 #include "tools/bkbench/commands.h"
 #include "tools/bkbench/run_report.h"
 #include "tools/bkbench/scenario_runner.h"
+#include "tools/bkctl/client_conf.h"
 #include "tools/bkctl/flags.h"
 #include "tools/bkctl/tls_flags.h"
 
@@ -74,7 +78,15 @@ int ScenarioCommand(const std::vector<std::string>& args) {
   }
   RunnerOptions o;
   o.metadata_uri = f->Get("metadata-uri");
-  o.tls = *tls;
+  if (f->Has("metadata-uri")) {
+    // The client config file's keys (--client-conf or BK_CLIENT_CONF, as
+    // bkctl: ZooKeeper credentials, timeouts), then the --tls-* flags. A
+    // started cluster is open and plaintext: its clients take the defaults.
+    auto conf = bkctl::ClientConfOptions();
+    if (!conf.ok()) return Usage(std::string(conf.status().message()));
+    o.client = *conf;
+    o.client.tls = *tls;
+  }
   o.cluster_dir = f->Get("local-cluster");
   o.bookie_binary =
       f->Has("bookie-binary") ? f->Get("bookie-binary") : SelfDir() + "/bookie";

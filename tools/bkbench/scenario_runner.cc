@@ -6,33 +6,21 @@
 #include <iostream>
 #include <thread>
 
-#include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "common/measure.h"
 #include "metadata/metadata_store.h"
+#include "tools/bkbench/cluster_store.h"
 #include "tools/bkbench/read_ceiling.h"
-#include "tools/localcluster/child_process.h"
+#include "tools/bkbench/writable_bookies.h"
 
 namespace bk::bkbench {
 namespace {
 
-// A base port with `count` free ports from it, drawn from the seed.
-int FreePortRange(absl::BitGen& gen, int count) {
-  for (int attempt = 0; attempt < 200; ++attempt) {
-    const int base = absl::Uniform(gen, 20000, 60000 - count);
-    bool free = true;
-    for (int p = base; p < base + count && free; ++p)
-      free = localcluster::PortFree(p);
-    if (free) return base;
-  }
-  return 0;
-}
-
 // Ledgers among `ids` whose first segment holds `bookie`.
-int LedgersOn(const std::string& uri, const std::vector<int64_t>& ids,
-              const std::string& bookie) {
-  auto store = metadata::Open(uri, {});
+int LedgersOn(const std::string& uri, const metadata::OpenOptions& open,
+              const std::vector<int64_t>& ids, const std::string& bookie) {
+  auto store = metadata::Open(uri, open);
   if (!store.ok()) return -1;
   int n = 0;
   for (int64_t id : ids) {
@@ -46,9 +34,10 @@ int LedgersOn(const std::string& uri, const std::vector<int64_t>& ids,
 // Each ledger's first ensemble with the placement notes its writer
 // recorded; a ledger whose metadata cannot be read is left out.
 std::vector<LedgerPlacement> ExplainPlacements(
-    const std::string& uri, const std::vector<int64_t>& ids) {
+    const std::string& uri, const metadata::OpenOptions& open,
+    const std::vector<int64_t>& ids) {
   std::vector<LedgerPlacement> out;
-  auto store = metadata::Open(uri, {});
+  auto store = metadata::Open(uri, open);
   if (!store.ok()) return out;
   for (int64_t id : ids) {
     auto md = (*store)->ReadLedger(id);
@@ -78,28 +67,15 @@ absl::StatusOr<std::unique_ptr<localcluster::LocalCluster>> StartCluster(
     const ScenarioSpec& spec, const std::string& dir,
     const std::string& bookie_binary,
     std::vector<std::pair<int, std::string>> per_bookie_config) {
-  absl::BitGen gen;
-  absl::Status last;
-  for (int attempt = 0; attempt < 3; ++attempt) {
-    localcluster::LocalClusterOptions o;
-    o.bookies = spec.bookies;
-    o.racks = spec.racks;
-    o.dir = absl::StrCat(dir, "/cluster-", attempt);
-    o.bookie_binary = bookie_binary;
-    o.extra_bookie_config = spec.bookie_config;
-    o.per_bookie_config = per_bookie_config;
-    const int base = FreePortRange(gen, 1 + 2 * spec.bookies);
-    if (base == 0) return absl::UnavailableError("no free port range");
-    o.zookeeper_port = base;
-    o.first_bookie_port = base + 1;
-    o.first_http_port = base + 1 + spec.bookies;
-    auto c = localcluster::LocalCluster::Start(o);
-    if (c.ok()) return c;
-    last = c.status();
-    std::cerr << "bkbench: cluster start failed (" << last.message()
-              << "), retrying\n";
-  }
-  return last;
+  localcluster::LocalClusterOptions o;
+  o.bookies = spec.bookies;
+  o.racks = spec.racks;
+  o.dir = absl::StrCat(dir, "/cluster");
+  o.bookie_binary = bookie_binary;
+  o.extra_bookie_config = spec.bookie_config;
+  o.per_bookie_config = std::move(per_bookie_config);
+  o.zookeeper_port = 0;  // a free one too
+  return localcluster::LocalCluster::StartOnFreePorts(std::move(o));
 }
 
 absl::StatusOr<WorkloadRun> RunWorkload(const ScenarioSpec& spec,
@@ -108,16 +84,23 @@ absl::StatusOr<WorkloadRun> RunWorkload(const ScenarioSpec& spec,
                                         const std::string& uri,
                                         const RunnerOptions& options,
                                         const std::string& slow_bookie_id) {
-  client::ClientOptions co;
+  client::ClientOptions co = options.client;
   co.metadata_service_uri = uri;
   co.placement.weighting = weighting;
   co.get_bookie_info_interval =
       absl::Milliseconds(spec.bookie_info_interval_ms);
   co.seed = options.seed;
-  co.tls = options.tls;
+  // Read-only bookies (a full disk) said plainly, before placement can only
+  // say that too few were eligible.
+  std::vector<std::string> warnings;
+  if (absl::Status s = CheckWritableBookies(co, spec.ensemble, &warnings);
+      !s.ok()) {
+    return s;
+  }
+  for (const std::string& w : warnings) std::cerr << "bkbench: " << w << "\n";
   auto client = client::Client::Create(co);
   if (!client.ok()) return client.status();
-  auto sampler = BookieSampler::Create(uri, options.tls);
+  auto sampler = BookieSampler::Create(co);
   if (!sampler.ok()) return sampler.status();
 
   // The cluster's other traffic: its own client, so that its placements do
@@ -234,13 +217,11 @@ absl::StatusOr<WorkloadRun> RunWorkload(const ScenarioSpec& spec,
         run.write.last_entry[spec.readers[i].ledger], absl::Seconds(60)));
   }
   // The bare stream of each late reader's backlog, on the same cluster
-  // once the writers have stopped (plaintext only).
-  if (options.tls.ca_file.empty()) {
-    for (ReaderResult& rr : run.readers) {
-      if (rr.backlog_at_join <= 0) continue;
-      auto c = MeasureReadCeiling(uri, rr.ledger_id, rr.backlog_at_join);
-      if (c.ok()) rr.stream_ceiling_rate = c->entries_per_s;
-    }
+  // once the writers have stopped.
+  for (ReaderResult& rr : run.readers) {
+    if (rr.backlog_at_join <= 0) continue;
+    auto c = MeasureReadCeiling(co, rr.ledger_id, rr.backlog_at_join);
+    if (c.ok()) rr.stream_ceiling_rate = c->entries_per_s;
   }
   sampling.store(false);
   reader_sampler.join();
@@ -249,8 +230,8 @@ absl::StatusOr<WorkloadRun> RunWorkload(const ScenarioSpec& spec,
   run.bookies = (*sampler)->bookies();
   run.machine = machine.points();
   if (!slow_bookie_id.empty()) {
-    run.slow_bookie_ledgers =
-        LedgersOn(uri, run.write.ledger_ids, slow_bookie_id);
+    run.slow_bookie_ledgers = LedgersOn(uri, StoreOptionsOf(co),
+                                        run.write.ledger_ids, slow_bookie_id);
   }
   return run;
 }
@@ -308,7 +289,8 @@ absl::StatusOr<ScenarioResult> RunScenario(const ScenarioSpec& spec,
         return absl::Status(run.status().code(),
                             absl::StrCat(label, ": ", run.status().message()));
       }
-      run->placements = ExplainPlacements(uri, run->write.ledger_ids);
+      run->placements = ExplainPlacements(uri, StoreOptionsOf(options.client),
+                                          run->write.ledger_ids);
       r.runs.push_back(std::move(*run));
     }
     if (options.control_without_readers && !spec.readers.empty()) {

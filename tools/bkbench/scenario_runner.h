@@ -29,9 +29,11 @@ struct RunnerOptions {
   uint64_t seed = 0;        // the run's seed (never 0 here)
   bool progress = true;     // a line per second on stderr
   double echo_seconds = 3;  // the echo ceiling's run; 0: skip it
-  // TLS towards the bookies of metadata_uri (a started cluster is
-  // plaintext).
-  client::TlsClientOptions tls;
+  // The base of every client and store of a run on metadata_uri: the
+  // client config file's keys (ZooKeeper credentials, timeouts) and the
+  // TLS towards the bookies. A started cluster is plaintext and open: its
+  // runs take the defaults.
+  client::ClientOptions client;
   // A workload with readers: after the measured run, the same writers
   // again without readers ("no-readers"), for the writers' latency
   // without them (issue 22, target 5).

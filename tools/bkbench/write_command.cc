@@ -11,7 +11,9 @@
 #include "tools/bkbench/commands.h"
 #include "tools/bkbench/echo_ceiling.h"
 #include "tools/bkbench/latency_probes.h"
+#include "tools/bkbench/writable_bookies.h"
 #include "tools/bkbench/write_load.h"
+#include "tools/bkctl/client_conf.h"
 #include "tools/bkctl/flags.h"
 #include "tools/bkctl/tls_flags.h"
 
@@ -67,7 +69,11 @@ int WriteCommand(const std::vector<std::string>& raw) {
     if (!r.ok()) return Usage(std::string(r.status().message()));
     rate = static_cast<double>(*r);
   }
-  client::ClientOptions co;
+  // The client config file's keys first (--client-conf or BK_CLIENT_CONF,
+  // as bkctl: ZooKeeper credentials, timeouts), then the flags.
+  auto conf = bkctl::ClientConfOptions();
+  if (!conf.ok()) return Usage(std::string(conf.status().message()));
+  client::ClientOptions co = *conf;
   co.metadata_service_uri = f->Get("metadata-uri");
   co.tls = *tls;
   co.placement.weighting = placement::Weighting::kLoad;
@@ -75,6 +81,18 @@ int WriteCommand(const std::vector<std::string>& raw) {
     auto wt = placement::ParseWeighting(f->Get("weighting"));
     if (!wt.ok()) return Usage(std::string(wt.status().message()));
     co.placement.weighting = *wt;
+  }
+  // Read-only bookies (a full disk) said plainly, before placement can only
+  // say that too few were eligible.
+  std::vector<std::string> warnings;
+  if (absl::Status s =
+          CheckWritableBookies(co, static_cast<int>(*e), &warnings);
+      !s.ok()) {
+    std::cerr << "bkbench write: " << s.message() << "\n";
+    return 1;
+  }
+  for (const std::string& w : warnings) {
+    std::cerr << "bkbench write: " << w << "\n";
   }
   const std::string jdir = f->Get("journal-dir");
   measure::Ceiling before;

@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "client/client_config.h"
 #include "common/config.h"
@@ -55,6 +56,27 @@ absl::StatusOr<client::ClientOptions> ClientConfOptions() {
         absl::StrCat("client config file ", path, ": ", s.message()));
   }
   return o;
+}
+
+absl::StatusOr<std::vector<std::string>> TakeClientConfFlag(
+    const std::vector<std::string>& args) {
+  std::vector<std::string> rest;
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string file;
+    if (args[i] == "--client-conf") {
+      if (i + 1 >= args.size()) {
+        return absl::InvalidArgumentError("--client-conf needs a value");
+      }
+      file = args[++i];
+    } else if (absl::StartsWith(args[i], "--client-conf=")) {
+      file = args[i].substr(std::string("--client-conf=").size());
+    } else {
+      rest.push_back(args[i]);
+      continue;
+    }
+    ::setenv(kClientConfEnv, file.c_str(), /*overwrite=*/1);
+  }
+  return rest;
 }
 
 }  // namespace bk::bkctl

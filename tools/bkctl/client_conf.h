@@ -9,6 +9,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "client/client_options.h"
@@ -30,6 +31,14 @@ absl::StatusOr<std::map<std::string, std::string>> FlagsFromClientConf(
 // defaults when BK_CLIENT_CONF is unset. The commands' flags then override
 // the URI and the TLS files.
 absl::StatusOr<client::ClientOptions> ClientConfOptions();
+
+// Takes `--client-conf FILE` (or `=FILE`) out of `args`, anywhere on the
+// line, and sets BK_CLIENT_CONF to FILE for the flag parser (flags.h) and
+// ClientConfOptions above; the rest of `args` in order. A program's
+// commands must have no flag of that name (bkctl's and bkbench's have
+// none). kInvalidArgument when the flag has no value.
+absl::StatusOr<std::vector<std::string>> TakeClientConfFlag(
+    const std::vector<std::string>& args);
 
 }  // namespace bk::bkctl
 

@@ -77,33 +77,9 @@ absl::StatusOr<std::vector<std::string>> MoveLeadingFlags(
   return out;
 }
 
-// `--client-conf FILE` (or `=FILE`), anywhere on the line: no command has
-// a flag of that name, so it is taken out and handed to every command's
-// flag parser as BK_CLIENT_CONF (client_conf.h).
-absl::StatusOr<std::vector<std::string>> TakeClientConf(
-    const std::vector<std::string>& args) {
-  std::vector<std::string> rest;
-  for (size_t i = 0; i < args.size(); ++i) {
-    std::string file;
-    if (args[i] == "--client-conf") {
-      if (i + 1 >= args.size()) {
-        return absl::InvalidArgumentError("--client-conf needs a value");
-      }
-      file = args[++i];
-    } else if (absl::StartsWith(args[i], "--client-conf=")) {
-      file = args[i].substr(std::string("--client-conf=").size());
-    } else {
-      rest.push_back(args[i]);
-      continue;
-    }
-    ::setenv(kClientConfEnv, file.c_str(), /*overwrite=*/1);
-  }
-  return rest;
-}
-
 int Main(const std::vector<std::string>& raw) {
   const std::vector<Command> commands = AllCommands();
-  auto conf = TakeClientConf(raw);
+  auto conf = TakeClientConfFlag(raw);
   if (!conf.ok()) {
     std::cerr << "bkctl: " << conf.status().message() << "\n";
     return kExitUsage;

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <random>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -42,7 +43,44 @@ std::string Ask(int port, const std::string& request) {
   return out;
 }
 
+// The first port of `count` consecutive free ones, drawn at random in
+// [20000, 60000); 0 when 200 draws found none.
+int FreePortRange(int count) {
+  std::random_device seed;
+  std::mt19937 gen(seed());
+  std::uniform_int_distribution<int> draw(20000, 60000 - count);
+  for (int attempt = 0; attempt < 200; ++attempt) {
+    const int base = draw(gen);
+    bool free = true;
+    for (int p = base; p < base + count && free; ++p) free = PortFree(p);
+    if (free) return base;
+  }
+  return 0;
+}
+
 }  // namespace
+
+absl::StatusOr<std::unique_ptr<LocalCluster>> LocalCluster::StartOnFreePorts(
+    LocalClusterOptions options, int attempts) {
+  const bool pick_zookeeper = options.zookeeper_port == 0;
+  const std::string dir = options.dir;
+  absl::Status last = absl::InvalidArgumentError("attempts must be >= 1");
+  for (int attempt = 0; attempt < attempts; ++attempt) {
+    const int n = options.bookies;
+    const int base = FreePortRange((pick_zookeeper ? 1 : 0) + 2 * n);
+    if (base == 0) return absl::UnavailableError("no free port range");
+    int next = base;
+    if (pick_zookeeper) options.zookeeper_port = next++;
+    options.first_bookie_port = next;
+    options.first_http_port = next + n;
+    options.dir = absl::StrCat(dir, "-", attempt);
+    auto c = Start(options);
+    if (c.ok()) return c;
+    last = c.status();
+    if (absl::IsInvalidArgument(last)) return last;
+  }
+  return last;
+}
 
 absl::StatusOr<std::unique_ptr<LocalCluster>> LocalCluster::Start(
     LocalClusterOptions options) {

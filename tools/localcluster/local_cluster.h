@@ -63,6 +63,16 @@ class LocalCluster {
   // failed and where its log is.
   static absl::StatusOr<std::unique_ptr<LocalCluster>> Start(
       LocalClusterOptions options);
+  // Start on ports found free instead of options' fixed ones, so that two
+  // clusters (two benchmark runs, a run beside `bkctl localcluster`) do not
+  // collide: the bookies' gRPC and HTTP ports, and ZooKeeper's unless
+  // options.zookeeper_port is not 0, are one range of consecutive free
+  // ports drawn at random in [20000, 60000). A port can be taken between
+  // the check and the bind, so a failed start is tried again, `attempts`
+  // times in all, each in a directory of its own: options.dir + "-<n>"
+  // (n from 0). The last failure when none started.
+  static absl::StatusOr<std::unique_ptr<LocalCluster>> StartOnFreePorts(
+      LocalClusterOptions options, int attempts = 3);
   ~LocalCluster();
 
   std::string metadata_uri() const;

@@ -241,6 +241,36 @@ TEST_CASE(
 }
 
 TEST_CASE(
+    "a request body over httpServerMaxBodyBytes is refused with 413 naming "
+    "the key, and changes nothing",
+    "[integration][bookie][http]") {
+  TempDir dir;
+  const std::string uri = FreshZkUri("admin-body-cap");
+  auto b = StartBookie(
+      BookieOptions(dir, "bk-admin-body-cap", uri,
+                    {{"httpServerAdminEnabled", "true"},
+                     {"httpServerAdminTokenFile", TokenFile(dir, 0600)},
+                     {"httpServerMaxBodyBytes", "1024"}}));
+  const int port = b->http_port();
+  const std::string ro = "/api/v1/bookie/state/readonly";
+  // Valid JSON that would turn the bookie read-only, padded past the cap.
+  const std::string padded =
+      "{\"readOnly\": true, \"note\": \"" + std::string(1100, 'x') + "\"}";
+  auto big = HttpCall(port, "PUT", ro, Bearer(kToken), padded);
+  INFO(big.body);
+  CHECK(big.status == 413);
+  CHECK(absl::StrContains(Json(big)["error"].get<std::string>(),
+                          "larger than 1024 bytes (httpServerMaxBodyBytes)"));
+  CHECK(Json(HttpGet(port, "/api/v1/bookie/state"))["readOnly"] == false);
+  // The same request under the cap is served.
+  auto small =
+      HttpCall(port, "PUT", ro, Bearer(kToken), "{\"readOnly\": true}");
+  INFO(small.body);
+  CHECK(small.status == 200);
+  CHECK(Json(HttpGet(port, "/api/v1/bookie/state"))["readOnly"] == true);
+}
+
+TEST_CASE(
     "the bookie refuses to start when the admin token file is missing or "
     "open to others",
     "[integration][bookie][http]") {

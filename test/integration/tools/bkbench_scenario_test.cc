@@ -97,3 +97,34 @@ TEST_CASE("a short scenario reads every entry written and renders its report",
     CHECK(std::filesystem::file_size(report + "/" + png) > 0);
   }
 }
+
+TEST_CASE(
+    "a scenario on read-only bookies is refused naming each one and "
+    "why",
+    "[integration][tools]") {
+  bk::testing::TempDir tmp;
+  const std::string file = tmp.Sub("read_only.yaml");
+  std::ofstream(file) << "name: read-only\nkind: workload\nduration_s: 2\n"
+                         "cluster: {bookies: 3, racks: 3, bookie_config: "
+                         "[\"forceReadOnlyBookie=true\"]}\n"
+                         "ledgers: {count: 1, ensemble: 3, write_quorum: 2, "
+                         "ack_quorum: 2}\n"
+                         "writers: {entry_size: 64, rate: 100}\n";
+  const std::string err = tmp.Sub("stderr");
+  const std::string cmd = absl::StrCat(
+      BKBENCH_PATH, " scenario --file ", file, " --local-cluster ",
+      tmp.Sub("cluster"), " --quiet --echo-seconds 0 --bookie-binary ",
+      BK_BOOKIE_BINARY, " 2>", err);
+  Result r = Run(cmd);
+  std::ifstream in(err);
+  const std::string text(std::istreambuf_iterator<char>(in), {});
+  INFO(cmd << "\n" << text);
+  CHECK(r.exit_code == 1);
+  CHECK(text.find("3 registered, 0 writable") != std::string::npos);
+  for (int i = 0; i < 3; ++i) {
+    CHECK(text.find(absl::StrCat("bookie-", i,
+                                 " is read-only: forceReadOnlyBookie is "
+                                 "set")) != std::string::npos);
+  }
+  CHECK(text.find("not enough bookies") == std::string::npos);
+}

@@ -18,7 +18,6 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "test/support/free_port.h"
 #include "tools/localcluster/local_cluster.h"
 
 namespace bk::testing {
@@ -58,33 +57,26 @@ inline size_t CountLines(const std::string& s) {
 }
 
 // `bookies` bookies on three racks under `dir` (the first
-// `started_bookies` running, < 0: all), on free ports (three tries, as a
-// picked port may be taken before the cluster binds it).
+// `started_bookies` running, < 0: all), on free ports
+// (LocalCluster::StartOnFreePorts: three tries, as a picked port may be
+// taken before the cluster binds it).
 // `extra_config`: more key=value lines for every bookie. Null when it
 // cannot start.
 inline std::unique_ptr<localcluster::LocalCluster> StartToolCluster(
     const std::string& dir, const std::string& bookie_binary,
     std::vector<std::string> extra_config = {}, int bookies = 3,
     int started_bookies = -1) {
-  for (int attempt = 0; attempt < 3; ++attempt) {
-    localcluster::LocalClusterOptions o;
-    o.bookies = bookies;
-    o.started_bookies = started_bookies;
-    o.racks = 3;
-    o.extra_bookie_config = extra_config;
-    o.dir = dir + "/cluster-" + std::to_string(attempt);
-    o.bookie_binary = bookie_binary;
-    auto zk = PickFreePort();
-    auto b = PickFreePort();
-    auto h = PickFreePort();
-    if (!zk.ok() || !b.ok() || !h.ok()) continue;
-    o.zookeeper_port = *zk;
-    o.first_bookie_port = *b;
-    o.first_http_port = *h;
-    auto c = localcluster::LocalCluster::Start(o);
-    if (c.ok()) return std::move(*c);
-    UNSCOPED_INFO("cluster start failed: " << c.status().message());
-  }
+  localcluster::LocalClusterOptions o;
+  o.bookies = bookies;
+  o.started_bookies = started_bookies;
+  o.racks = 3;
+  o.extra_bookie_config = std::move(extra_config);
+  o.dir = dir + "/cluster";
+  o.bookie_binary = bookie_binary;
+  o.zookeeper_port = 0;  // a free one too
+  auto c = localcluster::LocalCluster::StartOnFreePorts(std::move(o));
+  if (c.ok()) return std::move(*c);
+  UNSCOPED_INFO("cluster start failed: " << c.status().message());
   return nullptr;
 }
 

@@ -78,5 +78,49 @@ TEST_CASE("a key's value reaches its field in the field's unit",
   CHECK(o->bookie_id == "b1");
 }
 
+TEST_CASE("serverNumIOThreads is accepted but warned about as ignored when set",
+          "[bookie][config]") {
+  auto load = [](std::map<std::string, std::string> flags) {
+    ConfigSources src;
+    src.flags = std::move(flags);
+    auto c = Config::Load(BookieConfigSchema(), src);
+    REQUIRE(c.ok());
+    auto o = DaemonOptionsFromConfig(*c);
+    REQUIRE(o.ok());
+    return *o;
+  };
+  CHECK(IgnoredKeyWarnings(load({})).empty());
+  CHECK(IgnoredKeyWarnings(load({{"serverNumIOThreads", "0"}})).empty());
+  const auto warnings = IgnoredKeyWarnings(load({{"serverNumIOThreads", "8"}}));
+  REQUIRE(warnings.size() == 1);
+  CHECK(absl::StrContains(warnings[0], "serverNumIOThreads=8"));
+  CHECK(absl::StrContains(warnings[0], "ignored"));
+  CHECK(absl::StrContains(BookieConfigSchema().Find("serverNumIOThreads")->help,
+                          "ignored"));
+}
+
+TEST_CASE("httpServerMaxBodyBytes takes a size within its range",
+          "[bookie][config]") {
+  auto load = [](const std::string& v) {
+    ConfigSources src;
+    src.flags = {{"httpServerMaxBodyBytes", v}};
+    return Config::Load(BookieConfigSchema(), src);
+  };
+  auto c = load("64KiB");
+  REQUIRE(c.ok());
+  auto o = DaemonOptionsFromConfig(*c);
+  REQUIRE(o.ok());
+  CHECK(o->http_max_body_bytes == 64u << 10);
+  CHECK(DaemonOptions().http_max_body_bytes == 1u << 20);
+  for (const char* bad : {"10", "1GiB", "lots"}) {
+    auto r = load(bad);
+    const absl::Status s =
+        r.ok() ? DaemonOptionsFromConfig(*r).status() : r.status();
+    INFO(bad << ": " << s);
+    CHECK_FALSE(s.ok());
+    CHECK(absl::StrContains(s.message(), "httpServerMaxBodyBytes"));
+  }
+}
+
 }  // namespace
 }  // namespace bk::bookie

@@ -1,0 +1,56 @@
+// bkbench write against a live local cluster whose ZooKeeper is secured
+// with credentials (every bookie with zkEnableSecurity and zkDigestFile):
+// with the client config file of --client-conf it writes, without it it
+// fails with an error that says what to give. No timing is asserted.
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "test/integration/tools/tool_runner.h"
+#include "test/support/temp_dir.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST_CASE(
+    "bkbench write reaches a cluster secured with ZooKeeper credentials "
+    "through --client-conf, and says what is missing without it",
+    "[integration][tools]") {
+  bk::testing::TempDir tmp;
+  const std::string digest = tmp.Sub("zk-digest");
+  std::ofstream(digest) << "bookkeeper:s3cret\n";
+  fs::permissions(digest, fs::perms::owner_read | fs::perms::owner_write);
+  auto cluster = bk::testing::StartToolCluster(
+      tmp.Sub("c"), BK_BOOKIE_BINARY,
+      {"zkEnableSecurity=true", "zkDigestFile=" + digest});
+  REQUIRE(cluster != nullptr);
+  const std::string uri = cluster->metadata_uri();
+  const std::string conf = tmp.Sub("client.conf");
+  std::ofstream(conf) << "zkEnableSecurity=true\nzkDigestFile=" << digest
+                      << "\n";
+  const std::string write = absl::StrCat(
+      " write --metadata-uri ", uri,
+      " --ledgers 1 --rate 200 --duration 1 --echo-seconds 0 --json");
+
+  auto refused = bk::testing::RunTool(BKBENCH_PATH, write, tmp.path());
+  INFO(refused.err);
+  CHECK(refused.exit_code == 1);
+  CHECK(absl::StrContains(refused.err, "--client-conf"));
+  CHECK(absl::StrContains(refused.err, "zkEnableSecurity=true"));
+
+  auto allowed = bk::testing::RunTool(
+      BKBENCH_PATH, absl::StrCat("--client-conf ", conf, write), tmp.path());
+  INFO(allowed.err);
+  REQUIRE(allowed.exit_code == 0);
+  const nlohmann::json j = nlohmann::json::parse(allowed.out);
+  CHECK(j["errors"].get<int64_t>() == 0);
+  CHECK(j["entries"].get<int64_t>() > 0);
+}
+
+}  // namespace
