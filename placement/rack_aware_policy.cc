@@ -160,6 +160,14 @@ double RackAwarePolicy::SlotMiB(const LedgerHints& hints, int ensemble_size,
          kBytesPerMiB;
 }
 
+void RackAwarePolicy::OnPlacedElsewhere(const std::vector<BookieId>& ensemble,
+                                        int write_quorum,
+                                        const LedgerHints& hints) {
+  if (ensemble.empty()) return;
+  RecordPlaced(ensemble,
+               SlotMiB(hints, static_cast<int>(ensemble.size()), write_quorum));
+}
+
 void RackAwarePolicy::RecordPlaced(const std::vector<BookieId>& bookies,
                                    double slot_mib) {
   if (options_.weighting != Weighting::kAdaptive) return;

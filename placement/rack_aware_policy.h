@@ -103,6 +103,15 @@ class RackAwarePolicy final : public EnsemblePlacementPolicy {
       const std::vector<BookieId>& ensemble, const std::vector<int>& write_set,
       const BookieHealthMap& health) const override;
 
+  // Another client created a ledger with `hints` on `ensemble` (E =
+  // ensemble.size()). The adaptive weighting counts its slots like this
+  // client's own placements until reports show them, and remembers their
+  // rate; other weightings ignore it. For a client that learns other
+  // clients' new ledgers (the simulator's clients.shared_placements
+  // reference runs); no client of this library calls it yet.
+  void OnPlacedElsewhere(const std::vector<BookieId>& ensemble,
+                         int write_quorum, const LedgerHints& hints);
+
   const Topology& topology() const { return topology_; }
   const PlacementOptions& options() const { return options_; }
 

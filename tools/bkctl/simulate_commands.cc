@@ -51,6 +51,9 @@ const std::vector<FlagSpec>& SimulateFlags() {
        "reference run: exact, instant reports at every placement", true},
       {"clairvoyant", false,
        "reference run: new ensembles by a clairvoyant place-once oracle", true},
+      {"shared-placements", false,
+       "reference run: every client learns other clients' new ledgers at once",
+       true},
   };
   return *kFlags;
 }
@@ -141,12 +144,14 @@ absl::Status OverridePolicies(const ParsedFlags& flags, sim::Scenario* s) {
 }
 
 // Applies --no-gray-failures, --no-hints, --report-interval, --clients,
-// --perfect-reports and --clairvoyant; the result is validated again.
+// --perfect-reports, --clairvoyant and --shared-placements; the result is
+// validated again.
 absl::Status OverrideScenario(const ParsedFlags& flags, sim::Scenario* s) {
   if (flags.GetBool("no-gray-failures")) s->gray_failures.clear();
   if (flags.GetBool("no-hints")) s->clients.rate_hints = false;
   if (flags.GetBool("perfect-reports")) s->clients.perfect_reports = true;
   if (flags.GetBool("clairvoyant")) s->clients.clairvoyant = true;
+  if (flags.GetBool("shared-placements")) s->clients.shared_placements = true;
   if (flags.Has("report-interval")) {
     double v = 0;
     if (!absl::SimpleAtod(flags.Get("report-interval"), &v)) {

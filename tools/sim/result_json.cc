@@ -76,7 +76,8 @@ ordered_json ScenarioToJson(const Scenario& s) {
                   {"quarantine_s", c.quarantine_s},
                   {"rate_hints", c.rate_hints},
                   {"perfect_reports", c.perfect_reports},
-                  {"clairvoyant", c.clairvoyant}};
+                  {"clairvoyant", c.clairvoyant},
+                  {"shared_placements", c.shared_placements}};
   const TrafficConfig& t = s.traffic;
   j["traffic"] = {{"mean_mib_per_second", t.mean_mib_per_second},
                   {"pareto_shape", t.pareto_shape},

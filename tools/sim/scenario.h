@@ -68,6 +68,12 @@ struct ClientConfig {
   // (simulator.h): it knows every open ledger's exact rate and closing
   // time, and the new ledger's. Replacements still go through the policy.
   bool clairvoyant = false;
+  // Reference runs only: every client's policy learns each new ledger
+  // another client created (its ensemble and rate hint) at once, as a
+  // client watching the metadata store's ledgers would, and counts it like
+  // its own placements (RackAwarePolicy::OnPlacedElsewhere). Measures what
+  // other clients' placements since the last report cost.
+  bool shared_placements = false;
 };
 
 // Heavy-tailed write rates: each topic's base rate is Pareto (scale chosen so

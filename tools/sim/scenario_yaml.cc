@@ -238,6 +238,7 @@ absl::Status ReadSections(MapReader& top, Scenario* s) {
     r.Get("quarantine_s", &c.quarantine_s);
     r.Get("rate_hints", &c.rate_hints);
     r.Get("perfect_reports", &c.perfect_reports);
+    r.Get("shared_placements", &c.shared_placements);
     r.Get("clairvoyant", &c.clairvoyant);
     if (absl::Status st = r.Finish(); !st.ok()) return st;
   }

@@ -16,7 +16,7 @@
 //   gray_failures: [{bookie: 7, start_s: 900, duration_s: 300, slowdown: 10}]
 //   clients:  {count, topics_per_client, report_interval_s, report_jitter,
 //              observation_interval_s, quarantine_s, rate_hints,
-//              perfect_reports, clairvoyant}
+//              perfect_reports, clairvoyant, shared_placements}
 //   traffic:  {mean_mib_per_second, pareto_shape, max_mib_per_second,
 //              burst_sigma, entry_bytes, partition_mib_per_second}
 //   ledgers:  {ensemble_size, write_quorum, ack_quorum, lifetime_s,

@@ -375,10 +375,26 @@ class Run {
       }
     }
     ++result_.ledgers_created;
+    if (s_.clients.shared_placements) TellOthers(c, at_s, l.ensemble, rate);
     l.member_bytes.assign(l.ensemble.size(), 0.0);
     metrics_.AddPlacement(at_s, l.ensemble);
     t.ledger = std::move(l);
     Account(client, t.ledger, +1);
+  }
+
+  // clients.shared_placements: every other client's policy learns client
+  // c's new ledger on `ensemble` at `at_s`, with its rate as the hint.
+  void TellOthers(int c, double at_s, const std::vector<int>& ensemble,
+                  double rate) {
+    std::vector<placement::BookieId> ids;
+    ids.reserve(ensemble.size());
+    for (int b : ensemble) ids.push_back(cluster_.bookies[b].node.id);
+    for (size_t o = 0; o < clients_.size(); ++o) {
+      if (static_cast<int>(o) == c) continue;
+      placement::RackAwarePolicy& peer = clients_[o]->policy();
+      peer.AdvanceTime(ToTime(at_s));
+      peer.OnPlacedElsewhere(ids, s_.ledgers.write_quorum, Hints(rate));
+    }
   }
 
   void Account(SimClient& client, const Ledger& l, int sign) {

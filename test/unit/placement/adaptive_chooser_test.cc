@@ -355,6 +355,53 @@ TEST_CASE(
 }
 
 TEST_CASE(
+    "other clients' ledgers the policy learns of count like its own "
+    "placements: the idle bookie they filled is left alone",
+    "[placement][adaptive]") {
+  const uint64_t seed = 31;
+  INFO("seed " << seed);
+  for (bool told : {false, true}) {
+    INFO("told of other clients' ledgers: " << told);
+    std::mt19937_64 gen(seed);
+    PlacementOptions options;
+    options.weighting = Weighting::kAdaptive;
+    RackAwarePolicy policy(options, gen);
+    policy.OnClusterChanged(MakeBookies(10, 1), {});
+    // b0 idle, the rest writing 20 MiB/s; reports do not move afterwards.
+    for (int i = 0; i < 10; ++i) {
+      policy.OnBookieInfo(Id(i),
+                          BookieInfo{.journal_io_util = 20,
+                                     .write_bytes_per_second =
+                                         (i == 0 ? 0 : 20) * kBytesPerMiB},
+                          kNow);
+    }
+    policy.AdvanceTime(kNow);
+    LedgerHints hints;
+    hints.expected_write_bytes_per_second = 40 * kBytesPerMiB;  // big slots
+    // Other clients just put ten such ledgers on b0.
+    if (told) {
+      for (int l = 0; l < 10; ++l) policy.OnPlacedElsewhere({Id(0)}, 1, hints);
+    }
+    int on_b0 = 0;
+    for (int l = 0; l < 40; ++l) {
+      absl::StatusOr<PlacementResult> p =
+          policy.NewEnsemble(1, 1, 1, {}, hints);
+      REQUIRE(p.ok());
+      if (p->ensemble[0] == Id(0)) ++on_b0;
+    }
+    // Not told, b0 stays among the 8 least loaded and takes about one in
+    // eight; told, it writes 400 MiB/s, and this client's own 40 ledgers
+    // (1600 MiB/s over b1..b9) leave all nine below it.
+    INFO("on b0: " << on_b0);
+    if (told) {
+      CHECK(on_b0 == 0);
+    } else {
+      CHECK(on_b0 >= 1);
+    }
+  }
+}
+
+TEST_CASE(
     "without hints, random, disk and load placement choose exactly as "
     "with them",
     "[placement]") {

@@ -142,6 +142,26 @@ TEST_CASE(
         0.8 * none.summary.throughput_stddev);
 }
 
+TEST_CASE(
+    "shared placements change nothing for random placement, and the "
+    "adaptive clients told of each other's ledgers still place them all",
+    "[sim]") {
+  const uint64_t seed = 53;
+  INFO("seed " << seed);
+  Scenario s = Load("small");
+  const PolicyRun none = SimulatePolicy(s, placement::Weighting::kNone, seed);
+  s.clients.shared_placements = true;
+  const PolicyRun none_shared =
+      SimulatePolicy(s, placement::Weighting::kNone, seed);
+  CHECK(none_shared.summary.throughput_stddev ==
+        none.summary.throughput_stddev);
+  CHECK(none_shared.ledgers_created == none.ledgers_created);
+  const PolicyRun shared =
+      SimulatePolicy(s, placement::Weighting::kAdaptive, seed);
+  CHECK(shared.placement_failures == 0);
+  CHECK(shared.ledgers_created == none.ledgers_created);
+}
+
 TEST_CASE("with one bookie all load lands on it", "[sim]") {
   const uint64_t seed = 11;
   INFO("seed " << seed);
