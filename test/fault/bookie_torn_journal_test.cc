@@ -21,6 +21,7 @@
 #include "common/env.h"
 #include "test/fault/bookie_fault_util.h"
 #include "test/fault/figures.h"
+#include "test/fault/journal_records.h"
 #include "test/integration/bookie/bookie_it_util.h"
 
 namespace bk::it {
@@ -29,36 +30,9 @@ namespace {
 namespace fs = std::filesystem;
 using RT = bookie::journal_format::RecordType;
 
-struct JRecord {
-  RT type;
-  int64_t entry_id;
-  uint64_t offset, end;
-};
-
-std::string JournalFile(const std::string& dir) {
-  for (const auto& e : fs::directory_iterator(dir))
-    if (e.path().extension() == ".jnl") return e.path().string();
-  FAIL("no journal file in " << dir);
-  return "";
-}
-
-std::vector<JRecord> RecordsOf(const std::string& path) {
-  uint64_t id = 0;
-  REQUIRE(bookie::journal_format::ParseFileName(
-      fs::path(path).filename().string(), &id));
-  auto r = bookie::JournalFileReader::Open(Env::Default(), path, id, 0,
-                                           bookie::JournalReaderOptions());
-  REQUIRE(r.ok());
-  std::vector<JRecord> out;
-  bookie::JournalRecordView v;
-  while (true) {
-    auto more = (*r)->Next(&v);
-    REQUIRE(more.ok());
-    if (!*more) break;
-    out.push_back({v.type, v.entry_id, v.offset, v.end_offset});
-  }
-  return out;
-}
+using fault::JournalFile;
+using fault::RecordsOf;
+using JRecord = fault::JournalRecord;
 
 void CopyTree(const std::string& from, const std::string& to) {
   std::error_code ec;

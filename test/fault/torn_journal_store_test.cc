@@ -21,6 +21,7 @@
 #include "bookie/engine/bookie_store_impl.h"
 #include "bookie/journal/journal_reader.h"
 #include "test/fault/figures.h"
+#include "test/fault/journal_records.h"
 #include "test/unit/bookie/store_test_util.h"
 
 namespace bk::bookie {
@@ -41,38 +42,9 @@ std::string PayloadFor(int64_t e) {
   return p;
 }
 
-struct Record {
-  RT type;
-  int64_t entry_id;
-  uint64_t offset, end;
-};
-
-// The records of the one journal file in `journal_dir`.
-std::vector<Record> RecordsOf(const std::string& path) {
-  uint64_t file_id = 0;
-  REQUIRE(journal_format::ParseFileName(fs::path(path).filename().string(),
-                                        &file_id));
-  auto r = JournalFileReader::Open(Env::Default(), path, file_id, 0,
-                                   JournalReaderOptions());
-  REQUIRE(r.ok());
-  std::vector<Record> out;
-  JournalRecordView v;
-  while (true) {
-    auto more = (*r)->Next(&v);
-    REQUIRE(more.ok());
-    if (!*more) break;
-    out.push_back({v.type, v.entry_id, v.offset, v.end_offset});
-  }
-  return out;
-}
-
-std::string JournalFile(const std::string& dir) {
-  for (const auto& e : fs::directory_iterator(dir)) {
-    if (e.path().extension() == ".jnl") return e.path().string();
-  }
-  FAIL("no journal file in " << dir);
-  return "";
-}
+using fault::JournalFile;
+using fault::RecordsOf;
+using Record = fault::JournalRecord;
 
 // Directories holding entries 0..n-1 of kLedger, acknowledged and never
 // flushed: they live only in the journal.
