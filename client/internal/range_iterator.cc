@@ -58,6 +58,7 @@ class RangeIterator final : public EntryIterator {
   }
 
   ~RangeIterator() override {
+    handle_->NoteEntriesRead(seen_bytes_, seen_entries_);
     // Reads in flight hold `state_`, not this object. Reads issued past
     // `last_` go to the next Read() when this one was read to its end.
     if (status_.ok() && next_return_ == last_ + 1 && next_issue_ > last_ + 1) {
@@ -82,9 +83,7 @@ class RangeIterator final : public EntryIterator {
     entry->entry_id = r->entry_id;
     entry->payload = std::move(r->payload);
     ++next_return_;
-    const auto bytes = static_cast<int64_t>(entry->payload.size());
-    handle_->NoteEntryRead(bytes);
-    seen_bytes_ += bytes;
+    seen_bytes_ += static_cast<int64_t>(entry->payload.size());
     ++seen_entries_;
     window_ = WindowFor(std::max<int64_t>(1, seen_bytes_ / seen_entries_));
     return true;

@@ -273,9 +273,10 @@ int64_t ReadHandle::MeanEntryBytesRead() const {
   return n > 0 ? read_bytes_.load(std::memory_order_relaxed) / n : 0;
 }
 
-void ReadHandle::NoteEntryRead(int64_t bytes) {
+void ReadHandle::NoteEntriesRead(int64_t bytes, int64_t entries) {
+  if (entries == 0) return;
   read_bytes_.fetch_add(bytes, std::memory_order_relaxed);
-  read_entries_.fetch_add(1, std::memory_order_relaxed);
+  read_entries_.fetch_add(entries, std::memory_order_relaxed);
 }
 
 std::unique_ptr<EntryIterator> ReadHandle::Read(int64_t first, int64_t last) {

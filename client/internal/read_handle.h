@@ -95,9 +95,10 @@ class ReadHandle : public std::enable_shared_from_this<ReadHandle> {
   ReadStart BeginRead(int64_t first, int64_t last);
   void LeaveReadAhead(ReadAhead ahead);
   // The mean size of the entries range iterators returned so far, 0 before
-  // any: a later Read() of an open ledger starts with the window it needs.
+  // any (each iterator adds its entries when it goes): a later Read() of
+  // an open ledger starts with the window it needs.
   int64_t MeanEntryBytesRead() const;
-  void NoteEntryRead(int64_t bytes);
+  void NoteEntriesRead(int64_t bytes, int64_t entries);
   absl::StatusOr<int64_t> WaitForLac(int64_t previous, absl::Duration timeout);
 
   ClientContext* ctx() const { return ctx_; }
