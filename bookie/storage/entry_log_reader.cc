@@ -89,21 +89,25 @@ absl::StatusOr<bool> EntryLogScanner::Ensure(size_t n) {
     available_ = end_ - pos_;
     return false;
   }
-  const uint64_t have_end = buf_offset_ + buf_.size();
+  const uint64_t have_end = buf_offset_ + buf_size_;
   if (pos_ >= buf_offset_ && pos_ + n <= have_end) return true;
   // Refill from pos_, at least n bytes and at most up to end_.
   const uint64_t want =
       std::min<uint64_t>(std::max(n, chunk_bytes_), end_ - pos_);
-  buf_.resize(want);
+  if (want > buf_capacity_) {
+    buf_.reset(new char[want]);  // uninitialised: the reads fill it
+    buf_capacity_ = want;
+  }
+  buf_size_ = 0;
   buf_offset_ = pos_;
   size_t done = 0;
   while (done < want) {
-    auto r = reader_.file().Read(pos_ + done, want - done, buf_.data() + done);
+    auto r = reader_.file().Read(pos_ + done, want - done, buf_.get() + done);
     if (!r.ok()) return r.status();
     if (*r == 0) break;
     done += *r;
   }
-  buf_.resize(done);
+  buf_size_ = done;
   available_ = done;
   return done >= n;
 }
@@ -115,7 +119,7 @@ absl::StatusOr<bool> EntryLogScanner::Next(ScannedRecord* out) {
     torn_tail_ = available_ > 0;
     return false;
   }
-  const char* h = buf_.data() + (pos_ - buf_offset_);
+  const char* h = buf_.get() + (pos_ - buf_offset_);
   const entrylog::RecordHeader rh = entrylog::DecodeRecordHeader(h);
   if (rh.length > entrylog::kMaxRecordDataSize) {
     return Corrupt(reader_.file(), pos_,
@@ -127,7 +131,7 @@ absl::StatusOr<bool> EntryLogScanner::Next(ScannedRecord* out) {
     torn_tail_ = true;
     return false;
   }
-  h = buf_.data() + (pos_ - buf_offset_);  // Ensure may have refilled
+  h = buf_.get() + (pos_ - buf_offset_);  // Ensure may have refilled
   absl::string_view data(h + entrylog::kRecordHeaderSize, rh.length);
   if (!entrylog::RecordCrcMatches(h, data)) {
     return Corrupt(reader_.file(), pos_, "CRC mismatch");

@@ -122,24 +122,29 @@ absl::StatusOr<EntryBuffer> LedgerDir::ReadAhead(const EntryLogReader& reader,
   }
   EntryBuffer wanted = MakeEntryBuffer(std::string(rec.data));
   read_cache_->Put(ledger_id, entry_id, wanted);
-  // Records of a flush are sorted by (ledger, entry): the next entries of
-  // the ledger usually follow. Stop at the first record that is not the
-  // next one, or that fails its checks (it is simply not read ahead).
+  // Records of a flush are sorted by (ledger, entry): this bookie's next
+  // entries of the ledger usually follow. They need not be consecutive: a
+  // ledger striped over more bookies than its write quorum (E > WQ) leaves
+  // every bookie only some of its entries, so a gap in the ids is the
+  // entries other bookies hold, and reading goes on past it. Stop at the
+  // first record of another ledger, one that does not come after the last
+  // (another flush's), or one that fails its checks (it is simply not read
+  // ahead).
   const uint64_t budget = read_cache_->capacity() / 4;
   uint64_t bytes = 0;
-  int64_t next = entry_id + 1;
+  int64_t last = entry_id;
   for (int n = 1; n < options_.read_ahead_batch_size && bytes < budget; ++n) {
     more = scanner.Next(&rec);
     if (!more.ok() || !*more || rec.ledger_id != ledger_id ||
-        rec.entry_id != next) {
+        rec.entry_id <= last) {
       break;
     }
-    if (!read_cache_->Get(ledger_id, next)) {
-      read_cache_->Put(ledger_id, next, MakeEntryBuffer(std::string(rec.data)));
+    last = rec.entry_id;
+    if (!read_cache_->Get(ledger_id, last)) {
+      read_cache_->Put(ledger_id, last, MakeEntryBuffer(std::string(rec.data)));
       counters_.read_ahead_entries.fetch_add(1);
     }
     bytes += rec.data.size();
-    ++next;
   }
   return wanted;
 }

@@ -11,6 +11,9 @@
 //   bkbench scenario --file bench/scenarios/NAME.yaml
 //       [--metadata-uri URI [--tls-*] | --local-cluster DIR] [--report DIR]
 //       [--json] [--seed S]
+//   bkbench read --local-cluster DIR | --metadata-uri URI [--entries 100000]
+//       [--entry-size 1024] [-e 3 -w 2 -a 2] [--batch 1000] [--rounds 3]
+//       [--open] [--bookies 3] [--bookie-binary PATH]
 //   bkbench echo [--ledgers 1] [--entry-size 1024] [--seconds 5]
 //       [--window 2000] [--batch 64] [-e 3 -w 3 -a 2] [--only bare|client]
 //       [--json]
@@ -48,6 +51,9 @@ int main(int argc, char** argv) {
   if (!args.empty() && args[0] == "repair") {
     return bk::bkbench::RepairCommand({args.begin() + 1, args.end()});
   }
+  if (!args.empty() && args[0] == "read") {
+    return bk::bkbench::ReadCommand({args.begin() + 1, args.end()});
+  }
   if (!args.empty() && args[0] == "scenario") {
     return bk::bkbench::ScenarioCommand({args.begin() + 1, args.end()});
   }
@@ -59,6 +65,9 @@ int main(int argc, char** argv) {
          "       bkbench scenario --file YAML [--metadata-uri URI [--tls-*] | "
          "--local-cluster DIR] [--report DIR] [--json] [--seed S] "
          "[--bookie-binary PATH] [--echo-seconds S] [--quiet]\n"
+         "       bkbench read --local-cluster DIR | --metadata-uri URI "
+         "[--entries N] [--entry-size B] [-e E -w W -a A] [--batch N] "
+         "[--rounds N] [--open] [--bookies N] [--bookie-binary PATH]\n"
          "       bkbench echo [--ledgers N] [--entry-size B] [--seconds S] "
          "[--window N] [--batch N] [-e E -w W -a A] [--only bare|client] "
          "[--json]\n"

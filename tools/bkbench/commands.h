@@ -14,6 +14,8 @@ inline constexpr int kExitUsage = 2;  // bad flags, as bkctl
 int WriteCommand(const std::vector<std::string>& args);
 int ScenarioCommand(const std::vector<std::string>& args);
 int EchoCommand(const std::vector<std::string>& args);
+// The client's range reads against the bare stream (read_command.cc).
+int ReadCommand(const std::vector<std::string>& args);
 // Repair throughput of autorecovery (repair_command.cc).
 int RepairCommand(const std::vector<std::string>& args);
 

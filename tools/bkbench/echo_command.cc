@@ -37,10 +37,7 @@ int Usage(const std::string& msg) {
 }  // namespace
 
 int EchoCommand(const std::vector<std::string>& raw) {
-  std::vector<std::string> args;
-  for (const auto& a : raw) {
-    args.push_back(a.size() == 2 && a[0] == '-' && a[1] != '-' ? "-" + a : a);
-  }
+  const std::vector<std::string> args = bkctl::ShortFlagsToLong(raw);
   const std::vector<bkctl::FlagSpec> specs = {
       {"ledgers", false, "ledgers written at once (1)"},
       {"entry-size", false, "bytes per entry (1024)"},

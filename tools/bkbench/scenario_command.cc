@@ -19,17 +19,10 @@
 #include "tools/bkctl/client_conf.h"
 #include "tools/bkctl/flags.h"
 #include "tools/bkctl/tls_flags.h"
+#include "tools/localcluster/child_process.h"
 
 namespace bk::bkbench {
 namespace {
-
-std::string SelfDir() {
-  char buf[4096];
-  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof(buf) - 1);
-  if (n <= 0) return ".";
-  std::string p(buf, static_cast<size_t>(n));
-  return p.substr(0, p.find_last_of('/'));
-}
 
 int Usage(const std::string& msg) {
   std::cerr << "bkbench scenario: " << msg << "\n";
@@ -88,11 +81,12 @@ int ScenarioCommand(const std::vector<std::string>& args) {
     o.client.tls = *tls;
   }
   o.cluster_dir = f->Get("local-cluster");
-  o.bookie_binary =
-      f->Has("bookie-binary") ? f->Get("bookie-binary") : SelfDir() + "/bookie";
+  o.bookie_binary = f->Has("bookie-binary")
+                        ? f->Get("bookie-binary")
+                        : localcluster::BesideSelf("bookie");
   o.testing_bookie_binary = f->Has("testing-bookie-binary")
                                 ? f->Get("testing-bookie-binary")
-                                : SelfDir() + "/bookie_testing";
+                                : localcluster::BesideSelf("bookie_testing");
   o.progress = !f->GetBool("quiet");
   o.control_without_readers = f->GetBool("control");
   if (f->Has("echo-seconds")) {

@@ -28,10 +28,7 @@ int Usage(const std::string& msg) {
 }  // namespace
 
 int WriteCommand(const std::vector<std::string>& raw) {
-  std::vector<std::string> args;
-  for (const auto& a : raw) {
-    args.push_back(a.size() == 2 && a[0] == '-' && a[1] != '-' ? "-" + a : a);
-  }
+  const std::vector<std::string> args = bkctl::ShortFlagsToLong(raw);
   std::vector<bkctl::FlagSpec> specs = {
       {"metadata-uri", true, "metadata store"},
       {"ledgers", false, "ledgers written at once (4)"},

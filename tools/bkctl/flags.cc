@@ -144,6 +144,17 @@ absl::StatusOr<ParsedFlags> ParseFlags(const std::vector<std::string>& args,
   return flags;
 }
 
+std::vector<std::string> ShortFlagsToLong(
+    const std::vector<std::string>& args) {
+  std::vector<std::string> out;
+  out.reserve(args.size());
+  for (const std::string& a : args) {
+    out.push_back(
+        a.size() == 2 && a[0] == '-' && a[1] != '-' ? absl::StrCat("-", a) : a);
+  }
+  return out;
+}
+
 std::string FlagsUsage(const std::vector<FlagSpec>& specs) {
   std::string out;
   for (const FlagSpec& spec : specs) {

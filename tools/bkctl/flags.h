@@ -56,6 +56,10 @@ class ParsedFlags {
 absl::StatusOr<ParsedFlags> ParseFlags(const std::vector<std::string>& args,
                                        const std::vector<FlagSpec>& specs);
 
+// `-e 3` is `--e 3`: the short quorum flags (-e, -w, -a) of BookKeeper's
+// shell, for commands that take them. Every other argument is unchanged.
+std::vector<std::string> ShortFlagsToLong(const std::vector<std::string>& args);
+
 // "  --name VALUE   help (required)" lines for a usage message.
 std::string FlagsUsage(const std::vector<FlagSpec>& specs);
 

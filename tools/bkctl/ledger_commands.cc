@@ -26,6 +26,7 @@
 #include "tools/bkctl/command.h"
 #include "tools/bkctl/flags.h"
 #include "tools/bkctl/tls_flags.h"
+#include "tools/localcluster/child_process.h"
 
 namespace bk::bkctl {
 namespace {
@@ -40,16 +41,6 @@ constexpr char kPassword[] = "bkctl";
 int Fail(std::ostream& err, const std::string& cmd, const absl::Status& s) {
   err << "bkctl " << cmd << ": " << s.message() << "\n";
   return absl::IsInvalidArgument(s) ? kExitUsage : kExitFailure;
-}
-
-// `-e 3` is `--e 3`: the short quorum flags of BookKeeper's shell.
-std::vector<std::string> ShortFlags(const std::vector<std::string>& args) {
-  std::vector<std::string> out;
-  for (const std::string& a : args) {
-    out.push_back(
-        a.size() == 2 && a[0] == '-' && a[1] != '-' ? absl::StrCat("-", a) : a);
-  }
-  return out;
 }
 
 const std::vector<FlagSpec> kQuorumFlags = {
@@ -146,7 +137,7 @@ int SimpleTest(const std::vector<std::string>& args, std::ostream& out,
   std::vector<FlagSpec> specs = kQuorumFlags;
   specs.push_back(kUri);
   specs.push_back(kJson);
-  auto f = ParseFlags(ShortFlags(args), WithTls(specs));
+  auto f = ParseFlags(ShortFlagsToLong(args), WithTls(specs));
   if (!f.ok()) return Fail(err, "simpletest", f.status());
   auto shape = ShapeOf(*f);
   if (!shape.ok()) return Fail(err, "simpletest", shape.status());
@@ -215,7 +206,7 @@ int Write(const std::vector<std::string>& args, std::ostream& out,
   specs.push_back(kJson);
   specs.push_back({"acked-log", false,
                    "append \"ledger entry crc32c\" per acknowledged entry"});
-  auto f = ParseFlags(ShortFlags(args), WithTls(specs));
+  auto f = ParseFlags(ShortFlagsToLong(args), WithTls(specs));
   if (!f.ok()) return Fail(err, "write", f.status());
   auto shape = ShapeOf(*f);
   if (!shape.ok()) return Fail(err, "write", shape.status());
@@ -364,14 +355,6 @@ int Read(const std::vector<std::string>& args, std::ostream& out,
   return kExitOk;
 }
 
-std::string SelfDir() {
-  char buf[4096];
-  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof(buf) - 1);
-  if (n <= 0) return ".";
-  std::string p(buf, static_cast<size_t>(n));
-  return p.substr(0, p.find_last_of('/'));
-}
-
 // Runs `bookie format --conf=FILE --yes` (the bookie owns its dirs and
 // cookies); its output and exit code are ours.
 int Format(const std::vector<std::string>& args, std::ostream& out,
@@ -388,8 +371,9 @@ int Format(const std::vector<std::string>& args, std::ostream& out,
         << f->Get("conf") << "; run again with --yes to confirm\n";
     return kExitUsage;
   }
-  const std::string bin =
-      f->Has("bookie-binary") ? f->Get("bookie-binary") : SelfDir() + "/bookie";
+  const std::string bin = f->Has("bookie-binary")
+                              ? f->Get("bookie-binary")
+                              : localcluster::BesideSelf("bookie");
   if (::access(bin.c_str(), X_OK) != 0) {
     err << "bkctl format: no bookie binary at " << bin
         << " (use --bookie-binary)\n";

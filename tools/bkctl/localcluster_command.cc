@@ -22,14 +22,6 @@
 namespace bk::bkctl {
 namespace {
 
-std::string SelfDir() {
-  char buf[4096];
-  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof(buf) - 1);
-  if (n <= 0) return ".";
-  std::string p(buf, static_cast<size_t>(n));
-  return p.substr(0, p.find_last_of('/'));
-}
-
 // One line: each bookie's journal util, write rate and adds in flight.
 // `spread`: replicas of the workload's current ledgers per bookie id (null
 // without a workload).
@@ -160,8 +152,9 @@ int Run(const std::vector<std::string>& args, std::ostream& out,
     }
     o.extra_bookie_config = *lines;
   }
-  o.bookie_binary =
-      f->Has("bookie-binary") ? f->Get("bookie-binary") : SelfDir() + "/bookie";
+  o.bookie_binary = f->Has("bookie-binary")
+                        ? f->Get("bookie-binary")
+                        : localcluster::BesideSelf("bookie");
 
   // Ctrl-C and SIGTERM are taken synchronously below; children get their own
   // mask reset at exec.

@@ -117,4 +117,12 @@ bool PortFree(int port) {
   return ok;
 }
 
+std::string BesideSelf(const std::string& name) {
+  char buf[4096];
+  const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+  if (n <= 0) return "./" + name;
+  const std::string self(buf, static_cast<size_t>(n));
+  return self.substr(0, self.find_last_of('/') + 1) + name;
+}
+
 }  // namespace bk::localcluster

@@ -52,6 +52,11 @@ class ChildProcess {
 // it; connections of an earlier run in TIME_WAIT do not count.
 bool PortFree(int port);
 
+// `name` in the directory of this process's executable (/proc/self/exe), as
+// the tools find the `bookie` built beside them; "./name" if that cannot be
+// read.
+std::string BesideSelf(const std::string& name);
+
 }  // namespace bk::localcluster
 
 #endif  // BK_TOOLS_LOCALCLUSTER_CHILD_PROCESS_H_

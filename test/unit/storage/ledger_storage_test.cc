@@ -104,6 +104,39 @@ TEST_CASE("a read that misses reads ahead so the next entries hit the cache",
 }
 
 TEST_CASE(
+    "read-ahead goes on past the entries a striped ledger left to other "
+    "bookies, and stops at another ledger",
+    "[storage]") {
+  TempDir dir;
+  auto options = SmallOptions(dir.path());
+  options.read_ahead_batch_size = 12;
+  auto storage = OpenOrDie(options);
+  // E3/WQ2: entry e goes to bookies e mod 3 and e + 1 mod 3, so bookie 0
+  // holds the entries e with e mod 3 in {0, 2}: 0, 2, 3, 5, 6, ...
+  std::vector<int64_t> held;
+  for (int64_t e = 0; e < 45; ++e) {
+    if (e % 3 == 1) continue;
+    held.push_back(e);
+    REQUIRE(storage->AddEntry(4, e, MakeEntry(4, e, 500)).ok());
+    REQUIRE(storage->AddEntry(8, e, MakeEntry(8, e, 500)).ok());
+  }
+  REQUIRE(storage->Flush().ok());
+  for (int64_t e : held) {
+    auto got = storage->GetEntry(4, e);
+    REQUIRE(got.ok());
+    CHECK(IsEntry(*got, 4, e, 500));
+  }
+  // 30 entries in batches of 12: the first of each batch misses; the last
+  // batch reads 5 ahead and stops at ledger 8's first record.
+  StorageStats s = storage->GetStats();
+  CHECK(s.read_cache_misses == 3);
+  CHECK(s.read_ahead_entries == 11 + 11 + 5);
+  // Ledger 8's records follow ledger 4's in the log; none was read ahead.
+  REQUIRE(storage->GetEntry(8, 0).ok());
+  CHECK(storage->GetStats().read_cache_misses == 4);
+}
+
+TEST_CASE(
     "ledger state changes (fenced, master key, explicit LAC) reach the "
     "index with the next flush and persist across reopen, unflushed ones "
     "do not",
