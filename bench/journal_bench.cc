@@ -1,6 +1,7 @@
 // journal_bench: the journal's add path against this machine's ceiling.
 //
-//   journal_bench [dir=/var/tmp/bk_journal_bench] [seconds_per_run=3] [batch]
+//   journal_bench [dir=/var/tmp/bk_journal_bench] [seconds_per_run=3]
+//       [batch | pagecache]
 //
 // 1. Ceiling: pwrite + fdatasync of 512 KiB groups (journalBufferedWrites-
 //    Threshold) in `dir`, before and after the journal runs, through the
@@ -21,6 +22,7 @@
 // Not a test: it asserts nothing.
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -80,6 +82,7 @@ struct Producer {
 struct RunResult {
   double adds_per_s = 0, mb_per_s = 0, p50_us = 0, p99_us = 0;
   double allocs_per_add = 0, large_allocs_per_add = 0;
+  double cpu_us_per_add = 0;  // this process's user + system CPU
   JournalStats stats;
   // Files the journal made while measured: created (appending) or reused
   // (overwriting); and whether it was in a reused file from the start.
@@ -90,11 +93,19 @@ struct RunResult {
   }
 };
 
+// User + system CPU of this process so far (getrusage), in seconds.
+double ProcessCpuSeconds() {
+  rusage u;
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         (u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+}
+
 // `batch` 1: one Journal::Add per add. `batch` > 1: AddBatch of that many,
 // as the bookie's add stream journals a received batch.
 RunResult RunJournal(const std::string& dir, size_t entry_bytes, int producers,
                      int window, double seconds, int batch, bool direct,
-                     bool reuse) {
+                     bool reuse, bool remove_from_page_cache = true) {
   Env* env = Env::Default();
   env->RemoveDirRecursive(dir).IgnoreError();
   JournalOptions o;
@@ -103,6 +114,7 @@ RunResult RunJournal(const std::string& dir, size_t entry_bytes, int producers,
   o.max_backups = 1;
   o.direct_io = direct;
   o.reuse_files = reuse;
+  o.remove_from_page_cache = remove_from_page_cache;
   Journal journal(env, o);
   if (!journal.Replay([](const JournalRecordView&) { return absl::OkStatus(); })
            .ok() ||
@@ -233,6 +245,7 @@ RunResult RunJournal(const std::string& dir, size_t entry_bytes, int producers,
   (void)allocs0;
   (void)large0;
   const uint64_t c0 = count();
+  const double cpu0 = ProcessCpuSeconds();
   measuring = true;
   const auto start = Clock::now();
   while (Seconds(Clock::now() - start) < seconds) {
@@ -243,6 +256,7 @@ RunResult RunJournal(const std::string& dir, size_t entry_bytes, int producers,
     journal.Checkpoint(journal.CurrentMark()).IgnoreError();
   }
   measuring = false;
+  const double cpu1 = ProcessCpuSeconds();
   const double el = Seconds(Clock::now() - start);
   const uint64_t c1 = count();
   const uint64_t a1 = alloc::Allocations(), l1 = alloc::LargeAllocations();
@@ -258,6 +272,7 @@ RunResult RunJournal(const std::string& dir, size_t entry_bytes, int producers,
   r.adds_per_s = adds / el;
   r.mb_per_s = adds * static_cast<double>(entry_bytes) / el / 1e6;
   r.allocs_per_add = adds ? static_cast<double>(a1 - a0) / adds : 0;
+  r.cpu_us_per_add = adds ? (cpu1 - cpu0) * 1e6 / adds : 0;
   r.large_allocs_per_add = adds ? static_cast<double>(l1 - l0) / adds : 0;
   std::vector<uint32_t> lat;
   for (auto& p : ps)
@@ -334,23 +349,37 @@ int main(int argc, char** argv) {
     bool direct;
     bool reuse;
     int in_flight;
+    bool remove;  // journalRemoveFromPageCache
     RunResult r;
   };
   std::vector<Row> rows;
   // argv[3] "batch" runs only the batched rows with the defaults (for
   // profiling).
   const bool only_batched = argc > 3 && std::string(argv[3]) == "batch";
-  auto run = [&](size_t bytes, int b, bool direct, bool reuse, int in_flight) {
+  // argv[3] "pagecache": the batched rows at 1 KiB and 16 KiB, in fresh and
+  // in reused files, each with journalRemoveFromPageCache off then on.
+  const bool page_cache = argc > 3 && std::string(argv[3]) == "pagecache";
+  auto run = [&](size_t bytes, int b, bool direct, bool reuse, int in_flight,
+                 bool remove = true) {
     const int ps = b == 1 ? producers : batch_producers;
-    rows.push_back({bytes, b, direct, reuse, in_flight,
+    rows.push_back({bytes, b, direct, reuse, in_flight, remove,
                     RunJournal(dir + "/journal", bytes, ps, in_flight / ps,
-                               seconds, b, direct, reuse)});
+                               seconds, b, direct, reuse, remove)});
   };
   const int in_flight = producers * window;
+  if (page_cache) {
+    for (size_t bytes : {size_t{1024}, size_t{16 * 1024}}) {
+      for (bool reuse : {false, true}) {
+        run(bytes, batch, false, reuse, in_flight, false);
+        run(bytes, batch, false, reuse, in_flight, true);
+      }
+    }
+  }
   // The defaults first (page cache, reused files), then each of the two
   // choices flipped: fresh files (journalReuseFiles=false, appending) and
   // direct writes (journalDirectIo=true).
   for (size_t bytes : {size_t{1024}, size_t{16 * 1024}}) {
+    if (page_cache) break;
     if (!only_batched) run(bytes, 1, false, true, in_flight);
     run(bytes, batch, false, true, in_flight / 2);
     run(bytes, batch, false, true, in_flight);
@@ -368,11 +397,11 @@ int main(int argc, char** argv) {
   const double append = (before.Best(true) + after.Best(true)) / 2;
   const double overwrite = (before.Best(false) + after.Best(false)) / 2;
   std::printf(
-      "\n%-7s %5s %6s %-6s %-7s %10s %8s %8s %8s %10s %10s %6s %9s %8s %6s "
-      "%7s %9s\n",
-      "entry", "batch", "flight", "write", "files", "adds/s", "MB/s", "p50 us",
-      "p99 us", "allocs/add", ">=1KiB/add", "copies", "avg group", "padding",
-      "vs same", "append", "overwrite");
+      "\n%-7s %5s %6s %-6s %-7s %-4s %10s %8s %8s %8s %8s %10s %10s %6s %9s "
+      "%8s %6s %7s %9s\n",
+      "entry", "batch", "flight", "write", "files", "drop", "adds/s", "MB/s",
+      "p50 us", "p99 us", "cpu us", "allocs/add", ">=1KiB/add", "copies",
+      "avg group", "padding", "vs same", "append", "overwrite");
   for (const Row& row : rows) {
     const JournalStats& s = row.r.stats;
     const double avg_group =
@@ -396,14 +425,14 @@ int main(int argc, char** argv) {
             ? overwrite
             : append;
     std::printf(
-        "%-7s %5d %6d %-6s %-7s %10.0f %8.1f %8.0f %8.0f %10.3f %10.3f %6d "
-        "%6.0fKiB %7.2f%% %6.0f%% %6.0f%% %8.0f%%\n",
+        "%-7s %5d %6d %-6s %-7s %-4s %10.0f %8.1f %8.0f %8.0f %8.2f %10.3f "
+        "%10.3f %6d %6.0fKiB %7.2f%% %6.0f%% %6.0f%% %8.0f%%\n",
         row.bytes == 1024 ? "1 KiB" : "16 KiB", row.batch, row.in_flight,
-        row.direct ? "direct" : "cache", files, row.r.adds_per_s,
-        row.r.mb_per_s, row.r.p50_us, row.r.p99_us, row.r.allocs_per_add,
-        row.r.large_allocs_per_add, row.direct ? 1 : 0, avg_group, padding,
-        100 * row.r.mb_per_s / same, 100 * row.r.mb_per_s / append,
-        100 * row.r.mb_per_s / overwrite);
+        row.direct ? "direct" : "cache", files, row.remove ? "yes" : "no",
+        row.r.adds_per_s, row.r.mb_per_s, row.r.p50_us, row.r.p99_us,
+        row.r.cpu_us_per_add, row.r.allocs_per_add, row.r.large_allocs_per_add,
+        row.direct ? 1 : 0, avg_group, padding, 100 * row.r.mb_per_s / same,
+        100 * row.r.mb_per_s / append, 100 * row.r.mb_per_s / overwrite);
   }
   std::printf(
       "\n(vs same = MB/s against the ceiling of the operation the row did: "
@@ -414,7 +443,9 @@ int main(int argc, char** argv) {
       "per add in user space: a direct group is copied once into one "
       "aligned buffer, in place of the kernel's copy into the page cache; a "
       "page-cache group is written by writev from the callers' buffers. "
-      "padding = padding records / record bytes.)\n",
+      "padding = padding records / record bytes. drop = "
+      "journalRemoveFromPageCache. cpu us = this process's user + system "
+      "CPU per add while measured.)\n",
       overwrite, append);
   return 0;
 }

@@ -61,6 +61,18 @@ class WritableFile {
   // Reserves `bytes` of space from the current end without changing the
   // logical size (fallocate KEEP_SIZE); a no-op where unsupported.
   virtual absl::Status Preallocate(uint64_t bytes) = 0;
+  // Tells the kernel that bytes [offset, offset + length) need not stay in
+  // the page cache (POSIX_FADV_DONTNEED) once synced. Best effort: no
+  // error, no effect on what is durable or on the file's contents; synced
+  // pages are dropped at once, dirty ones stay. For an appender whose
+  // written bytes are read back rarely (a journal, an entry log): it keeps
+  // reusing a few warm pages instead of taking fresh ones for every write,
+  // which on a VM whose free memory the host reclaims costs a host fault
+  // per page (bench/results/bkbench_write.md). A no-op by default.
+  virtual void DropCachedRange(uint64_t offset, uint64_t length) {
+    (void)offset;
+    (void)length;
+  }
   // Closes the descriptor. Does not sync.
   virtual absl::Status Close() = 0;
   // Logical size: bytes appended, including unsynced ones.

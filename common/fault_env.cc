@@ -94,6 +94,9 @@ class FaultWritableFile final : public WritableFile {
     if (absl::Status b = broken(); !b.ok()) return b;
     return base_->Preallocate(bytes);
   }
+  void DropCachedRange(uint64_t offset, uint64_t length) override {
+    base_->DropCachedRange(offset, length);
+  }
   absl::Status Close() override { return base_->Close(); }
   uint64_t Size() const override { return base_->Size(); }
   const std::string& path() const override { return base_->path(); }

@@ -81,6 +81,12 @@ class PosixWritableFile final : public WritableFile {
     return absl::OkStatus();
   }
 
+  void DropCachedRange(uint64_t offset, uint64_t length) override {
+    if (fd_ < 0 || length == 0) return;
+    (void)::posix_fadvise(fd_, static_cast<off_t>(offset),
+                          static_cast<off_t>(length), POSIX_FADV_DONTNEED);
+  }
+
   absl::Status Preallocate(uint64_t bytes) override {
     if (absl::Status b = broken(); !b.ok()) return b;
     int rc =

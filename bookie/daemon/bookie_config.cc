@@ -86,6 +86,13 @@ void AddJournal(ConfigTable<DaemonOptions>& t) {
           "journalMaxBackups, at most two kept) instead of removing them and "
           "creating new ones: writing over old blocks makes each group's "
           "sync cheaper");
+  t.Value("journalRemoveFromPageCache",
+          BK_FIELD(store.journal.remove_from_page_cache), "-", {},
+          "drop each group's pages from the page cache once synced "
+          "(POSIX_FADV_DONTNEED), so the journal keeps writing into a few "
+          "warm pages instead of taking fresh ones (BookKeeper's key; off "
+          "here: it helps only where fresh pages are costly, as on a VM "
+          "whose host reclaims free memory)");
   t.Value("journalSkipCorruptRecords",
           BK_FIELD(store.journal.skip_corrupt_records), "-", {},
           "on replay, skip (and report) a corrupt record mid-journal instead "
@@ -120,6 +127,18 @@ void AddLedgerStorage(ConfigTable<DaemonOptions>& t) {
           "a write-cache flush syncs the entry log after every this many "
           "bytes, so one big sync never holds up the journals on the same "
           "disk; 0 = only at the end of the flush");
+  t.Value("entryLogRemoveFromPageCache",
+          BK_FIELD(store.storage.entry_log_remove_from_page_cache), "-", {},
+          "after each entry-log sync of a flush, drop from the page cache "
+          "the synced pages more than entryLogPageCacheKeepBytes behind the "
+          "log's end, so flushes write into warm pages instead of fresh "
+          "ones; older entries are then read through the read cache or the "
+          "disk");
+  t.Bytes("entryLogPageCacheKeepBytes",
+          BK_FIELD(store.storage.entry_log_page_cache_keep_bytes), "bytes", {},
+          "the newest bytes of each entry log left in the page cache for "
+          "readers catching up (entryLogRemoveFromPageCache); 0 drops all "
+          "synced pages");
   t.Millis("flushInterval", BK_FIELD(store.storage.flush_interval),
            {10, 3600000}, "longest time between write-cache flushes");
   t.Millis("gcWaitTime", BK_FIELD(store.storage.gc_wait_time), {1000, 86400000},

@@ -33,7 +33,7 @@ JournalWriter::JournalWriter(Env* env, std::string dir,
             Fail(s);
             return status();
           },
-          &queue_) {}
+          &queue_, options_.remove_from_page_cache && !options_.direct_io) {}
 
 JournalWriter::~JournalWriter() { Stop(); }
 

@@ -7,13 +7,15 @@ namespace bk::bookie {
 
 SyncThread::SyncThread(Env* env, CompletionThread* completion,
                        JournalCounters* counters, JournalObserver* observer,
-                       FailFn on_failure, JournalQueue* idle_nudge)
+                       FailFn on_failure, JournalQueue* idle_nudge,
+                       bool drop_synced_pages)
     : env_(env),
       completion_(completion),
       counters_(counters),
       observer_(observer),
       on_failure_(std::move(on_failure)),
-      idle_nudge_(idle_nudge) {}
+      idle_nudge_(idle_nudge),
+      drop_synced_pages_(drop_synced_pages) {}
 
 SyncThread::~SyncThread() { Stop(); }
 
@@ -95,8 +97,11 @@ void SyncThread::SyncAndComplete(std::vector<Written>* batch) {
     }
     int64_t sync_nanos = 0;
     if (failed_.ok() && written) {
+      WritableFile* file = (*batch)[begin].file;
+      // Every byte appended before the sync starts is covered by it.
+      const uint64_t covered = file->Size();
       const int64_t t0 = env_->NowMonotonicNanos();
-      absl::Status s = (*batch)[begin].file->Sync();
+      absl::Status s = file->Sync();
       sync_nanos = env_->NowMonotonicNanos() - t0;
       counters_->syncs.fetch_add(1, std::memory_order_relaxed);
       if (s.ok()) {
@@ -108,6 +113,7 @@ void SyncThread::SyncAndComplete(std::vector<Written>* batch) {
       } else {
         failed_ = on_failure_(s);
       }
+      if (s.ok() && drop_synced_pages_) DropSynced(file, covered);
     }
     for (size_t i = begin; i < end; ++i) {
       Written& w = (*batch)[i];
@@ -125,6 +131,22 @@ void SyncThread::SyncAndComplete(std::vector<Written>* batch) {
       completion_->Submit(std::move(w.items), status);
     }
     begin = end;
+  }
+}
+
+void SyncThread::DropSynced(WritableFile* file, uint64_t covered) {
+  if (file != dropped_file_ || covered < dropped_to_) {
+    dropped_file_ = file;  // another file (rolled, or reused from the start)
+    dropped_to_ = 0;
+  }
+  // Whole pages only: the journal thread may already be writing the next
+  // group into the page the sync ended in, and asking to drop a dirty page
+  // starts its writeback (an extra device write racing the next sync).
+  constexpr uint64_t kPage = 4096;
+  const uint64_t end = covered / kPage * kPage;
+  if (end > dropped_to_) {
+    file->DropCachedRange(dropped_to_, end - dropped_to_);
+    dropped_to_ = end;
   }
 }
 

@@ -46,9 +46,12 @@ class SyncThread {
 
   // None owned; all must outlive this object. `idle_nudge` (may be null)
   // is nudged whenever this thread has synced everything submitted.
+  // `drop_synced_pages`: after each successful sync the bytes it made
+  // durable are dropped from the page cache (journalRemoveFromPageCache).
   SyncThread(Env* env, CompletionThread* completion, JournalCounters* counters,
              JournalObserver* observer, FailFn on_failure,
-             JournalQueue* idle_nudge = nullptr);
+             JournalQueue* idle_nudge = nullptr,
+             bool drop_synced_pages = false);
   ~SyncThread();  // Stop()
   SyncThread(const SyncThread&) = delete;
   SyncThread& operator=(const SyncThread&) = delete;
@@ -85,6 +88,8 @@ class SyncThread {
   // Syncs the file of `batch` once (unless already failed) and completes
   // every group of it.
   void SyncAndComplete(std::vector<Written>* batch);
+  // Drops `file`'s pages synced since the last call (drop_synced_pages_).
+  void DropSynced(WritableFile* file, uint64_t covered);
 
   Env* const env_;
   CompletionThread* const completion_;
@@ -100,6 +105,11 @@ class SyncThread {
 
   // This thread only.
   absl::Status failed_;
+  const bool drop_synced_pages_;
+  // The file whose synced pages were last dropped, and up to where (a page
+  // boundary: a page still being filled is dropped with the next sync).
+  const WritableFile* dropped_file_ = nullptr;
+  uint64_t dropped_to_ = 0;
 
   std::thread thread_;  // Start/Stop only
 };

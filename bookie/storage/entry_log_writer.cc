@@ -8,7 +8,8 @@
 namespace bk::bookie {
 
 absl::StatusOr<std::unique_ptr<EntryLogWriter>> EntryLogWriter::Create(
-    Env* env, const std::string& dir, uint64_t log_id) {
+    Env* env, const std::string& dir, uint64_t log_id, bool drop_synced_pages,
+    uint64_t keep_cached_bytes) {
   const std::string path =
       absl::StrCat(dir, "/", entrylog::LogFileName(log_id));
   auto file = env->NewWritableFile(path);
@@ -23,7 +24,8 @@ absl::StatusOr<std::unique_ptr<EntryLogWriter>> EntryLogWriter::Create(
     return s;
   }
   return std::unique_ptr<EntryLogWriter>(
-      new EntryLogWriter(std::move(*file), log_id, sizeof(header)));
+      new EntryLogWriter(std::move(*file), log_id, sizeof(header),
+                         drop_synced_pages, keep_cached_bytes));
 }
 
 absl::Status EntryLogWriter::Append(absl::Span<const EntryLogItem> items,
@@ -66,8 +68,23 @@ absl::Status EntryLogWriter::Append(absl::Span<const EntryLogItem> items,
 
 absl::Status EntryLogWriter::Sync() {
   if (!status_.ok()) return status_;
+  const uint64_t covered = size_;
   absl::Status s = file_->Sync();
-  if (!s.ok()) status_ = s;
+  if (!s.ok()) {
+    status_ = s;
+    return s;
+  }
+  // The newest keep_cached_bytes_ stay for readers catching up; the pages
+  // dropped behind them are what the next appends reuse.
+  // Whole pages only: the page the sync ended in is still being filled.
+  constexpr uint64_t kPage = 4096;
+  if (drop_synced_pages_ && covered > dropped_to_ + keep_cached_bytes_) {
+    const uint64_t end = (covered - keep_cached_bytes_) / kPage * kPage;
+    if (end > dropped_to_) {
+      file_->DropCachedRange(dropped_to_, end - dropped_to_);
+      dropped_to_ = end;
+    }
+  }
   return s;
 }
 

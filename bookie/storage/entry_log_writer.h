@@ -45,8 +45,12 @@ class EntryLogWriter {
  public:
   // Creates `dir`/LogFileName(log_id) (truncating a leftover file of that
   // name), writes and syncs the file header and syncs `dir`.
+  // `drop_synced_pages`: each successful Sync drops from the page cache
+  // the synced pages more than `keep_cached_bytes` behind the end
+  // (entryLogRemoveFromPageCache, entryLogPageCacheKeepBytes).
   static absl::StatusOr<std::unique_ptr<EntryLogWriter>> Create(
-      Env* env, const std::string& dir, uint64_t log_id);
+      Env* env, const std::string& dir, uint64_t log_id,
+      bool drop_synced_pages = false, uint64_t keep_cached_bytes = 0);
 
   EntryLogWriter(const EntryLogWriter&) = delete;
   EntryLogWriter& operator=(const EntryLogWriter&) = delete;
@@ -68,12 +72,21 @@ class EntryLogWriter {
   static constexpr int kMaxIovecs = 1024;
 
   EntryLogWriter(std::unique_ptr<WritableFile> file, uint64_t log_id,
-                 uint64_t size)
-      : file_(std::move(file)), log_id_(log_id), size_(size) {}
+                 uint64_t size, bool drop_synced_pages,
+                 uint64_t keep_cached_bytes)
+      : file_(std::move(file)),
+        log_id_(log_id),
+        size_(size),
+        drop_synced_pages_(drop_synced_pages),
+        keep_cached_bytes_(keep_cached_bytes) {}
 
   std::unique_ptr<WritableFile> file_;
   const uint64_t log_id_;
   uint64_t size_;
+  const bool drop_synced_pages_;
+  const uint64_t keep_cached_bytes_;
+  // Pages before this offset (a page boundary) were dropped after a sync.
+  uint64_t dropped_to_ = 0;
   absl::Status status_;  // first error; sticky
   // Scratch reused across appends so that a flush does not allocate.
   std::vector<char> headers_;

@@ -20,8 +20,8 @@ bool ParseLogName(const std::string& name, uint64_t* id) {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<EntryLogger>> EntryLogger::Open(
-    Env* env, const std::string& dir, uint64_t size_limit,
-    uint64_t min_next_id) {
+    Env* env, const std::string& dir, uint64_t size_limit, uint64_t min_next_id,
+    bool drop_synced_pages, uint64_t keep_cached_bytes) {
   if (absl::Status s = env->CreateDirRecursive(dir); !s.ok()) return s;
   auto children = env->GetChildren(dir);
   if (!children.ok()) return children.status();
@@ -34,8 +34,8 @@ absl::StatusOr<std::unique_ptr<EntryLogger>> EntryLogger::Open(
     auto size = env->GetFileSize(absl::StrCat(dir, "/", name));
     if (size.ok()) bytes += *size;
   }
-  return std::unique_ptr<EntryLogger>(
-      new EntryLogger(env, dir, size_limit, next, bytes));
+  return std::unique_ptr<EntryLogger>(new EntryLogger(
+      env, dir, size_limit, next, bytes, drop_synced_pages, keep_cached_bytes));
 }
 
 std::string EntryLogger::PathOf(uint64_t log_id) const {
@@ -51,7 +51,8 @@ absl::Status EntryLogger::Roll() {
     writer_->Close().IgnoreError();  // synced; a close error loses nothing
     writer_.reset();
   }
-  auto w = EntryLogWriter::Create(env_, dir_, next_id_);
+  auto w = EntryLogWriter::Create(env_, dir_, next_id_, drop_synced_pages_,
+                                  keep_cached_bytes_);
   if (!w.ok()) return w.status();
   ++next_id_;
   writer_ = std::move(*w);

@@ -44,10 +44,12 @@ struct EntryLocation {
 class EntryLogger {
  public:
   // Lists the logs in `dir`; the first new log gets an id above every
-  // existing one and above `min_next_id`.
+  // existing one and above `min_next_id`. `drop_synced_pages`: see
+  // EntryLogWriter::Create.
   static absl::StatusOr<std::unique_ptr<EntryLogger>> Open(
       Env* env, const std::string& dir, uint64_t size_limit,
-      uint64_t min_next_id);
+      uint64_t min_next_id, bool drop_synced_pages = false,
+      uint64_t keep_cached_bytes = 0);
 
   // Appends the items (rolling as needed) and fills locations[i].
   // REQUIRES: locations.size() == items.size().
@@ -72,10 +74,13 @@ class EntryLogger {
 
  private:
   EntryLogger(Env* env, std::string dir, uint64_t size_limit, uint64_t next_id,
-              uint64_t existing_bytes)
+              uint64_t existing_bytes, bool drop_synced_pages,
+              uint64_t keep_cached_bytes)
       : env_(env),
         dir_(std::move(dir)),
         size_limit_(size_limit),
+        drop_synced_pages_(drop_synced_pages),
+        keep_cached_bytes_(keep_cached_bytes),
         next_id_(next_id),
         total_bytes_(existing_bytes) {}
 
@@ -85,6 +90,8 @@ class EntryLogger {
   Env* const env_;
   const std::string dir_;
   const uint64_t size_limit_;
+  const bool drop_synced_pages_;
+  const uint64_t keep_cached_bytes_;
 
   // Serialised by the owner (see the class comment).
   std::unique_ptr<EntryLogWriter> writer_;

@@ -98,6 +98,10 @@ class LedgerDir {
     // Sync the entry log after every this many bytes of a flush (0: only at
     // its end); see LedgerStorageOptions::flush_entry_log_bytes.
     uint64_t flush_entry_log_bytes = 0;
+    // See LedgerStorageOptions::entry_log_remove_from_page_cache and
+    // entry_log_page_cache_keep_bytes.
+    bool remove_from_page_cache = false;
+    uint64_t page_cache_keep_bytes = 0;
     absl::Duration max_throttle_time = absl::Seconds(10);
     uint64_t compaction_rate_bytes_per_second = 0;
     int shards = 16;

@@ -38,6 +38,21 @@ struct LedgerStorageOptions {
   // keeps at most this much entry-log data queued ahead of a journal sync.
   uint64_t flush_entry_log_bytes = 1ull << 20;
 
+  // entryLogRemoveFromPageCache (ours, false) and entryLogPageCacheKeepBytes
+  // (ours, 64 MiB): each entry-log sync of a flush drops from the page cache
+  // the synced pages more than the keep bytes behind the log's end. The
+  // newest data stays cached for readers catching up; the pages dropped
+  // behind it are what the next flushes write into, warm, instead of fresh
+  // pages: for a VM whose host reclaims free memory, where a fresh page
+  // cache page costs ~3 ns/byte to write and a warm one ~0.2, and the flush
+  // thread spent 70 % of its time in that copy after a few GB written
+  // (bench/results/bkbench_write.md). Off by default: reads of older
+  // entries then come from the read cache or the disk (a first read of a
+  // flushed ledger measured 2-3x slower with keep 0), and no end-to-end
+  // gain was shown on a loaded machine. Keep 0: drop everything synced.
+  bool entry_log_remove_from_page_cache = false;
+  uint64_t entry_log_page_cache_keep_bytes = 64ull << 20;
+
   // flushInterval: the background flush runs at least this often: 60 s.
   absl::Duration flush_interval = absl::Seconds(60);
   // Testing aid: false turns off the background flusher (only Flush()

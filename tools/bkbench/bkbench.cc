@@ -13,7 +13,7 @@
 //       [--json] [--seed S]
 //   bkbench read --local-cluster DIR | --metadata-uri URI [--entries 100000]
 //       [--entry-size 1024] [-e 3 -w 2 -a 2] [--batch 1000] [--rounds 3]
-//       [--open] [--bookies 3] [--bookie-binary PATH]
+//       [--open] [--bookies 3] [--bookie-binary PATH] [--bookie-config k=v,..]
 //   bkbench echo [--ledgers 1] [--entry-size 1024] [--seconds 5]
 //       [--window 2000] [--batch 64] [-e 3 -w 3 -a 2] [--only bare|client]
 //       [--json]
@@ -67,7 +67,8 @@ int main(int argc, char** argv) {
          "[--bookie-binary PATH] [--echo-seconds S] [--quiet]\n"
          "       bkbench read --local-cluster DIR | --metadata-uri URI "
          "[--entries N] [--entry-size B] [-e E -w W -a A] [--batch N] "
-         "[--rounds N] [--open] [--bookies N] [--bookie-binary PATH]\n"
+         "[--rounds N] [--open] [--bookies N] [--bookie-binary PATH] "
+         "[--bookie-config k=v,...]\n"
          "       bkbench echo [--ledgers N] [--entry-size B] [--seconds S] "
          "[--window N] [--batch N] [-e E -w W -a A] [--only bare|client] "
          "[--json]\n"
