@@ -177,13 +177,10 @@ int ReadCommand(const std::vector<std::string>& raw) {
         std::cerr << "bkbench read: " << lines.status().message() << "\n";
         return kExitUsage;
       }
-      for (const std::string& line : *lines) {
-        // The bookie's own parser names a bad key or value at start.
-        if (line.find('=') == std::string::npos || line.front() == '=') {
-          std::cerr << "bkbench read: --bookie-config: '" << line
-                    << "' is not key=value\n";
-          return kExitUsage;
-        }
+      if (absl::Status s = localcluster::CheckBookieConfigLines(*lines);
+          !s.ok()) {
+        std::cerr << "bkbench read: " << s.message() << "\n";
+        return kExitUsage;
       }
       lo.extra_bookie_config = *lines;
     }

@@ -142,13 +142,10 @@ int Run(const std::vector<std::string>& args, std::ostream& out,
       err << "bkctl localcluster: " << lines.status().message() << "\n";
       return kExitUsage;
     }
-    for (const std::string& line : *lines) {
-      // The bookie's own parser names a bad key or value at start.
-      if (line.find('=') == std::string::npos || line.front() == '=') {
-        err << "bkctl localcluster: --bookie-config: '" << line
-            << "' is not key=value\n";
-        return kExitUsage;
-      }
+    if (absl::Status s = localcluster::CheckBookieConfigLines(*lines);
+        !s.ok()) {
+      err << "bkctl localcluster: " << s.message() << "\n";
+      return kExitUsage;
     }
     o.extra_bookie_config = *lines;
   }

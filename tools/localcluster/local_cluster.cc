@@ -17,6 +17,17 @@
 #include "common/env.h"
 
 namespace bk::localcluster {
+
+absl::Status CheckBookieConfigLines(const std::vector<std::string>& lines) {
+  for (const std::string& line : lines) {
+    if (line.find('=') == std::string::npos || line.front() == '=') {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--bookie-config: '", line, "' is not key=value"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 namespace {
 
 // Sends `request` to 127.0.0.1:port and returns the answer ("" on error).

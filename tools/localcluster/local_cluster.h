@@ -47,6 +47,11 @@ struct LocalClusterOptions {
   absl::Duration start_timeout = absl::Seconds(60);
 };
 
+// InvalidArgument naming the first of `lines` that is not `key=value` with
+// a key (for --bookie-config flags; the bookie's own parser names a bad key
+// or value when it starts).
+absl::Status CheckBookieConfigLines(const std::vector<std::string>& lines);
+
 struct BookieEndpoint {
   std::string id;
   std::string rack;
