@@ -240,4 +240,37 @@ size_t AdaptiveChooser::Choose(absl::Span<const BookieId* const> eligible,
   return ranked[PickWeighted(weights, gen)].second;
 }
 
+size_t AdaptiveChooser::ChooseLeast(absl::Span<const BookieId* const> eligible,
+                                    double slot_mib, const View& view,
+                                    const Topology& topology, absl::Time now,
+                                    absl::BitGenRef gen) const {
+  std::vector<size_t> keep = Unsaturated(eligible, topology, now);
+  if (slot_mib >= 0 && slot_mib > options_.big_slot_multiple * view.mean) {
+    std::vector<size_t> roomy;
+    for (size_t i : keep) {
+      const double u = Util(*eligible[i], topology, now);
+      if (u >= 0 && u <= options_.big_slot_util_percent) roomy.push_back(i);
+    }
+    if (!roomy.empty()) keep.swap(roomy);
+  }
+  auto load = [&](size_t i) {
+    auto it = view.load.find(*eligible[i]);
+    return it == view.load.end() ? view.mean : it->second;
+  };
+  size_t best = keep[0];
+  double ties = 1;
+  for (size_t k = 1; k < keep.size(); ++k) {
+    const double l = load(keep[k]);
+    if (l < load(best)) {
+      best = keep[k];
+      ties = 1;
+    } else if (l == load(best)) {
+      // Reservoir draw among equals.
+      ties += 1;
+      if (absl::Uniform<double>(gen, 0, ties) < 1) best = keep[k];
+    }
+  }
+  return best;
+}
+
 }  // namespace bk::placement

@@ -85,6 +85,14 @@ class AdaptiveChooser {
                 const View& view, const Topology& topology, absl::Time now,
                 absl::BitGenRef gen) const;
 
+  // Probe on placement: the least loaded of `eligible` (non-empty) by
+  // `view`, after step 1 and, for a big slot, step 2's headroom filter;
+  // ties drawn uniformly. Returns an index into `eligible`.
+  size_t ChooseLeast(absl::Span<const BookieId* const> eligible,
+                     double slot_mib, const View& view,
+                     const Topology& topology, absl::Time now,
+                     absl::BitGenRef gen) const;
+
   // A slot of `slot_mib` was placed on each of `bookies`: it counts in their
   // estimates until reports show it, and its rate joins the remembered ones.
   void OnPlaced(absl::Span<const BookieId> bookies, double slot_mib,

@@ -54,6 +54,16 @@ const std::vector<FlagSpec>& SimulateFlags() {
       {"shared-placements", false,
        "reference run: every client learns other clients' new ledgers at once",
        true},
+      {"probe-candidates", false,
+       "probe on placement: bookies asked for a fresh report per slot "
+       "(placement.adaptive.probe_candidates)"},
+      {"probe-pick", false,
+       "which bookies to probe: least, random, mixed or rule "
+       "(placement.adaptive.probe_pick)"},
+      {"probe-choose-least", false,
+       "among the bookies that answered, the least loaded "
+       "(placement.adaptive.probe_choose_least)",
+       true},
   };
   return *kFlags;
 }
@@ -144,7 +154,8 @@ absl::Status OverridePolicies(const ParsedFlags& flags, sim::Scenario* s) {
 }
 
 // Applies --no-gray-failures, --no-hints, --report-interval, --clients,
-// --perfect-reports, --clairvoyant and --shared-placements; the result is
+// --perfect-reports, --clairvoyant, --shared-placements, --probe-candidates
+// and --probe-pick; the result is
 // validated again.
 absl::Status OverrideScenario(const ParsedFlags& flags, sim::Scenario* s) {
   if (flags.GetBool("no-gray-failures")) s->gray_failures.clear();
@@ -152,6 +163,20 @@ absl::Status OverrideScenario(const ParsedFlags& flags, sim::Scenario* s) {
   if (flags.GetBool("perfect-reports")) s->clients.perfect_reports = true;
   if (flags.GetBool("clairvoyant")) s->clients.clairvoyant = true;
   if (flags.GetBool("shared-placements")) s->clients.shared_placements = true;
+  if (flags.Has("probe-candidates")) {
+    absl::StatusOr<int64_t> n = flags.GetInt("probe-candidates", 0, 1000);
+    if (!n.ok()) return n.status();
+    s->placement.adaptive.probe_candidates = static_cast<int>(*n);
+  }
+  if (flags.Has("probe-pick")) {
+    absl::StatusOr<placement::AdaptiveOptions::ProbePick> pick =
+        placement::ParseProbePick(flags.Get("probe-pick"));
+    if (!pick.ok()) return pick.status();
+    s->placement.adaptive.probe_pick = *pick;
+  }
+  if (flags.GetBool("probe-choose-least")) {
+    s->placement.adaptive.probe_choose_least = true;
+  }
   if (flags.Has("report-interval")) {
     double v = 0;
     if (!absl::SimpleAtod(flags.Get("report-interval"), &v)) {
