@@ -66,6 +66,15 @@ AdaptiveChooser::View AdaptiveChooser::Prepare(const Topology& topology,
     load[i] += drift_.Forecast(mib, now - r->received_at) - mib;
   }
   View view;
+  std::vector<double> latencies;
+  for (const BookieId* id : ids) {
+    const BookieReport* r = topology.Report(*id);
+    if (r != nullptr && r->info.add_latency_p99_ms >= 0 &&
+        now - r->received_at <= options_.max_report_age) {
+      latencies.push_back(r->info.add_latency_p99_ms);
+    }
+  }
+  view.median_latency_ms = MedianOf(std::move(latencies));
   double sum = 0;
   for (size_t i = 0; i < ids.size(); ++i) {
     view.load[*ids[i]] = load[i];
@@ -238,6 +247,18 @@ size_t AdaptiveChooser::Choose(absl::Span<const BookieId* const> eligible,
                 (1 - 2 * static_cast<double>(r) / static_cast<double>(n - 1));
   }
   return ranked[PickWeighted(weights, gen)].second;
+}
+
+bool AdaptiveChooser::ReportsSlow(const BookieId& id, const View& view,
+                                  const Topology& topology,
+                                  absl::Time now) const {
+  if (options_.slow_latency_multiple <= 0 || view.median_latency_ms <= 0) {
+    return false;
+  }
+  const BookieReport* r = topology.Report(id);
+  return r != nullptr && now - r->received_at <= options_.max_report_age &&
+         r->info.add_latency_p99_ms >
+             options_.slow_latency_multiple * view.median_latency_ms;
 }
 
 size_t AdaptiveChooser::ChooseLeast(absl::Span<const BookieId* const> eligible,

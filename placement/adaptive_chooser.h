@@ -76,6 +76,8 @@ class AdaptiveChooser {
   struct View {
     absl::flat_hash_map<BookieId, double> load;  // MiB/s
     double mean = 0;                             // over the writable bookies
+    // Median of the add latencies (p99) the usable reports give; 0: none.
+    double median_latency_ms = 0;
   };
   View Prepare(const Topology& topology, absl::Time now) const;
 
@@ -84,6 +86,13 @@ class AdaptiveChooser {
   size_t Choose(absl::Span<const BookieId* const> eligible, double slot_mib,
                 const View& view, const Topology& topology, absl::Time now,
                 absl::BitGenRef gen) const;
+
+  // Probe on placement: whether `id`'s usable report gives an add latency
+  // (p99) above slow_latency_multiple x the view's median of them: a
+  // journal slowed down writes less, so its write rate alone would make it
+  // look least loaded.
+  bool ReportsSlow(const BookieId& id, const View& view,
+                   const Topology& topology, absl::Time now) const;
 
   // Probe on placement: the least loaded of `eligible` (non-empty) by
   // `view`, after step 1 and, for a big slot, step 2's headroom filter;

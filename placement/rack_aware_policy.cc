@@ -281,14 +281,25 @@ size_t RackAwarePolicy::Draw(const std::vector<const BookieId*>& eligible,
     case Weighting::kAdaptive: {
       if (!probed_.empty()) {
         // Probe on placement: the bookies that answered, where any is
-        // eligible, chosen among by their fresh figures.
+        // eligible, chosen among by their fresh figures; those whose fresh
+        // report gives a slow add latency are left out, here and (while
+        // any other is eligible) in the fallback below.
         std::vector<const BookieId*> answered;
+        std::vector<const BookieId*> rest;
         std::vector<size_t> at;
+        std::vector<size_t> rest_at;
         for (size_t i = 0; i < eligible.size(); ++i) {
-          if (probed_.contains(*eligible[i])) {
-            answered.push_back(eligible[i]);
-            at.push_back(i);
+          const bool probed = probed_.contains(*eligible[i]);
+          if (probed &&
+              chooser_.ReportsSlow(*eligible[i], view_, topology_, now_)) {
+            continue;
           }
+          (probed ? answered : rest).push_back(eligible[i]);
+          (probed ? at : rest_at).push_back(i);
+        }
+        if (answered.empty() && !rest.empty()) {
+          return rest_at[chooser_.Choose(rest, slot_mib, view_, topology_, now_,
+                                         gen_)];
         }
         if (!answered.empty()) {
           return at[options_.adaptive.probe_choose_least

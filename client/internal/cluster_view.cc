@@ -17,6 +17,7 @@ placement::BookieInfo ToPlacementInfo(const proto::GetBookieInfoResponse& r) {
   i.ledger_io_util = r.ledger_io_util();
   i.cpu_used_rate = r.cpu_used_rate();
   i.write_bytes_per_second = static_cast<double>(r.write_bytes_per_second());
+  i.add_latency_p99_ms = r.add_latency_p99_ms();
   return i;
 }
 

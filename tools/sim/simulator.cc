@@ -169,7 +169,7 @@ class Run {
         latency_[b] = device.latency_seconds();
         written_[b] = device.written_bytes(static_cast<int>(i));
         cluster_.monitors[b].Accumulate(tick_s_, device.utilisation(),
-                                        written_[b]);
+                                        written_[b], latency_[b]);
       }
     }
     metrics_.AddWritten(written_);
