@@ -89,11 +89,11 @@ struct AdaptiveOptions {
     kRule,    // drawn by the rule itself (this weighting's choice), without
               // repeats: the bookies the rule would likely have chosen
   };
-  ProbePick probe_pick = ProbePick::kLeast;
+  ProbePick probe_pick = ProbePick::kRule;
   // Among the bookies that answered: true, the least loaded by the fresh
   // estimate (after the rule's saturation and big-slot headroom filters;
   // power of d choices); false, the rule over them.
-  bool probe_choose_least = false;
+  bool probe_choose_least = true;
 };
 
 // "least", "random", "mixed", "rule".

@@ -171,11 +171,24 @@ proto::PlacementNote ClusterView::NoteLocked(const std::string& id) const {
   return note;
 }
 
-absl::StatusOr<Placement> ClusterView::NewEnsemble(
-    int ensemble_size, int write_quorum, int ack_quorum,
-    const placement::LedgerHints& hints) {
+std::vector<std::string> ClusterView::ProbeCandidates(
+    int ensemble_size, int write_quorum, const placement::LedgerHints& hints) {
   absl::MutexLock l(&mu_);
   AdvanceLocked(options_.env->Now());
+  return policy_.ProbeCandidates(ensemble_size, write_quorum, ensemble_size,
+                                 QuarantinedSetLocked(), hints);
+}
+
+absl::StatusOr<Placement> ClusterView::NewEnsemble(
+    int ensemble_size, int write_quorum, int ack_quorum,
+    const placement::LedgerHints& hints,
+    const std::vector<ProbeAnswer>& answers) {
+  absl::MutexLock l(&mu_);
+  AdvanceLocked(options_.env->Now());
+  for (const ProbeAnswer& a : answers) {
+    policy_.OnProbeReport(a.id, ToPlacementInfo(a.info), a.at);
+    now_ = std::max(now_, a.at);
+  }
   auto r = policy_.NewEnsemble(ensemble_size, write_quorum, ack_quorum,
                                QuarantinedSetLocked(), hints);
   if (!r.ok() && placement::IsNotEnoughBookies(r.status())) {

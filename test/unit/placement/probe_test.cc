@@ -167,7 +167,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "the answered set is used for one choice only; a slot no answered "
+    "the answered set is used for one choice only, and a slot no answered "
     "bookie may take chooses as without probes",
     "[placement][probe]") {
   for (uint64_t seed = 1; seed <= 100; ++seed) {

@@ -164,7 +164,7 @@ TEST_CASE(
 
 TEST_CASE(
     "probe on placement: random placement sends no probes and places as "
-    "before; adaptive sends D per slot and places every ledger",
+    "before, adaptive sends D per slot and places every ledger",
     "[sim]") {
   const uint64_t seed = 59;
   INFO("seed " << seed);
