@@ -36,6 +36,15 @@
 //     with weights falling linearly with the load rank, from 1 +
 //     rankless_tilt (0.5) for the least loaded to 1 - rankless_tilt.
 //
+// Probe on placement (options probe_candidates > 0; RackAwarePolicy
+// ::ProbeCandidates / OnProbeReport): the client asks D bookies per slot,
+// drawn by steps 0-4 on its stale view, for a fresh report; a slot with an
+// answered bookie eligible chooses only among those, leaving out any whose
+// fresh report gives an add latency above slow_latency_multiple x the
+// median reported (ReportsSlow), then by this rule over them or, with
+// probe_choose_least, the least loaded after steps 1-2's filters
+// (ChooseLeast).
+//
 // Why these steps, and what each is worth, is measured in tools/sim/README.md.
 //
 // Not thread-safe; owned by one policy.
