@@ -252,13 +252,14 @@ size_t AdaptiveChooser::Choose(absl::Span<const BookieId* const> eligible,
 bool AdaptiveChooser::ReportsSlow(const BookieId& id, const View& view,
                                   const Topology& topology,
                                   absl::Time now) const {
-  if (options_.slow_latency_multiple <= 0 || view.median_latency_ms <= 0) {
+  if (options_.probe_slow_latency_multiple <= 0 ||
+      view.median_latency_ms <= 0) {
     return false;
   }
   const BookieReport* r = topology.Report(id);
   return r != nullptr && now - r->received_at <= options_.max_report_age &&
          r->info.add_latency_p99_ms >
-             options_.slow_latency_multiple * view.median_latency_ms;
+             options_.probe_slow_latency_multiple * view.median_latency_ms;
 }
 
 size_t AdaptiveChooser::ChooseLeast(absl::Span<const BookieId* const> eligible,

@@ -40,8 +40,8 @@
 // ::ProbeCandidates / OnProbeReport): the client asks D bookies per slot,
 // drawn by steps 0-4 on its stale view, for a fresh report; a slot with an
 // answered bookie eligible chooses only among those, leaving out any whose
-// fresh report gives an add latency above slow_latency_multiple x the
-// median reported (ReportsSlow), then by this rule over them or, with
+// fresh report gives an add latency above probe_slow_latency_multiple (16)
+// x the median reported (ReportsSlow), then by this rule over them or, with
 // probe_choose_least, the least loaded after steps 1-2's filters
 // (ChooseLeast).
 //
@@ -97,7 +97,7 @@ class AdaptiveChooser {
                 absl::BitGenRef gen) const;
 
   // Probe on placement: whether `id`'s usable report gives an add latency
-  // (p99) above slow_latency_multiple x the view's median of them: a
+  // (p99) above probe_slow_latency_multiple x the view's median of them: a
   // journal slowed down writes less, so its write rate alone would make it
   // look least loaded.
   bool ReportsSlow(const BookieId& id, const View& view,

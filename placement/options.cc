@@ -130,6 +130,9 @@ absl::Status ValidatePlacementOptions(const PlacementOptions& o) {
   if (!std::isfinite(a.slow_latency_multiple)) {
     return OutOfRange("adaptive.slow_latency_multiple", "finite");
   }
+  if (!std::isfinite(a.probe_slow_latency_multiple)) {
+    return OutOfRange("adaptive.probe_slow_latency_multiple", "finite");
+  }
   if (a.probe_candidates < 0 || a.probe_candidates > 1000) {
     return OutOfRange("adaptive.probe_candidates", "in [0, 1000]");
   }

@@ -94,6 +94,10 @@ struct AdaptiveOptions {
   // estimate (after the rule's saturation and big-slot headroom filters;
   // power of d choices); false, the rule over them.
   bool probe_choose_least = true;
+  // A bookie whose probe answer gives an add latency (p99) above this
+  // multiple of the median the usable reports give is not chosen (a
+  // slowed journal writes less and would look least loaded). <= 0: off.
+  double probe_slow_latency_multiple = 16;
 };
 
 // "least", "random", "mixed", "rule".

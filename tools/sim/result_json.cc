@@ -121,7 +121,8 @@ ordered_json ScenarioToJson(const Scenario& s) {
         {"observation_max_age_s", absl::ToDoubleSeconds(a.observation_max_age)},
         {"probe_candidates", a.probe_candidates},
         {"probe_pick", placement::ProbePickName(a.probe_pick)},
-        {"probe_choose_least", a.probe_choose_least}}}};
+        {"probe_choose_least", a.probe_choose_least},
+        {"probe_slow_latency_multiple", a.probe_slow_latency_multiple}}}};
   return j;
 }
 

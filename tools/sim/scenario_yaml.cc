@@ -212,6 +212,7 @@ absl::Status ReadPlacement(const YAML::Node& node, Scenario* s) {
   std::string probe_pick(placement::ProbePickName(a.probe_pick));
   ar.Get("probe_pick", &probe_pick);
   ar.Get("probe_choose_least", &a.probe_choose_least);
+  ar.Get("probe_slow_latency_multiple", &a.probe_slow_latency_multiple);
   if (absl::Status st = ar.Finish(); !st.ok()) return st;
   absl::StatusOr<placement::AdaptiveOptions::ProbePick> pick =
       placement::ParseProbePick(probe_pick);
