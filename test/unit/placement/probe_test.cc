@@ -311,5 +311,45 @@ TEST_CASE(
   }
 }
 
+TEST_CASE(
+    "a probed bookie whose fresh report gives a slow add latency is not "
+    "chosen, though it writes least",
+    "[placement][probe]") {
+  for (const double multiple : {16.0, 0.0}) {
+    Counts chosen;
+    for (uint64_t seed = 1; seed <= 100; ++seed) {
+      INFO("multiple " << multiple << ", seed " << seed);
+      std::mt19937_64 gen(seed);
+      PlacementOptions options = Probing(4, AdaptiveOptions::ProbePick::kLeast);
+      options.adaptive.probe_choose_least = true;
+      options.adaptive.probe_slow_latency_multiple = multiple;
+      RackAwarePolicy policy(options, gen);
+      policy.OnClusterChanged(MakeBookies(20, 2), {});
+      for (int i = 0; i < 20; ++i) {
+        BookieInfo info = i < 4 ? Report(0, 1) : Report(10, 20);
+        info.add_latency_p99_ms = 1;
+        policy.OnBookieInfo(Id(i), info, kStale);
+      }
+      policy.AdvanceTime(kNow);
+      const std::vector<BookieId> ids = policy.ProbeCandidates(1, 1, 1, {}, {});
+      REQUIRE(AsSet(ids) == AsSet({Id(0), Id(1), Id(2), Id(3)}));
+      // b0's journal slowed down: it writes least, its utilisation is
+      // moderate, its adds wait 40 ms (the median reported is 1 ms).
+      for (const BookieId& id : ids) {
+        BookieInfo info = id == Id(0) ? Report(1, 60) : Report(20, 30);
+        info.add_latency_p99_ms = id == Id(0) ? 40 : 1;
+        policy.OnProbeReport(id, info, kNow);
+      }
+      absl::StatusOr<PlacementResult> p =
+          policy.NewEnsemble(1, 1, 1, {}, Rate(1));
+      REQUIRE(p.ok());
+      ++chosen[p->ensemble[0]];
+    }
+    INFO("multiple " << multiple << ": b0 chosen " << chosen[Id(0)]);
+    // Off, b0 is the least loaded answer every time.
+    CHECK(chosen[Id(0)] == (multiple > 0 ? 0 : 100));
+  }
+}
+
 }  // namespace
 }  // namespace bk::placement
