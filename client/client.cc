@@ -6,6 +6,7 @@
 #include "absl/strings/str_join.h"
 #include "client/internal/client_context.h"
 #include "client/internal/errors.h"
+#include "client/internal/placement_probe.h"
 #include "client/internal/read_handle.h"
 #include "client/internal/recovery.h"
 #include "client/internal/write_handle.h"
@@ -37,8 +38,16 @@ absl::StatusOr<std::unique_ptr<LedgerWriter>> Client::CreateLedger(
   placement::LedgerHints hints;
   hints.custom_metadata = o.custom_metadata;
   hints.expected_write_bytes_per_second = o.expected_write_bytes_per_second;
+  // Probe on placement: fresh reports from a few candidates (none unless
+  // the adaptive weighting has probe candidates), at most
+  // placement_probe_timeout.
+  const std::vector<std::string> candidates =
+      ctx_->cluster()->ProbeCandidates(o.ensemble_size, o.write_quorum, hints);
+  const std::vector<internal::ProbeAnswer> answers =
+      internal::ProbeForPlacement(ctx_.get(), candidates,
+                                  ctx_->options().placement_probe_timeout);
   auto placement = ctx_->cluster()->NewEnsemble(o.ensemble_size, o.write_quorum,
-                                                o.ack_quorum, hints);
+                                                o.ack_quorum, hints, answers);
   if (!placement.ok()) return placement.status();
   auto id = ctx_->store()->NewLedgerId();
   if (!id.ok()) return id.status();

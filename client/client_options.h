@@ -113,6 +113,10 @@ struct ClientOptions {
   double get_bookie_info_jitter = 0.2;
   // getBookieInfoTimeoutSecs.
   absl::Duration get_bookie_info_timeout = absl::Seconds(5);
+  // Probe on placement (placement.adaptive.probe_candidates > 0): how long
+  // createLedger waits for the candidates' GetBookieInfo answers; a
+  // candidate that has not answered by then counts as a failed probe.
+  absl::Duration placement_probe_timeout = absl::Milliseconds(50);
 
   // Placement: weighting none|disk|load|adaptive and the rack rule.
   placement::PlacementOptions placement;

@@ -66,6 +66,15 @@ AdaptiveChooser::View AdaptiveChooser::Prepare(const Topology& topology,
     load[i] += drift_.Forecast(mib, now - r->received_at) - mib;
   }
   View view;
+  std::vector<double> latencies;
+  for (const BookieId* id : ids) {
+    const BookieReport* r = topology.Report(*id);
+    if (r != nullptr && r->info.add_latency_p99_ms >= 0 &&
+        now - r->received_at <= options_.max_report_age) {
+      latencies.push_back(r->info.add_latency_p99_ms);
+    }
+  }
+  view.median_latency_ms = MedianOf(std::move(latencies));
   double sum = 0;
   for (size_t i = 0; i < ids.size(); ++i) {
     view.load[*ids[i]] = load[i];
@@ -238,6 +247,52 @@ size_t AdaptiveChooser::Choose(absl::Span<const BookieId* const> eligible,
                 (1 - 2 * static_cast<double>(r) / static_cast<double>(n - 1));
   }
   return ranked[PickWeighted(weights, gen)].second;
+}
+
+bool AdaptiveChooser::ReportsSlow(const BookieId& id, const View& view,
+                                  const Topology& topology,
+                                  absl::Time now) const {
+  if (options_.probe_slow_latency_multiple <= 0 ||
+      view.median_latency_ms <= 0) {
+    return false;
+  }
+  const BookieReport* r = topology.Report(id);
+  return r != nullptr && now - r->received_at <= options_.max_report_age &&
+         r->info.add_latency_p99_ms >
+             options_.probe_slow_latency_multiple * view.median_latency_ms;
+}
+
+size_t AdaptiveChooser::ChooseLeast(absl::Span<const BookieId* const> eligible,
+                                    double slot_mib, const View& view,
+                                    const Topology& topology, absl::Time now,
+                                    absl::BitGenRef gen) const {
+  std::vector<size_t> keep = Unsaturated(eligible, topology, now);
+  if (slot_mib >= 0 && slot_mib > options_.big_slot_multiple * view.mean) {
+    std::vector<size_t> roomy;
+    for (size_t i : keep) {
+      const double u = Util(*eligible[i], topology, now);
+      if (u >= 0 && u <= options_.big_slot_util_percent) roomy.push_back(i);
+    }
+    if (!roomy.empty()) keep.swap(roomy);
+  }
+  auto load = [&](size_t i) {
+    auto it = view.load.find(*eligible[i]);
+    return it == view.load.end() ? view.mean : it->second;
+  };
+  size_t best = keep[0];
+  double ties = 1;
+  for (size_t k = 1; k < keep.size(); ++k) {
+    const double l = load(keep[k]);
+    if (l < load(best)) {
+      best = keep[k];
+      ties = 1;
+    } else if (l == load(best)) {
+      // Reservoir draw among equals.
+      ties += 1;
+      if (absl::Uniform<double>(gen, 0, ties) < 1) best = keep[k];
+    }
+  }
+  return best;
 }
 
 }  // namespace bk::placement

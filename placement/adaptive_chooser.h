@@ -36,6 +36,15 @@
 //     with weights falling linearly with the load rank, from 1 +
 //     rankless_tilt (0.5) for the least loaded to 1 - rankless_tilt.
 //
+// Probe on placement (options probe_candidates > 0; RackAwarePolicy
+// ::ProbeCandidates / OnProbeReport): the client asks D bookies per slot,
+// drawn by steps 0-4 on its stale view, for a fresh report; a slot with an
+// answered bookie eligible chooses only among those, leaving out any whose
+// fresh report gives an add latency above probe_slow_latency_multiple (16)
+// x the median reported (ReportsSlow), then by this rule over them or, with
+// probe_choose_least, the least loaded after steps 1-2's filters
+// (ChooseLeast).
+//
 // Why these steps, and what each is worth, is measured in tools/sim/README.md.
 //
 // Not thread-safe; owned by one policy.
@@ -76,6 +85,8 @@ class AdaptiveChooser {
   struct View {
     absl::flat_hash_map<BookieId, double> load;  // MiB/s
     double mean = 0;                             // over the writable bookies
+    // Median of the add latencies (p99) the usable reports give; 0: none.
+    double median_latency_ms = 0;
   };
   View Prepare(const Topology& topology, absl::Time now) const;
 
@@ -84,6 +95,21 @@ class AdaptiveChooser {
   size_t Choose(absl::Span<const BookieId* const> eligible, double slot_mib,
                 const View& view, const Topology& topology, absl::Time now,
                 absl::BitGenRef gen) const;
+
+  // Probe on placement: whether `id`'s usable report gives an add latency
+  // (p99) above probe_slow_latency_multiple x the view's median of them: a
+  // journal slowed down writes less, so its write rate alone would make it
+  // look least loaded.
+  bool ReportsSlow(const BookieId& id, const View& view,
+                   const Topology& topology, absl::Time now) const;
+
+  // Probe on placement: the least loaded of `eligible` (non-empty) by
+  // `view`, after step 1 and, for a big slot, step 2's headroom filter;
+  // ties drawn uniformly. Returns an index into `eligible`.
+  size_t ChooseLeast(absl::Span<const BookieId* const> eligible,
+                     double slot_mib, const View& view,
+                     const Topology& topology, absl::Time now,
+                     absl::BitGenRef gen) const;
 
   // A slot of `slot_mib` was placed on each of `bookies`: it counts in their
   // estimates until reports show it, and its rate joins the remembered ones.

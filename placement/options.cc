@@ -32,6 +32,30 @@ absl::StatusOr<Weighting> ParseWeighting(absl::string_view name) {
       "unknown weighting \"", name, "\" (none, disk, load, adaptive)"));
 }
 
+absl::string_view ProbePickName(AdaptiveOptions::ProbePick pick) {
+  switch (pick) {
+    case AdaptiveOptions::ProbePick::kLeast:
+      return "least";
+    case AdaptiveOptions::ProbePick::kRandom:
+      return "random";
+    case AdaptiveOptions::ProbePick::kMixed:
+      return "mixed";
+    case AdaptiveOptions::ProbePick::kRule:
+      return "rule";
+  }
+  return "least";
+}
+
+absl::StatusOr<AdaptiveOptions::ProbePick> ParseProbePick(
+    absl::string_view name) {
+  using Pick = AdaptiveOptions::ProbePick;
+  for (Pick p : {Pick::kLeast, Pick::kRandom, Pick::kMixed, Pick::kRule}) {
+    if (name == ProbePickName(p)) return p;
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "unknown probe pick \"", name, "\" (least, random, mixed, rule)"));
+}
+
 namespace {
 
 absl::Status OutOfRange(absl::string_view field, absl::string_view range) {
@@ -105,6 +129,12 @@ absl::Status ValidatePlacementOptions(const PlacementOptions& o) {
   }
   if (!std::isfinite(a.slow_latency_multiple)) {
     return OutOfRange("adaptive.slow_latency_multiple", "finite");
+  }
+  if (!std::isfinite(a.probe_slow_latency_multiple)) {
+    return OutOfRange("adaptive.probe_slow_latency_multiple", "finite");
+  }
+  if (a.probe_candidates < 0 || a.probe_candidates > 1000) {
+    return OutOfRange("adaptive.probe_candidates", "in [0, 1000]");
   }
   const RegionOptions& r = o.region;
   if (r.min_regions_for_durability < 0 || r.min_regions_for_durability > 100) {

@@ -76,7 +76,35 @@ struct AdaptiveOptions {
   // fresh observations is left out like a busy one. <= 0: off.
   double slow_latency_multiple = 8;
   absl::Duration observation_max_age = absl::Seconds(10);
+  // Probe on placement (RackAwarePolicy::ProbeCandidates): before choosing,
+  // the client asks probe_candidates bookies per slot for a fresh report
+  // (GetBookieInfo) and the choice ranks the bookies that answered by their
+  // fresh figures (when any of them is eligible). 0: no probing.
+  int probe_candidates = 0;
+  // Which bookies to probe, by the client's (stale) estimate of the pool.
+  enum class ProbePick {
+    kLeast,   // the least loaded
+    kRandom,  // uniformly at random
+    kMixed,   // half the least loaded, half at random from the rest
+    kRule,    // drawn by the rule itself (this weighting's choice), without
+              // repeats: the bookies the rule would likely have chosen
+  };
+  ProbePick probe_pick = ProbePick::kRule;
+  // Among the bookies that answered: true, the least loaded by the fresh
+  // estimate (after the rule's saturation and big-slot headroom filters;
+  // power of d choices); false, the rule over them.
+  bool probe_choose_least = true;
+  // A bookie whose probe answer gives an add latency (p99) above this
+  // multiple of the median the usable reports give is not chosen (a
+  // slowed journal writes less and would look least loaded). <= 0: off.
+  double probe_slow_latency_multiple = 16;
 };
+
+// "least", "random", "mixed", "rule".
+absl::string_view ProbePickName(AdaptiveOptions::ProbePick pick);
+// Inverse of ProbePickName; kInvalidArgument for any other string.
+absl::StatusOr<AdaptiveOptions::ProbePick> ParseProbePick(
+    absl::string_view name);
 
 // BookKeeper's RegionAwareEnsemblePlacementPolicy, as a mode of the policy
 // (region_coverage.h states the rule). Off: the rack-aware policy exactly.
@@ -143,7 +171,8 @@ struct PlacementOptions {
 // options.cc checks them (utilisations in [0, 100], report window and
 // forecast age >= 0, ages
 // > 0, big_slot_multiple > 0, choices >= 1, reserve >= 0, rank_spread in
-// [0, 1], rankless_tilt in [0, 1), rate_memory in [8, 1e6]), region
+// [0, 1], rankless_tilt in [0, 1), rate_memory in [8, 1e6],
+// probe_candidates in [0, 1000]), region
 // durability in [0, 100], region names non-empty without '/' or blanks, and
 // every number finite.
 absl::Status ValidatePlacementOptions(const PlacementOptions& options);

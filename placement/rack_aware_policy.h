@@ -112,6 +112,30 @@ class RackAwarePolicy final : public EnsemblePlacementPolicy {
   void OnPlacedElsewhere(const std::vector<BookieId>& ensemble,
                          int write_quorum, const LedgerHints& hints);
 
+  // Probe on placement (adaptive weighting with
+  // options.adaptive.probe_candidates = D > 0; empty otherwise): the
+  // bookies the client should ask for a fresh report (GetBookieInfo) before
+  // its next NewEnsemble or ReplaceBookie of `slots` slots (E for a new
+  // ensemble, 1 for a replacement): min(D x slots, pool) bookies of the
+  // pool minus `excluded`, picked by options.adaptive.probe_pick on this
+  // client's estimate (least loaded, random, half each, or drawn by the
+  // rule for a slot of the ledger `hints` describe, whose ensemble has
+  // `ensemble_size` members and `write_quorum`). Draws from the
+  // policy's generator. Isolation groups are not applied here: a candidate
+  // outside the ledger's groups is simply never eligible.
+  std::vector<BookieId> ProbeCandidates(int ensemble_size, int write_quorum,
+                                        int slots, const BookieSet& excluded,
+                                        const LedgerHints& hints);
+  // A probe's answer: `id`'s report as the bookie gave it at `at`. It is
+  // taken as a report (OnBookieInfo), and the next NewEnsemble or
+  // ReplaceBookie chooses, for each slot where at least one bookie that
+  // answered is eligible, only among those (by the same rule, on their
+  // fresh figures); a slot where none is eligible chooses as without
+  // probes. A candidate that did not answer (unreachable, too slow) gets
+  // no call: it keeps its earlier report and estimate. The answered set is
+  // forgotten when that call returns.
+  void OnProbeReport(const BookieId& id, const BookieInfo& info, absl::Time at);
+
   const Topology& topology() const { return topology_; }
   const PlacementOptions& options() const { return options_; }
 
@@ -174,6 +198,7 @@ class RackAwarePolicy final : public EnsemblePlacementPolicy {
   AdaptiveChooser chooser_;
   AdaptiveChooser::View view_;  // prepared per call (adaptive)
   absl::flat_hash_map<BookieId, absl::Time> quarantined_until_;
+  BookieSet probed_;  // answered probes for the next choice (OnProbeReport)
   absl::Time now_ = absl::InfinitePast();
 };
 

@@ -43,6 +43,8 @@ struct BookieInfo {
   double ledger_io_util = -1;     // percent busy of the ledger device, 0..100
   double cpu_used_rate = -1;      // percent of CPU in use, 0..100
   double write_bytes_per_second = -1;  // bytes written per second
+  // The bookie's own add latency, 99th percentile over its window (ms).
+  double add_latency_p99_ms = -1;
 };
 
 // What the client knows of the ledger it asks bookies for. Every field is

@@ -17,6 +17,7 @@ placement::BookieInfo ToPlacementInfo(const proto::GetBookieInfoResponse& r) {
   i.ledger_io_util = r.ledger_io_util();
   i.cpu_used_rate = r.cpu_used_rate();
   i.write_bytes_per_second = static_cast<double>(r.write_bytes_per_second());
+  i.add_latency_p99_ms = r.add_latency_p99_ms();
   return i;
 }
 
@@ -170,11 +171,24 @@ proto::PlacementNote ClusterView::NoteLocked(const std::string& id) const {
   return note;
 }
 
-absl::StatusOr<Placement> ClusterView::NewEnsemble(
-    int ensemble_size, int write_quorum, int ack_quorum,
-    const placement::LedgerHints& hints) {
+std::vector<std::string> ClusterView::ProbeCandidates(
+    int ensemble_size, int write_quorum, const placement::LedgerHints& hints) {
   absl::MutexLock l(&mu_);
   AdvanceLocked(options_.env->Now());
+  return policy_.ProbeCandidates(ensemble_size, write_quorum, ensemble_size,
+                                 QuarantinedSetLocked(), hints);
+}
+
+absl::StatusOr<Placement> ClusterView::NewEnsemble(
+    int ensemble_size, int write_quorum, int ack_quorum,
+    const placement::LedgerHints& hints,
+    const std::vector<ProbeAnswer>& answers) {
+  absl::MutexLock l(&mu_);
+  AdvanceLocked(options_.env->Now());
+  for (const ProbeAnswer& a : answers) {
+    policy_.OnProbeReport(a.id, ToPlacementInfo(a.info), a.at);
+    now_ = std::max(now_, a.at);
+  }
   auto r = policy_.NewEnsemble(ensemble_size, write_quorum, ack_quorum,
                                QuarantinedSetLocked(), hints);
   if (!r.ok() && placement::IsNotEnoughBookies(r.status())) {

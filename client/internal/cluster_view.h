@@ -50,6 +50,15 @@
 
 namespace bk::client::internal {
 
+// A candidate's answer to a probe on placement: its GetBookieInfo, taken
+// as a fresh report by the next NewEnsemble (under the same lock, so that
+// no other placement uses it).
+struct ProbeAnswer {
+  std::string id;
+  proto::GetBookieInfoResponse info;
+  absl::Time at;
+};
+
 struct Placement {
   std::vector<std::string> ensemble;
   // One note per bookie chosen (for LedgerMetadata.placement_notes).
@@ -75,7 +84,14 @@ class ClusterView {
   // --- placement ---
   absl::StatusOr<Placement> NewEnsemble(
       int ensemble_size, int write_quorum, int ack_quorum,
-      const placement::LedgerHints& hints = placement::LedgerHints{});
+      const placement::LedgerHints& hints = placement::LedgerHints{},
+      const std::vector<ProbeAnswer>& answers = {});
+  // Probe on placement (adaptive weighting with probe candidates > 0;
+  // empty otherwise): the bookies to ask for a fresh report before
+  // NewEnsemble (RackAwarePolicy::ProbeCandidates; quarantined bookies
+  // are not asked).
+  std::vector<std::string> ProbeCandidates(int ensemble_size, int write_quorum,
+                                           const placement::LedgerHints& hints);
   // Replaces ensemble[index]; the bookies of `excluded` are not chosen.
   absl::StatusOr<Placement> ReplaceBookie(
       const std::vector<std::string>& ensemble, int index, int write_quorum,

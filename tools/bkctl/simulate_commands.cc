@@ -28,8 +28,39 @@ int Fail(std::ostream& err, int code, const absl::Status& status) {
   return code;
 }
 
+// Probe on placement (placement.adaptive.probe_*), for simulate and targets.
+void AddProbeFlags(std::vector<FlagSpec>* flags) {
+  flags->push_back({"probe-candidates", false,
+                    "probe on placement: bookies asked for a fresh report "
+                    "per slot (placement.adaptive.probe_candidates)"});
+  flags->push_back({"probe-pick", false,
+                    "which bookies to probe: least, random, mixed or rule "
+                    "(placement.adaptive.probe_pick)"});
+  flags->push_back({"probe-choose-least", false,
+                    "among the bookies that answered, the least loaded "
+                    "(placement.adaptive.probe_choose_least)",
+                    true});
+}
+
+absl::Status ApplyProbeFlags(const ParsedFlags& flags, sim::Scenario* s) {
+  placement::AdaptiveOptions& a = s->placement.adaptive;
+  if (flags.Has("probe-candidates")) {
+    absl::StatusOr<int64_t> n = flags.GetInt("probe-candidates", 0, 1000);
+    if (!n.ok()) return n.status();
+    a.probe_candidates = static_cast<int>(*n);
+  }
+  if (flags.Has("probe-pick")) {
+    absl::StatusOr<placement::AdaptiveOptions::ProbePick> pick =
+        placement::ParseProbePick(flags.Get("probe-pick"));
+    if (!pick.ok()) return pick.status();
+    a.probe_pick = *pick;
+  }
+  if (flags.GetBool("probe-choose-least")) a.probe_choose_least = true;
+  return absl::OkStatus();
+}
+
 const std::vector<FlagSpec>& SimulateFlags() {
-  static const auto* const kFlags = new std::vector<FlagSpec>{
+  static auto* const kFlags = new std::vector<FlagSpec>{
       {"scenario", true, "scenario file (YAML, see tools/sim/README.md)"},
       {"seed", true, "random seed"},
       {"json", false, "print the JSON result (default: a table)", true},
@@ -55,11 +86,13 @@ const std::vector<FlagSpec>& SimulateFlags() {
        "reference run: every client learns other clients' new ledgers at once",
        true},
   };
+  static const bool kProbe = (AddProbeFlags(kFlags), true);
+  static_cast<void>(kProbe);
   return *kFlags;
 }
 
 const std::vector<FlagSpec>& TargetsFlags() {
-  static const auto* const kFlags = new std::vector<FlagSpec>{
+  static auto* const kFlags = new std::vector<FlagSpec>{
       {"scenario", true, "scenario file (bench/scenarios/bp65.yaml)"},
       {"partitioned", false,
        "second scenario for the partitioned target "
@@ -68,11 +101,13 @@ const std::vector<FlagSpec>& TargetsFlags() {
       {"threads", false, "runs simulated at once (default 2)"},
       {"json", false, "print JSON (default: Markdown tables)", true},
   };
+  static const bool kProbe = (AddProbeFlags(kFlags), true);
+  static_cast<void>(kProbe);
   return *kFlags;
 }
 
 const std::vector<FlagSpec>& SweepFlags() {
-  static const auto* const kFlags = new std::vector<FlagSpec>{
+  static auto* const kFlags = new std::vector<FlagSpec>{
       {"scenario", true, "base scenario file (YAML)"},
       {"seed", true, "random seed"},
       {"report-intervals", false,
@@ -144,7 +179,8 @@ absl::Status OverridePolicies(const ParsedFlags& flags, sim::Scenario* s) {
 }
 
 // Applies --no-gray-failures, --no-hints, --report-interval, --clients,
-// --perfect-reports, --clairvoyant and --shared-placements; the result is
+// --perfect-reports, --clairvoyant, --shared-placements, --probe-candidates
+// and --probe-pick; the result is
 // validated again.
 absl::Status OverrideScenario(const ParsedFlags& flags, sim::Scenario* s) {
   if (flags.GetBool("no-gray-failures")) s->gray_failures.clear();
@@ -152,6 +188,7 @@ absl::Status OverrideScenario(const ParsedFlags& flags, sim::Scenario* s) {
   if (flags.GetBool("perfect-reports")) s->clients.perfect_reports = true;
   if (flags.GetBool("clairvoyant")) s->clients.clairvoyant = true;
   if (flags.GetBool("shared-placements")) s->clients.shared_placements = true;
+  if (absl::Status st = ApplyProbeFlags(flags, s); !st.ok()) return st;
   if (flags.Has("report-interval")) {
     double v = 0;
     if (!absl::SimpleAtod(flags.Get("report-interval"), &v)) {
@@ -315,6 +352,14 @@ int TargetsCommand(const std::vector<std::string>& args, std::ostream& out,
         sim::ReadScenarioFile(flags->Get("partitioned"));
     if (!p.ok()) return Fail(err, kExitFailure, p.status());
     options.partitioned = *std::move(p);
+  }
+  // Probe on placement, for every run of both scenarios.
+  for (sim::Scenario* s :
+       {&options.base, options.partitioned ? &*options.partitioned : nullptr}) {
+    if (s == nullptr) continue;
+    if (absl::Status st = ApplyProbeFlags(*flags, s); !st.ok()) {
+      return Fail(err, kExitUsage, st);
+    }
   }
   absl::StatusOr<sim::TargetsResult> result = sim::MeasureTargets(options);
   if (!result.ok()) return Fail(err, kExitUsage, result.status());

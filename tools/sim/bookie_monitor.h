@@ -22,9 +22,12 @@ class BookieMonitor {
   // REQUIRES: window >= 1.
   BookieMonitor(int window, int64_t total_disk_bytes, int64_t free_disk_bytes);
 
-  // Accounts one tick: the device was `utilisation` (0..1) busy and this
-  // bookie wrote `written_bytes` for `seconds`.
-  void Accumulate(double seconds, double utilisation, double written_bytes);
+  // Accounts one tick: the device was `utilisation` (0..1) busy, this
+  // bookie wrote `written_bytes` for `seconds`, and its adds waited
+  // `latency_s` (the reported add latency p99 is the worst tick of the
+  // window: the ticks' latencies are means over their adds).
+  void Accumulate(double seconds, double utilisation, double written_bytes,
+                  double latency_s);
   // Closes the current sample interval and slides the window.
   void Sample();
 
@@ -35,6 +38,7 @@ class BookieMonitor {
   struct WindowSample {
     double util_percent;
     double bytes_per_second;
+    double worst_latency_s;
   };
   const size_t window_;
   const int64_t total_disk_bytes_;
@@ -43,6 +47,7 @@ class BookieMonitor {
   double busy_seconds_ = 0;
   double seconds_ = 0;
   double bytes_ = 0;
+  double worst_latency_s_ = 0;
   std::deque<WindowSample> samples_;  // newest last, at most window_
 };
 

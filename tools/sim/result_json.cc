@@ -118,8 +118,11 @@ ordered_json ScenarioToJson(const Scenario& s) {
         {"rate_memory", a.rate_memory},
         {"rankless_tilt", a.rankless_tilt},
         {"slow_latency_multiple", a.slow_latency_multiple},
-        {"observation_max_age_s",
-         absl::ToDoubleSeconds(a.observation_max_age)}}}};
+        {"observation_max_age_s", absl::ToDoubleSeconds(a.observation_max_age)},
+        {"probe_candidates", a.probe_candidates},
+        {"probe_pick", placement::ProbePickName(a.probe_pick)},
+        {"probe_choose_least", a.probe_choose_least},
+        {"probe_slow_latency_multiple", a.probe_slow_latency_multiple}}}};
   return j;
 }
 
@@ -139,7 +142,12 @@ ordered_json ResultToJson(const SimulationResult& r) {
         {"lower_bound_throughput_stddev", Round6(s.bound_throughput_stddev)},
         {"gap_closed", GapJson(GapClosed(r, run))},
         {"ensemble_changes", run.ensemble_changes},
-        {"replace_failures", run.replace_failures}};
+        {"replace_failures", run.replace_failures},
+        {"probes_per_placement",
+         Round6(run.placement_calls > 0
+                    ? static_cast<double>(run.probes) /
+                          static_cast<double>(run.placement_calls)
+                    : 0.0)}};
   }
   out["policies"] = std::move(policies);
   // Traffic is the same for every policy, so is the ideal balance

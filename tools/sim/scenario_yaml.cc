@@ -208,7 +208,19 @@ absl::Status ReadPlacement(const YAML::Node& node, Scenario* s) {
   ar.Get("rankless_tilt", &a.rankless_tilt);
   ar.Get("slow_latency_multiple", &a.slow_latency_multiple);
   ar.Get("observation_max_age_s", &observation_max_age_s);
+  ar.Get("probe_candidates", &a.probe_candidates);
+  std::string probe_pick(placement::ProbePickName(a.probe_pick));
+  ar.Get("probe_pick", &probe_pick);
+  ar.Get("probe_choose_least", &a.probe_choose_least);
+  ar.Get("probe_slow_latency_multiple", &a.probe_slow_latency_multiple);
   if (absl::Status st = ar.Finish(); !st.ok()) return st;
+  absl::StatusOr<placement::AdaptiveOptions::ProbePick> pick =
+      placement::ParseProbePick(probe_pick);
+  if (!pick.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "placement.adaptive.probe_pick: ", pick.status().message()));
+  }
+  a.probe_pick = *pick;
   for (auto [name, v] :
        {std::pair{"report_window_s", report_window_s},
         std::pair{"max_report_age_s", max_report_age_s},

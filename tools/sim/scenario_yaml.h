@@ -34,7 +34,9 @@
 //                          big_slot_choices, reserve_for_big,
 //                          small_slot_max_multiple, rank_spread, rate_memory,
 //                          rankless_tilt, slow_latency_multiple,
-//                          observation_max_age_s}}
+//                          observation_max_age_s, probe_candidates,
+//                          probe_pick (least | random | mixed | rule),
+//                          probe_choose_least}}
 
 #ifndef BK_TOOLS_SIM_SCENARIO_YAML_H_
 #define BK_TOOLS_SIM_SCENARIO_YAML_H_

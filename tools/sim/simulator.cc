@@ -169,7 +169,7 @@ class Run {
         latency_[b] = device.latency_seconds();
         written_[b] = device.written_bytes(static_cast<int>(i));
         cluster_.monitors[b].Accumulate(tick_s_, device.utilisation(),
-                                        written_[b]);
+                                        written_[b], latency_[b]);
       }
     }
     metrics_.AddWritten(written_);
@@ -254,6 +254,11 @@ class Run {
       policy.Quarantine(ids[index],
                         now + absl::Seconds(s_.clients.quarantine_s));
     }
+    {
+      placement::BookieSet probe_excluded = excluded;
+      probe_excluded.insert(ids.begin(), ids.end());
+      Probe(policy, 1, probe_excluded, l.bytes_per_second, at_s);
+    }
     absl::StatusOr<placement::ReplacementResult> r = policy.ReplaceBookie(
         ids, static_cast<int>(index), s_.ledgers.write_quorum,
         s_.ledgers.ack_quorum, excluded, Hints(l.bytes_per_second));
@@ -267,6 +272,23 @@ class Run {
     FlushSlot(l.member_bytes[index]);
     l.ensemble[index] = Index(r->bookie);
     Account(client, l, +1);
+  }
+
+  // Probe on placement (placement.adaptive.probe_candidates): the policy
+  // names the bookies to ask, and each answers at once with its monitor's
+  // report as of now (GetBookieInfo: the window of its last samples, so a
+  // ledger placed since its last sample does not show). Zero time, counted.
+  void Probe(placement::RackAwarePolicy& policy, int slots,
+             const placement::BookieSet& excluded, double rate, double at_s) {
+    ++result_.placement_calls;
+    const std::vector<placement::BookieId> ids = policy.ProbeCandidates(
+        s_.ledgers.ensemble_size, s_.ledgers.write_quorum, slots, excluded,
+        Hints(rate));
+    result_.probes += static_cast<int64_t>(ids.size());
+    for (const placement::BookieId& id : ids) {
+      policy.OnProbeReport(id, cluster_.monitors[Index(id)].Report(),
+                           ToTime(at_s));
+    }
   }
 
   // The reference run's reports (clients.perfect_reports): every bookie's
@@ -364,6 +386,7 @@ class Run {
     if (s_.clients.clairvoyant) {
       l.ensemble = ClairvoyantEnsemble(s_, cluster_, clients_, at_s, l.close_s);
     } else {
+      Probe(policy, lc.ensemble_size, {}, rate, at_s);
       absl::StatusOr<placement::PlacementResult> placed = policy.NewEnsemble(
           lc.ensemble_size, lc.write_quorum, lc.ack_quorum, {}, Hints(rate));
       if (!placed.ok()) {

@@ -23,6 +23,10 @@
 //    time 0 every topic opens a ledger whose remaining life is
 //    U(0, 1) x its lifetime, so rolls are spread from the start;
 //  - gray failure start / end.
+// Probe on placement (placement.adaptive.probe_candidates > 0): before each
+// NewEnsemble and ReplaceBookie the client asks the bookies its policy names
+// (ProbeCandidates) for their current report, which each gives at once
+// (zero time; counted) and the policy takes (OnProbeReport).
 // Ensemble change (every tick, add_timeout_s > 0): a bookie whose device
 // refused bytes this tick (backlog at max_queue_s: adds throttled) or whose
 // add latency reached add_timeout_s fails its writers; each open ledger
@@ -54,9 +58,13 @@ struct PolicyRun {
   placement::Weighting weighting = placement::Weighting::kNone;
   PolicySummary summary;
   int64_t ledgers_created = 0;
-  int64_t placement_failures = 0;     // NotEnoughBookies and other errors
-  int64_t ensemble_changes = 0;       // bookies replaced in open ledgers
-  int64_t replace_failures = 0;       // replacements the policy refused
+  int64_t placement_failures = 0;  // NotEnoughBookies and other errors
+  int64_t ensemble_changes = 0;    // bookies replaced in open ledgers
+  int64_t replace_failures = 0;    // replacements the policy refused
+  // Probe on placement: NewEnsemble and ReplaceBookie calls, and the
+  // GetBookieInfo probes sent before them (0 without probing).
+  int64_t placement_calls = 0;
+  int64_t probes = 0;
   double offered_mib_per_second = 0;  // mean, per replica, after warm-up
   double wall_seconds = 0;            // not part of the deterministic output
 };

@@ -313,6 +313,13 @@ std::string TargetsToMarkdown(const TargetsOptions& options,
       "## Placement targets: %s, seeds %s (%d runs, %.0f s wall time)\n\n",
       options.base.name, absl::StrJoin(options.seeds, ","), r.runs.size(),
       r.wall_seconds);
+  const placement::AdaptiveOptions& a = options.base.placement.adaptive;
+  if (a.probe_candidates > 0) {
+    md += absl::StrFormat(
+        "Probe on placement: %d candidates per slot, picked \"%s\"%s.\n\n",
+        a.probe_candidates, placement::ProbePickName(a.probe_pick),
+        a.probe_choose_least ? ", the least loaded answer chosen" : "");
+  }
   md += gap30.Line(seeds, "every seed") + gap1.Line(seeds, "every seed") +
         gap_blind.Line(seeds, "every seed") +
         below_load.Line(seeds, "every seed") +

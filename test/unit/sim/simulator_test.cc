@@ -42,12 +42,12 @@ TEST_CASE("the JSON has the shape issue 9 gives", "[sim]") {
   for (const char* policy : {"none", "load", "adaptive"}) {
     INFO(policy);
     const auto& p = j["policies"][policy];
-    CHECK(p.size() == 11);
+    CHECK(p.size() == 12);
     for (const char* key :
          {"throughput_stddev", "throughput_range", "top10_throughput",
           "p50_write_latency", "p99_write_latency", "p999_write_latency",
           "herd_index", "lower_bound_throughput_stddev", "gap_closed",
-          "ensemble_changes", "replace_failures"}) {
+          "ensemble_changes", "replace_failures", "probes_per_placement"}) {
       CHECK(p.contains(key));
     }
   }
@@ -160,6 +160,45 @@ TEST_CASE(
       SimulatePolicy(s, placement::Weighting::kAdaptive, seed);
   CHECK(shared.placement_failures == 0);
   CHECK(shared.ledgers_created == none.ledgers_created);
+}
+
+TEST_CASE(
+    "probe on placement: random placement sends no probes and places as "
+    "before, adaptive sends D per slot and places every ledger",
+    "[sim]") {
+  const uint64_t seed = 59;
+  INFO("seed " << seed);
+  Scenario s = Load("small");
+  const PolicyRun none = SimulatePolicy(s, placement::Weighting::kNone, seed);
+  const PolicyRun plain =
+      SimulatePolicy(s, placement::Weighting::kAdaptive, seed);
+  CHECK(plain.probes == 0);
+  s.placement.adaptive.probe_candidates = 2;
+  s.placement.adaptive.probe_pick =
+      placement::AdaptiveOptions::ProbePick::kRule;
+  s.placement.adaptive.probe_choose_least = true;
+  const PolicyRun none_probing =
+      SimulatePolicy(s, placement::Weighting::kNone, seed);
+  CHECK(none_probing.probes == 0);
+  CHECK(none_probing.summary.throughput_stddev ==
+        none.summary.throughput_stddev);
+  const PolicyRun probing =
+      SimulatePolicy(s, placement::Weighting::kAdaptive, seed);
+  CHECK(probing.placement_failures == 0);
+  CHECK(probing.ledgers_created == none.ledgers_created);
+  // Every placement probes 2 x E bookies, every replacement 2 (the small
+  // scenario's pool is larger than either).
+  CHECK(probing.placement_calls == probing.ledgers_created +
+                                       probing.ensemble_changes +
+                                       probing.replace_failures);
+  CHECK(probing.probes ==
+        2 * s.ledgers.ensemble_size * probing.ledgers_created +
+            2 * (probing.ensemble_changes + probing.replace_failures));
+  // Deterministic for the seed.
+  const PolicyRun again =
+      SimulatePolicy(s, placement::Weighting::kAdaptive, seed);
+  CHECK(again.summary.throughput_stddev == probing.summary.throughput_stddev);
+  CHECK(again.probes == probing.probes);
 }
 
 TEST_CASE("with one bookie all load lands on it", "[sim]") {

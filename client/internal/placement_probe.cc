@@ -1,0 +1,58 @@
+#include "client/internal/placement_probe.h"
+
+#include <memory>
+#include <utility>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "client/internal/bookie_client.h"
+
+namespace bk::client::internal {
+namespace {
+
+// Shared with the callbacks, which may outlive the wait.
+struct Round {
+  absl::Mutex mu;
+  int pending ABSL_GUARDED_BY(mu) = 0;
+  bool closed ABSL_GUARDED_BY(mu) = false;
+  std::vector<ProbeAnswer> answers ABSL_GUARDED_BY(mu);
+};
+
+}  // namespace
+
+std::vector<ProbeAnswer> ProbeForPlacement(ClientContext* ctx,
+                                           const std::vector<std::string>& ids,
+                                           absl::Duration timeout) {
+  if (ids.empty()) return {};
+  auto round = std::make_shared<Round>();
+  const uint64_t requested =
+      proto::TOTAL_DISK_CAPACITY | proto::FREE_DISK_SPACE | proto::LOAD;
+  std::vector<std::pair<std::string, std::shared_ptr<BookieClient>>> asked;
+  for (const std::string& id : ids) {
+    std::shared_ptr<BookieClient> client = ctx->pool()->Get(id);
+    if (client != nullptr) asked.emplace_back(id, std::move(client));
+  }
+  {
+    absl::MutexLock l(&round->mu);
+    round->pending = static_cast<int>(asked.size());
+  }
+  for (auto& [id, client] : asked) {
+    client->GetBookieInfo(
+        requested, timeout,
+        [round, ctx, id = id](absl::StatusOr<proto::GetBookieInfoResponse> r) {
+          absl::MutexLock l(&round->mu);
+          --round->pending;
+          if (round->closed || !r.ok() || r->status() != proto::BK_EOK) return;
+          round->answers.push_back(ProbeAnswer{id, *std::move(r), ctx->Now()});
+        });
+  }
+  absl::MutexLock l(&round->mu);
+  auto all = [&round]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(round->mu) {
+    return round->pending == 0;
+  };
+  round->mu.AwaitWithTimeout(absl::Condition(&all), timeout);
+  round->closed = true;
+  return std::move(round->answers);
+}
+
+}  // namespace bk::client::internal

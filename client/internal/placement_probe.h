@@ -1,0 +1,33 @@
+// ProbeForPlacement: probe on placement, the client's half. Before a new
+// ensemble is chosen, the candidates the policy names
+// (ClusterView::ProbeCandidates) are asked for a fresh GetBookieInfo at
+// once, and the answers that come back within the bound are handed to
+// ClusterView::NewEnsemble, which ranks those bookies by them.
+//
+// A candidate that is unknown to the pool, answers with an error, or has not
+// answered within `timeout` is a failed probe: it is left out of the
+// answers and keeps its earlier report (a late answer is dropped; the
+// background poll still covers it). Thread-safe; blocks the caller for at
+// most `timeout` plus scheduling.
+
+#ifndef BK_CLIENT_INTERNAL_PLACEMENT_PROBE_H_
+#define BK_CLIENT_INTERNAL_PLACEMENT_PROBE_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/time/time.h"
+#include "client/internal/client_context.h"
+#include "client/internal/cluster_view.h"
+
+namespace bk::client::internal {
+
+// The answers, in no particular order. `ctx` provides the connections
+// (pool()) and the clock.
+std::vector<ProbeAnswer> ProbeForPlacement(ClientContext* ctx,
+                                           const std::vector<std::string>& ids,
+                                           absl::Duration timeout);
+
+}  // namespace bk::client::internal
+
+#endif  // BK_CLIENT_INTERNAL_PLACEMENT_PROBE_H_
