@@ -151,6 +151,13 @@ class RackAwarePolicy final : public EnsemblePlacementPolicy {
   size_t Draw(const std::vector<const BookieId*>& eligible,
               const std::vector<const BookieId*>& candidates,
               const WeightTable& table, double slot_mib);
+  // Probe on placement (probe_choice.cc): one of `eligible` among the
+  // bookies that answered a probe, leaving out those whose fresh report
+  // gives a slow add latency (and, while any other is eligible, those in
+  // the draw over the rest); nullopt without probes, or when no eligible
+  // bookie is left to it.
+  std::optional<size_t> DrawProbed(const std::vector<const BookieId*>& eligible,
+                                   double slot_mib);
   // The MiB/s each member of a ledger with `hints` receives; -1 unknown.
   static double SlotMiB(const LedgerHints& hints, int ensemble_size,
                         int write_quorum);
