@@ -13,7 +13,8 @@
 //           against what was written.
 // Printed per round: entries/s of each, the client's share of the stream,
 // and the CPU this process and the cluster's processes spent per entry in
-// each (cpu_account.h; a local cluster only for the bookies' share).
+// each (cpu_account.h; a local cluster only for the bookies' share). The
+// ledger is deleted at the end.
 
 #include <algorithm>
 #include <cstdio>
@@ -265,6 +266,12 @@ int ReadCommand(const std::vector<std::string>& raw) {
         Us(sm.self_us).c_str(), Us(sm.others_us).c_str(),
         Us(cm.self_us).c_str(), Us(cm.others_us).c_str(), cm.cores_left);
     std::fflush(stdout);
+  }
+  // The ledger was the bench's own: a run against a cluster in use leaves
+  // nothing behind (its data is then garbage collected).
+  writer->reset();
+  if (absl::Status s = (*c)->DeleteLedger(ledger); !s.ok()) {
+    return Fail("delete ledger", s);
   }
   return 0;
 }
