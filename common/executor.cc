@@ -1,11 +1,15 @@
 #include "common/executor.h"
 
 #include "absl/synchronization/notification.h"
+#include "common/thread_name.h"
 
 namespace bk {
 
 Executor::Executor() {
-  thread_ = std::thread([this] { Loop(); });
+  thread_ = std::thread([this] {
+    SetThreadName("bk-executor");
+    Loop();
+  });
   thread_id_ = thread_.get_id();
 }
 

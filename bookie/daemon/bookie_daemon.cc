@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "bookie/daemon/daemon_wiring.h"
 #include "bookie/systemd_notify.h"
+#include "common/thread_name.h"
 
 namespace bk::bookie {
 namespace {
@@ -54,7 +55,10 @@ absl::Status BookieDaemon::DoStart() {
   if (absl::Status s = Register(o, p); !s.ok()) return s;
   WatchSession(o, p);
 
-  disk_thread_ = std::thread([this] { DiskLoop(); });
+  disk_thread_ = std::thread([this] {
+    SetThreadName("bk-diskcheck");
+    DiskLoop();
+  });
   p.ready = true;
   const std::string status =
       absl::StrCat("serving gRPC on ", grpc_port(), ", HTTP on ", http_port(),

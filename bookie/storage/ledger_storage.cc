@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "common/thread_name.h"
 #include "proto/crc32c.h"
 #include "proto/entry_format.h"
 
@@ -71,9 +72,15 @@ absl::StatusOr<std::unique_ptr<LedgerStorage>> LedgerStorage::Open(
   st->dir_full_ = std::make_unique<std::atomic<bool>[]>(st->dirs_.size());
   for (size_t i = 0; i < st->dirs_.size(); ++i) st->dir_full_[i] = false;
   if (options.background_flush) {
-    st->flusher_ = std::thread([self = st.get()] { self->FlushLoop(); });
+    st->flusher_ = std::thread([self = st.get()] {
+      SetThreadName("bk-flush");
+      self->FlushLoop();
+    });
   }
-  st->gc_ = std::thread([self = st.get()] { self->GcLoop(); });
+  st->gc_ = std::thread([self = st.get()] {
+    SetThreadName("bk-gc");
+    self->GcLoop();
+  });
   return st;
 }
 

@@ -9,6 +9,7 @@
 #include "client/internal/write_handle.h"
 #include "common/env.h"
 #include "common/logging.h"
+#include "common/thread_name.h"
 
 namespace bk::client::internal {
 namespace {
@@ -117,7 +118,10 @@ absl::StatusOr<std::shared_ptr<ClientContext>> ClientContext::Create(
   c.timer_.PostAfter(kTickPeriod, [weak] {
     if (auto self = weak.lock()) self->Tick();
   });
-  c.poller_ = std::thread([&c] { c.PollLoop(); });
+  c.poller_ = std::thread([&c] {
+    SetThreadName("bk-client-poll");
+    c.PollLoop();
+  });
   return ctx;
 }
 
