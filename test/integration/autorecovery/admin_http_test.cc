@@ -20,6 +20,7 @@
 #include "test/support/http_get.h"
 #include "test/support/poll_until.h"
 #include "test/support/temp_dir.h"
+#include "test/support/test_seed.h"
 #include "test/support/zk_server.h"
 
 namespace bk::autorecovery {
@@ -34,11 +35,7 @@ using nlohmann::json;
 constexpr char kToken[] = "ar-admin-token";
 const std::string kApi = "/api/v1/autorecovery/";
 
-uint64_t Seed() {
-  const char* env = getenv("BK_TEST_SEED");
-  static const uint64_t seed = env ? std::stoull(env) : std::random_device()();
-  return seed;
-}
+uint64_t Seed() { return bk::testing::TestSeed(); }
 
 json Json(const HttpReply& r) {
   INFO("status " << r.status << " body: " << r.body);

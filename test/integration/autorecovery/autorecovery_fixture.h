@@ -26,15 +26,12 @@
 #include "test/support/bookie_cluster.h"
 #include "test/support/bookie_process.h"
 #include "test/support/temp_dir.h"
+#include "test/support/test_seed.h"
 #include "test/support/zk_server.h"
 
 namespace bk::autorecovery {
 
-inline uint64_t Seed() {
-  const char* env = getenv("BK_TEST_SEED");
-  static const uint64_t seed = env ? std::stoull(env) : std::random_device()();
-  return seed;
-}
+inline uint64_t Seed() { return bk::testing::TestSeed(); }
 
 inline const std::vector<std::string> kRacks = {
     "/region/rack0", "/region/rack1", "/region/rack2"};

@@ -13,6 +13,7 @@
 #include "proto/crc32c.h"
 #include "test/support/bookie_cluster.h"
 #include "test/support/poll_until.h"
+#include "test/support/test_seed.h"
 #include "test/support/zk_server.h"
 
 namespace bk::client {
@@ -20,11 +21,7 @@ namespace {
 
 test::ZkServer& Zk() { return test::SharedZkServer(); }
 
-uint64_t Seed() {
-  const char* env = getenv("BK_TEST_SEED");
-  static const uint64_t seed = env ? std::stoull(env) : std::random_device()();
-  return seed;
-}
+uint64_t Seed() { return bk::testing::TestSeed(); }
 
 std::string Uri(const std::string& name) {
   return "zk://" + Zk().hosts() + "/client-it/" + name;

@@ -17,6 +17,7 @@
 #include "test/support/bookie_cluster.h"
 #include "test/support/bookie_process.h"
 #include "test/support/http_get.h"
+#include "test/support/test_seed.h"
 #include "test/support/zk_server.h"
 
 namespace bk::client {
@@ -24,11 +25,7 @@ namespace {
 
 test::ZkServer& Zk() { return test::SharedZkServer(); }
 
-uint64_t Seed() {
-  const char* env = std::getenv("BK_TEST_SEED");
-  static const uint64_t seed = env ? std::stoull(env) : std::random_device()();
-  return seed;
-}
+uint64_t Seed() { return bk::testing::TestSeed(); }
 
 std::string Payload(int64_t ledger, int64_t e) {
   std::string p =

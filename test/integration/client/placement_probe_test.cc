@@ -10,16 +10,13 @@
 #include "client/client.h"
 #include "metadata/metadata_store.h"
 #include "test/support/bookie_cluster.h"
+#include "test/support/test_seed.h"
 #include "test/support/zk_server.h"
 
 namespace bk::client {
 namespace {
 
-uint64_t Seed() {
-  const char* env = getenv("BK_TEST_SEED");
-  static const uint64_t seed = env ? std::stoull(env) : std::random_device()();
-  return seed;
-}
+uint64_t Seed() { return bk::testing::TestSeed(); }
 
 // Bookies of the ledgers `client` creates, E2/WQ2/AQ2, `count` of them.
 std::vector<std::string> Placed(Client& client, const std::string& uri,

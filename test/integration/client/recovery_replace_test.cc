@@ -11,16 +11,13 @@
 #include "metadata/metadata_store.h"
 #include "proto/crc32c.h"
 #include "test/support/bookie_cluster.h"
+#include "test/support/test_seed.h"
 #include "test/support/zk_server.h"
 
 namespace bk::client {
 namespace {
 
-uint64_t Seed() {
-  const char* env = getenv("BK_TEST_SEED");
-  static const uint64_t seed = env ? std::stoull(env) : std::random_device()();
-  return seed;
-}
+uint64_t Seed() { return bk::testing::TestSeed(); }
 
 std::string Uri(const std::string& name) {
   return "zk://" + test::SharedZkServer().hosts() + "/recovery-it/" + name;

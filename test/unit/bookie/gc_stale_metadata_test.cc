@@ -15,6 +15,7 @@
 #include "absl/synchronization/mutex.h"
 #include "bookie/daemon/metadata_ledger_filter.h"
 #include "test/support/forwarding_store.h"
+#include "test/support/test_seed.h"
 
 namespace bk::bookie {
 namespace {
@@ -143,11 +144,7 @@ std::set<uint64_t> Pass(MetadataLedgerFilter& filter,
   return out;
 }
 
-uint64_t Seed() {
-  const char* env = std::getenv("BK_TEST_SEED");
-  static const uint64_t seed = env ? std::stoull(env) : std::random_device()();
-  return seed;
-}
+uint64_t Seed() { return bk::testing::TestSeed(); }
 
 TEST_CASE(
     "GC syncs the store first: a ledger a lagging server has not seen yet "

@@ -16,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "test/support/forwarding_store.h"
+#include "test/support/test_seed.h"
 
 namespace bk::bookie {
 namespace {
@@ -117,11 +118,7 @@ std::set<uint64_t> Deleted(MetadataLedgerFilter& filter,
   return out;
 }
 
-uint64_t Seed() {
-  const char* env = std::getenv("BK_TEST_SEED");
-  static const uint64_t seed = env ? std::stoull(env) : std::random_device()();
-  return seed;
-}
+uint64_t Seed() { return bk::testing::TestSeed(); }
 
 TEST_CASE(
     "a ledger is deleted only when its metadata reads say NotFound, in two "

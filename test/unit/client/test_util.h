@@ -18,20 +18,14 @@
 #include "prometheus/registry.h"
 #include "test/support/clock_env.h"
 #include "test/support/poll_until.h"
+#include "test/support/test_seed.h"
 #include "test/unit/client/local_bookies.h"
 
 namespace bk::client::testing {
 
 using bk::testing::PollUntil;
 
-inline uint64_t TestSeed() {
-  static const uint64_t seed = [] {
-    const char* env = getenv("BK_TEST_SEED");
-    uint64_t s = env ? std::stoull(env) : std::random_device()();
-    return s;
-  }();
-  return seed;
-}
+using bk::testing::TestSeed;
 
 inline ClientOptions FastOptions(const LocalBookies& bookies) {
   ClientOptions o;
