@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "common/thread_name.h"
+
 namespace bk::bookie {
 
 namespace {
@@ -13,13 +15,33 @@ constexpr size_t kMaxSpares = 64;
 CompletionThread::~CompletionThread() { Stop(); }
 
 void CompletionThread::Start() {
-  thread_ = std::thread([this] { Run(); });
+  thread_ = std::thread([this] {
+    SetThreadName("bk-jcomplete");
+    Run();
+  });
 }
 
 void CompletionThread::Submit(std::vector<JournalItem>&& batch,
                               absl::Status status) {
   absl::MutexLock l(&mu_);
   batches_.push_back(Batch{std::move(batch), std::move(status)});
+}
+
+bool CompletionThread::SubmitOrRun(std::vector<JournalItem>&& batch,
+                                   absl::Status status) {
+  {
+    absl::MutexLock l(&mu_);
+    if (batch.size() > kMaxInlineItems || !batches_.empty() || running_) {
+      batches_.push_back(Batch{std::move(batch), std::move(status)});
+      return false;
+    }
+    running_ = true;  // the completion thread waits for the next batch
+  }
+  Batch b{std::move(batch), std::move(status)};
+  Complete(&b);
+  absl::MutexLock l(&mu_);
+  running_ = false;
+  return true;
 }
 
 std::vector<JournalItem> CompletionThread::GetSpare() {
@@ -49,21 +71,30 @@ void CompletionThread::Run() {
     Batch batch;
     {
       absl::MutexLock l(&mu_);
+      // Not while a SubmitOrRun caller runs a batch: the next one waits
+      // behind it.
       auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-        return !batches_.empty() || stopping_;
+        return !running_ && (!batches_.empty() || stopping_);
       };
       mu_.Await(absl::Condition(&ready));
       if (batches_.empty()) return;  // stopping and drained
       batch = std::move(batches_.front());
       batches_.pop_front();
+      running_ = true;
     }
-    // No lock held: callbacks may call back into the journal.
-    for (JournalItem& item : batch.items) {
-      item.done(batch.status);
-    }
-    // Drops the payload owners here, off the journal thread.
-    Recycle(std::move(batch.items));
+    Complete(&batch);
+    absl::MutexLock l(&mu_);
+    running_ = false;
   }
+}
+
+void CompletionThread::Complete(Batch* batch) {
+  // No lock held: callbacks may call back into the journal.
+  for (JournalItem& item : batch->items) {
+    item.done(batch->status);
+  }
+  // Drops the payload owners here, off the journal thread.
+  Recycle(std::move(batch->items));
 }
 
 }  // namespace bk::bookie

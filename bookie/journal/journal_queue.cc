@@ -33,15 +33,18 @@ bool JournalQueue::PushAll(std::vector<JournalItem>* items) {
 }
 
 bool JournalQueue::TakeAll(std::vector<JournalItem>* out,
-                           absl::Duration timeout) {
+                           absl::Duration timeout, bool wake_on_nudge) {
   absl::MutexLock l(&mu_);
-  if (pending_.empty() && !closed_ && timeout > absl::ZeroDuration()) {
+  if (pending_.empty() && !closed_ && timeout > absl::ZeroDuration() &&
+      !(wake_on_nudge && nudged_)) {
     const absl::Time deadline = timeout == absl::InfiniteDuration()
                                     ? absl::InfiniteFuture()
                                     : absl::Now() + timeout;
-    while (pending_.empty() && !closed_ && !nudged_) {
+    nudge_waiter_ = wake_on_nudge;
+    while (pending_.empty() && !closed_ && !(wake_on_nudge && nudged_)) {
       if (cv_.WaitWithDeadline(&mu_, deadline)) break;  // timed out
     }
+    nudge_waiter_ = false;
   }
   nudged_ = false;
   out->swap(pending_);
@@ -51,8 +54,8 @@ bool JournalQueue::TakeAll(std::vector<JournalItem>* out,
 
 void JournalQueue::Nudge() {
   absl::MutexLock l(&mu_);
-  nudged_ = true;
-  cv_.Signal();
+  nudged_ = true;  // for a TakeAll that has not started waiting yet
+  if (nudge_waiter_) cv_.Signal();
 }
 
 void JournalQueue::Close() {

@@ -78,7 +78,11 @@ class JournalQueue {
   // passed (absl::InfiniteDuration() waits without bound), then swaps the
   // queued items into *out. REQUIRES: out->empty(). Returns true when the
   // queue is closed (items may still have been returned).
-  bool TakeAll(std::vector<JournalItem>* out, absl::Duration timeout);
+  // With `wake_on_nudge` false (the journal thread holds no group, so the
+  // sync stage going idle changes nothing for it) a Nudge neither wakes it
+  // nor ends its wait: one thread wake-up fewer per synced group.
+  bool TakeAll(std::vector<JournalItem>* out, absl::Duration timeout,
+               bool wake_on_nudge = true);
 
   // Later pushes fail; TakeAll returns at once.
   void Close();
@@ -96,6 +100,8 @@ class JournalQueue {
   std::vector<JournalItem> pending_ ABSL_GUARDED_BY(mu_);
   bool closed_ ABSL_GUARDED_BY(mu_) = false;
   bool nudged_ ABSL_GUARDED_BY(mu_) = false;
+  // A TakeAll that a nudge should wake is waiting.
+  bool nudge_waiter_ ABSL_GUARDED_BY(mu_) = false;
 
   // Own synchronisation.
   std::atomic<uint64_t> depth_{0};

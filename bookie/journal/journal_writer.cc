@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "bookie/journal/journal_format.h"
 #include "common/logging.h"
+#include "common/thread_name.h"
 
 namespace bk::bookie {
 
@@ -50,7 +51,10 @@ absl::Status JournalWriter::Start() {
   started_ = true;
   completion_.Start();
   sync_.Start();
-  thread_ = std::thread([this] { Run(); });
+  thread_ = std::thread([this] {
+    SetThreadName("bk-journal");
+    Run();
+  });
   accepting_.store(true, std::memory_order_release);
   return absl::OkStatus();
 }
@@ -217,7 +221,8 @@ void JournalWriter::Run() {
             env_->NowMonotonicNanos() - group.front().enqueue_nanos;
         timeout = absl::Nanoseconds(std::max<int64_t>(0, max_wait_nanos - age));
       }
-      closed = queue_.TakeAll(&incoming, timeout) || closed;
+      // The sync stage going idle matters only to a group being held.
+      closed = queue_.TakeAll(&incoming, timeout, !group.empty()) || closed;
     }
     // Into the group up to the thresholds (BookKeeper's semantics: the
     // record that reaches a threshold ends the group). What is left over

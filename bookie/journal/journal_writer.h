@@ -22,8 +22,9 @@
 // Lifecycle: construct, Start(), Add()..., Stop() (or destroy). Stop drains:
 // every accepted add is written, synced and completed before it returns.
 // Threads: Add, WrittenPosition, Checkpoint, status and AddStatsTo may be
-// called from any thread. Callbacks run on the completion thread and may
-// call Add.
+// called from any thread. Callbacks run on the completion thread (or, for
+// a small group while that thread is idle, on the sync thread: one wake-up
+// fewer per group at low rates; completion_thread.h) and may call Add.
 
 #ifndef BK_BOOKIE_JOURNAL_JOURNAL_WRITER_H_
 #define BK_BOOKIE_JOURNAL_JOURNAL_WRITER_H_

@@ -1,7 +1,8 @@
 // SyncThread: the journal's force-write stage (BookKeeper's ForceWrite-
 // Thread). The journal thread writes a group with one writev and hands it
 // here; this thread fdatasyncs the file once for every group that queued up
-// meanwhile and then hands those groups to the completion thread. So the
+// meanwhile and then hands those groups to the completion thread (or runs a
+// small group's callbacks itself while that thread is idle). So the
 // next group's write (a memory copy into the page cache) overlaps the
 // previous group's sync (device time) instead of waiting behind it.
 //
