@@ -128,9 +128,9 @@ void AddAdaptivePlacement(ConfigTable<ClientOptions>& t) {
   t.Value("adaptivePlacementProbeCandidates",
           BK_FIELD(placement.adaptive.probe_candidates), "bookies per slot",
           {0, 1000},
-          "adaptive: createLedger asks this many bookies per ensemble slot "
-          "for a fresh GetBookieInfo and chooses among those that answer; 0 "
-          "off");
+          "adaptive: createLedger and every replacement (ensemble change, "
+          "recovery, repair) ask this many bookies per slot for a fresh "
+          "GetBookieInfo and choose among those that answer; 0 off");
   t.Value("adaptivePlacementProbeSlowLatencyMultiple",
           BK_FIELD(placement.adaptive.probe_slow_latency_multiple), "multiple",
           {-1, 1e6},
@@ -138,7 +138,8 @@ void AddAdaptivePlacement(ConfigTable<ClientOptions>& t) {
           "the median reported is not chosen; <= 0 off");
   t.SecondsReal("adaptivePlacementProbeTimeoutSeconds",
                 BK_FIELD(placement_probe_timeout), {0.001, 60},
-                "adaptive: longest createLedger waits for the probes' answers");
+                "adaptive: longest createLedger or a replacement waits for "
+                "the probes' answers");
   t.SecondsReal("adaptivePlacementObservationMaxAgeSeconds",
                 BK_FIELD(placement.adaptive.observation_max_age), {0.001, 1e6},
                 "adaptive: add latencies older than this are forgotten");

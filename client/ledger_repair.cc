@@ -7,6 +7,7 @@
 #include "client/internal/client_context.h"
 #include "client/internal/errors.h"
 #include "client/internal/fragment_copy.h"
+#include "client/internal/placement_probe.h"
 #include "client/internal/quorum.h"
 #include "common/logging.h"
 
@@ -62,8 +63,8 @@ absl::StatusOr<RepairResult> LedgerRepair::ReplaceBookie(
     for (const auto& [k, v] : md.value.custom_metadata()) {
       hints.custom_metadata[k] = v;
     }
-    auto placed = ctx->cluster()->ReplaceBookie(
-        Bookies(seg), slot, md.value.write_quorum_size(),
+    auto placed = internal::ProbeAndReplace(
+        ctx, Bookies(seg), slot, md.value.write_quorum_size(),
         md.value.ack_quorum_size(), excluded, hints);
     if (!placed.ok()) return Annotate(placed.status(), ledger_id, -2, bookie);
     const std::string to = placed->ensemble[slot];

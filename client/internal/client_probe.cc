@@ -51,6 +51,14 @@ ClientProbe::ClientProbe(std::shared_ptr<prometheus::Registry> registry)
                     .Register(r);
   info_ok_ = &polls.Add({{"result", "ok"}});
   info_error_ = &polls.Add({{"result", "error"}});
+  auto& probes = prometheus::BuildCounter()
+                     .Name("bk_client_placement_probes_total")
+                     .Help(
+                         "Probe on placement: GetBookieInfo to a placement's "
+                         "candidates, by whether it was answered in time")
+                     .Register(r);
+  probes_answered_ = &probes.Add({{"result", "answered"}});
+  probes_failed_ = &probes.Add({{"result", "failed"}});
   pending_adds_ = &prometheus::BuildGauge()
                        .Name("bk_client_pending_adds")
                        .Help("Adds appended and not yet confirmed")
@@ -75,6 +83,10 @@ void ClientProbe::Quarantined() { quarantines_->Increment(); }
 void ClientProbe::Recovered() { recoveries_->Increment(); }
 void ClientProbe::InfoPoll(bool ok) {
   (ok ? info_ok_ : info_error_)->Increment();
+}
+void ClientProbe::PlacementProbes(int answered, int failed) {
+  probes_answered_->Increment(answered);
+  probes_failed_->Increment(failed);
 }
 void ClientProbe::PendingAdds(int64_t delta_adds, int64_t delta_bytes) {
   pending_adds_->Increment(static_cast<double>(delta_adds));

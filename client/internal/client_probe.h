@@ -10,6 +10,9 @@
 //   bk_client_pending_add_bytes           gauge, their packaged bytes
 //   bk_client_bookie_info_polls_total     counter {result="ok"|"error"}
 //   bk_client_recoveries_total            counter
+//   bk_client_placement_probes_total      counter {result="answered"|"failed"}
+//                                         (probe on placement: GetBookieInfo
+//                                         to candidates before a placement)
 //
 // Thread-safe (prometheus-cpp metrics are).
 
@@ -41,6 +44,9 @@ class ClientProbe {
   void Quarantined();
   void Recovered();
   void InfoPoll(bool ok);
+  // One placement's probe round: candidates that answered in time, and
+  // those that did not (error, unknown, or too late).
+  void PlacementProbes(int answered, int failed);
   // Deltas of the pending gauges.
   void PendingAdds(int64_t delta_adds, int64_t delta_bytes);
 
@@ -59,6 +65,8 @@ class ClientProbe {
   prometheus::Counter* recoveries_;
   prometheus::Counter* info_ok_;
   prometheus::Counter* info_error_;
+  prometheus::Counter* probes_answered_;
+  prometheus::Counter* probes_failed_;
   prometheus::Gauge* pending_adds_;
   prometheus::Gauge* pending_add_bytes_;
 };

@@ -202,12 +202,30 @@ absl::StatusOr<Placement> ClusterView::NewEnsemble(
   return p;
 }
 
-absl::StatusOr<Placement> ClusterView::ReplaceBookie(
-    const std::vector<std::string>& ensemble, int index, int write_quorum,
-    int ack_quorum, const std::vector<std::string>& excluded,
+std::vector<std::string> ClusterView::ReplaceProbeCandidates(
+    const std::vector<std::string>& ensemble, int write_quorum,
+    const std::vector<std::string>& excluded,
     const placement::LedgerHints& hints) {
   absl::MutexLock l(&mu_);
   AdvanceLocked(options_.env->Now());
+  placement::BookieSet ex = QuarantinedSetLocked();
+  ex.insert(excluded.begin(), excluded.end());
+  ex.insert(ensemble.begin(), ensemble.end());  // never a replacement
+  return policy_.ProbeCandidates(static_cast<int>(ensemble.size()),
+                                 write_quorum, 1, ex, hints);
+}
+
+absl::StatusOr<Placement> ClusterView::ReplaceBookie(
+    const std::vector<std::string>& ensemble, int index, int write_quorum,
+    int ack_quorum, const std::vector<std::string>& excluded,
+    const placement::LedgerHints& hints,
+    const std::vector<ProbeAnswer>& answers) {
+  absl::MutexLock l(&mu_);
+  AdvanceLocked(options_.env->Now());
+  for (const ProbeAnswer& a : answers) {
+    policy_.OnProbeReport(a.id, ToPlacementInfo(a.info), a.at);
+    now_ = std::max(now_, a.at);
+  }
   placement::BookieSet ex(excluded.begin(), excluded.end());
   placement::BookieSet with_quarantine = ex;
   for (const auto& q : QuarantinedSetLocked()) with_quarantine.insert(q);

@@ -92,11 +92,19 @@ class ClusterView {
   // are not asked).
   std::vector<std::string> ProbeCandidates(int ensemble_size, int write_quorum,
                                            const placement::LedgerHints& hints);
+  // The same before ReplaceBookie of one slot: candidates outside
+  // `ensemble` and `excluded` (and quarantine).
+  std::vector<std::string> ReplaceProbeCandidates(
+      const std::vector<std::string>& ensemble, int write_quorum,
+      const std::vector<std::string>& excluded,
+      const placement::LedgerHints& hints);
   // Replaces ensemble[index]; the bookies of `excluded` are not chosen.
+  // `answers`: the probes' fresh reports (ProbeForReplacement).
   absl::StatusOr<Placement> ReplaceBookie(
       const std::vector<std::string>& ensemble, int index, int write_quorum,
       int ack_quorum, const std::vector<std::string>& excluded,
-      const placement::LedgerHints& hints = placement::LedgerHints{});
+      const placement::LedgerHints& hints = placement::LedgerHints{},
+      const std::vector<ProbeAnswer>& answers = {});
   // Read order of `write_set` (slots of `ensemble`).
   std::vector<int> ReadOrder(const std::vector<std::string>& ensemble,
                              const std::vector<int>& write_set) const;

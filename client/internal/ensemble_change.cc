@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "client/internal/placement_probe.h"
 #include "client/internal/quorum.h"
 #include "client/internal/write_handle.h"
 #include "common/logging.h"
@@ -145,8 +146,11 @@ absl::Status WriteHandle::ChangeEnsemble(
   std::vector<std::string> next = ensemble;
   std::map<std::string, proto::PlacementNote> notes;
   for (const auto& [slot, bookie] : failed) {
-    auto r = ctx_->cluster()->ReplaceBookie(next, slot, write_quorum_,
-                                            ack_quorum_, excluded, hints);
+    // Probed first when the policy probes (placement_probe.h): on the
+    // worker thread, like the metadata write below, at most
+    // placement_probe_timeout.
+    auto r = ProbeAndReplace(ctx_, next, slot, write_quorum_, ack_quorum_,
+                             excluded, hints);
     if (!r.ok()) return r.status();
     next = r->ensemble;
     for (auto& [id, note] : r->notes) notes[id] = note;

@@ -52,7 +52,23 @@ std::vector<ProbeAnswer> ProbeForPlacement(ClientContext* ctx,
   };
   round->mu.AwaitWithTimeout(absl::Condition(&all), timeout);
   round->closed = true;
+  const int answered = static_cast<int>(round->answers.size());
+  ctx->probe()->PlacementProbes(answered,
+                                static_cast<int>(ids.size()) - answered);
   return std::move(round->answers);
+}
+
+absl::StatusOr<Placement> ProbeAndReplace(
+    ClientContext* ctx, const std::vector<std::string>& ensemble, int index,
+    int write_quorum, int ack_quorum, const std::vector<std::string>& excluded,
+    const placement::LedgerHints& hints) {
+  const std::vector<std::string> candidates =
+      ctx->cluster()->ReplaceProbeCandidates(ensemble, write_quorum, excluded,
+                                             hints);
+  const std::vector<ProbeAnswer> answers = ProbeForPlacement(
+      ctx, candidates, ctx->options().placement_probe_timeout);
+  return ctx->cluster()->ReplaceBookie(ensemble, index, write_quorum,
+                                       ack_quorum, excluded, hints, answers);
 }
 
 }  // namespace bk::client::internal

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/synchronization/mutex.h"
+#include "client/internal/placement_probe.h"
 #include "client/internal/quorum.h"
 #include "common/logging.h"
 #include "placement/types.h"
@@ -128,8 +129,8 @@ absl::Status RecoveryEnsemble::Replace(ClientContext* ctx, int64_t entry_id,
   for (int slot : slots) excluded.push_back(old[slot]);
   std::map<std::string, proto::PlacementNote> notes;
   for (int slot : slots) {
-    auto p = ctx->cluster()->ReplaceBookie(next, slot, md_.write_quorum_size(),
-                                           md_.ack_quorum_size(), excluded);
+    auto p = ProbeAndReplace(ctx, next, slot, md_.write_quorum_size(),
+                             md_.ack_quorum_size(), excluded);
     if (!p.ok()) return p.status();
     next = p->ensemble;
     for (auto& [id, note] : p->notes) notes[id] = note;

@@ -1,14 +1,20 @@
 // Probe on placement against real bookie processes and a real ZooKeeper
 // server: createLedger asks the policy's candidates for a fresh
-// GetBookieInfo and chooses among those that answer within the bound.
+// GetBookieInfo and chooses among those that answer within the bound; an
+// ensemble change probes the replacement's candidates the same way.
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdlib>
+#include <future>
 #include <random>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "client/client.h"
 #include "metadata/metadata_store.h"
+#include "prometheus/registry.h"
 #include "test/support/bookie_cluster.h"
 #include "test/support/test_seed.h"
 #include "test/support/zk_server.h"
@@ -90,6 +96,122 @@ TEST_CASE(
   CHECK(std::count(placed.begin(), placed.end(), bad_id) == 0);
 
   REQUIRE((*cluster)->Resume(bad).ok());
+}
+
+// Ledgers of one client, E2/WQ2/AQ2, each with entry 0 written.
+std::vector<std::unique_ptr<LedgerWriter>> Ledgers(Client& client, int count) {
+  std::vector<std::unique_ptr<LedgerWriter>> writers;
+  for (int i = 0; i < count; ++i) {
+    auto w = client.CreateLedger({.ensemble_size = 2,
+                                  .write_quorum = 2,
+                                  .ack_quorum = 2,
+                                  .password = "pw"});
+    REQUIRE(w.ok());
+    REQUIRE((*w)->Append(std::string("entry 0")).get().ok());
+    writers.push_back(*std::move(w));
+  }
+  return writers;
+}
+
+// Appends entry 1 to every ledger that holds `victim` and not `bad` (all at
+// once) and returns how many changed their ensemble; checks that no later
+// segment names `bad` (a replacement onto the silent bookie would show even
+// after a later change on an add timeout replaced it again).
+int ReplaceAll(std::vector<std::unique_ptr<LedgerWriter>>& writers,
+               metadata::MetadataStore& store, const std::string& victim,
+               const std::string& bad) {
+  std::vector<std::pair<LedgerWriter*, std::future<absl::StatusOr<int64_t>>>>
+      adds;
+  for (auto& w : writers) {
+    auto md = store.ReadLedger(w->ledger_id());
+    REQUIRE(md.ok());
+    const auto& b = md->value.segments(0).bookies();
+    if (std::find(b.begin(), b.end(), victim) != b.end()) {
+      adds.emplace_back(w.get(), w->Append(std::string("entry 1")));
+    }
+  }
+  for (auto& [w, added] : adds) {
+    auto r = added.get();
+    INFO("ledger " << w->ledger_id() << ": " << r.status().ToString());
+    REQUIRE(r.ok());
+    auto md = store.ReadLedger(w->ledger_id());
+    REQUIRE(md.ok());
+    const auto& segments = md->value.segments();
+    REQUIRE(segments.size() >= 2);
+    for (const auto& seg : segments) {
+      for (const auto& b : seg.bookies()) CHECK(b != bad);
+    }
+    for (const auto& b : segments[segments.size() - 1].bookies()) {
+      CHECK(b != victim);
+    }
+  }
+  return static_cast<int>(adds.size());
+}
+
+double Probes(const Client& client, const std::string& result) {
+  for (const auto& family : client.metrics_registry()->Collect()) {
+    if (family.name != "bk_client_placement_probes_total") continue;
+    for (const auto& m : family.metric) {
+      for (const auto& label : m.label) {
+        if (label.name == "result" && label.value == result) {
+          return m.counter.value;
+        }
+      }
+    }
+  }
+  return -1;
+}
+
+TEST_CASE(
+    "probe on placement: an ensemble change probes the replacement's "
+    "candidates and does not choose one that does not answer",
+    "[integration][client]") {
+  INFO("seed " << Seed());
+  const std::string uri =
+      "zk://" + test::SharedZkServer().hosts() + "/client-it/probe-replace";
+  test::BookieCluster::Options co;
+  co.bookie_binary = BK_BOOKIE_BINARY;
+  co.metadata_uri = uri;
+  co.bookies = 4;            // one rack: every bookie may replace any other
+  co.zk_timeout_ms = 60000;  // the suspended bookie stays registered
+  auto cluster = test::BookieCluster::Start(co);
+  INFO(cluster.status().ToString());
+  REQUIRE(cluster.ok());
+  auto store = metadata::Open(uri);
+  REQUIRE(store.ok());
+
+  ClientOptions o;
+  o.metadata_service_uri = uri;
+  o.seed = Seed();
+  o.placement.weighting = placement::Weighting::kAdaptive;
+  o.placement.adaptive.probe_candidates = 2;
+  o.get_bookie_info_interval = absl::Hours(1);  // the probes see, not polls
+  o.get_bookie_info_timeout = absl::Seconds(5);
+  o.placement_probe_timeout = absl::Seconds(1);
+  o.add_entry_timeout = absl::Seconds(3);  // an add to the silent one
+  auto client = Client::Create(o);
+  REQUIRE(client.ok());
+
+  // bk3 goes silent (registered, never answering) before the ledgers are
+  // made, so that createLedger's probes keep them on bk0-bk2; then bk0
+  // dies. A ledger on bk0 and another healthy bookie has two candidates
+  // for its replacement: the third healthy bookie and bk3.
+  const std::string bad = (*cluster)->id(3);
+  const std::string victim = (*cluster)->id(0);
+  REQUIRE((*cluster)->Suspend(3).ok());
+  auto writers = Ledgers(**client, 12);
+  REQUIRE((*cluster)->Kill(0).ok());
+  const double answered = Probes(**client, "answered");
+  const double failed = Probes(**client, "failed");
+  REQUIRE(answered >= 0);
+
+  const int changed = ReplaceAll(writers, **store, victim, bad);
+  CHECK(changed >= 1);  // about 8 of 12: a ledger on bk0 changes
+  // Each replacement asked both candidates: the healthy one answered, bk3
+  // did not.
+  CHECK(Probes(**client, "answered") - answered == changed);
+  CHECK(Probes(**client, "failed") - failed == changed);
+  REQUIRE((*cluster)->Resume(3).ok());
 }
 
 }  // namespace

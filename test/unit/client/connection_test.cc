@@ -225,5 +225,63 @@ TEST_CASE(
   CHECK(chosen["a"] > draws / 4);
 }
 
+TEST_CASE(
+    "a replacement's probe candidates leave out the ensemble and the "
+    "excluded bookies, and the probed answers decide the choice",
+    "[client]") {
+  ClientOptions options;
+  options.placement.weighting = placement::Weighting::kAdaptive;
+  options.placement.adaptive.probe_candidates = 2;
+  const uint64_t seed = 20261202;
+  INFO("seed " << seed);
+  ClusterView cluster(options, seed, /*probe=*/nullptr);
+  metadata::BookieSet set;
+  for (const char* id : {"e0", "e1", "dead", "c0", "c1", "c2"}) {
+    proto::BookieServiceInfo b;
+    b.set_bookie_id(id);
+    b.set_grpc_endpoint("127.0.0.1:1");
+    b.set_network_location("/r/rack0");
+    set.writable.push_back(b);
+  }
+  cluster.SetBookies(set);
+  const absl::Time now = absl::Now();
+  proto::GetBookieInfoResponse idle;
+  idle.set_status(proto::BK_EOK);
+  idle.set_free_disk_space(int64_t{1} << 40);
+  idle.set_journal_io_util(5);
+  idle.set_write_bytes_per_second(1 << 20);
+  for (const char* id : {"e0", "e1", "dead", "c0", "c1", "c2"}) {
+    cluster.OnBookieInfo(id, idle, now);
+  }
+  const std::vector<std::string> ensemble = {"e0", "e1", "dead"};
+  std::map<std::string, int> asked;
+  for (int i = 0; i < 200; ++i) {
+    const std::vector<std::string> c =
+        cluster.ReplaceProbeCandidates(ensemble, 3, {"c2"}, {});
+    REQUIRE(c.size() == 2);  // D x 1 slot, from c0 and c1 only
+    for (const auto& id : c) ++asked[id];
+  }
+  CHECK(asked.size() == 2);
+  CHECK(asked["c0"] == 200);
+  CHECK(asked["c1"] == 200);
+
+  // Fresh answers: c0 now reports a saturated journal, c1 an idle one. The
+  // replacement follows them, whatever the stale view said.
+  proto::GetBookieInfoResponse saturated = idle;
+  saturated.set_journal_io_util(100);
+  int to_c1 = 0;
+  for (int i = 0; i < 50; ++i) {
+    const absl::Time at = now + absl::Milliseconds(i + 1);
+    std::vector<ProbeAnswer> answers = {{"c0", saturated, at},
+                                        {"c1", idle, at}};
+    auto p = cluster.ReplaceBookie(ensemble, 2, 3, 2, {"c2"}, {}, answers);
+    REQUIRE(p.ok());
+    CHECK(p->ensemble[0] == "e0");
+    CHECK(p->ensemble[1] == "e1");
+    to_c1 += p->ensemble[2] == "c1" ? 1 : 0;
+  }
+  CHECK(to_c1 == 50);
+}
+
 }  // namespace
 }  // namespace bk::client::internal
