@@ -355,7 +355,7 @@ TEST_CASE(
 
 TEST_CASE(
     "a probed bookie whose fresh latency is a multiple of its own floor is "
-    "not chosen, though the cluster's median would pass it; a busy healthy "
+    "not chosen, though the cluster's median would pass it, and a busy healthy "
     "one still is",
     "[placement][probe]") {
   // 20 bookies: 14 on fast journals (p99 0.5 ms when quiet) and 6 on slow
