@@ -26,10 +26,12 @@ using Ranked = std::vector<std::pair<double, size_t>>;
 AdaptiveChooser::AdaptiveChooser(const AdaptiveOptions& options)
     : options_(options),
       estimate_(options.report_window, options.max_report_age),
-      drift_(options.forecast_max_age) {}
+      drift_(options.forecast_max_age),
+      floor_(options.latency_floor_memory) {}
 
-void AdaptiveChooser::OnReport(const BookieReport* previous,
+void AdaptiveChooser::OnReport(const BookieId& id, const BookieReport* previous,
                                const BookieInfo& info, absl::Time received_at) {
+  floor_.Learn(id, info.add_latency_p99_ms, received_at);
   if (previous == nullptr) return;
   drift_.Learn(previous->info.write_bytes_per_second / kBytesPerMiB,
                previous->received_at,
@@ -48,6 +50,7 @@ void AdaptiveChooser::Retain(const Topology& topology, absl::Time now) {
     return topology.State(entry.first) == BookieState::kUnknown;
   });
   estimate_.Retain(topology, now);
+  floor_.Retain(topology);
 }
 
 AdaptiveChooser::View AdaptiveChooser::Prepare(const Topology& topology,
@@ -252,14 +255,18 @@ size_t AdaptiveChooser::Choose(absl::Span<const BookieId* const> eligible,
 bool AdaptiveChooser::ReportsSlow(const BookieId& id, const View& view,
                                   const Topology& topology,
                                   absl::Time now) const {
-  if (options_.probe_slow_latency_multiple <= 0 ||
-      view.median_latency_ms <= 0) {
+  const BookieReport* r = topology.Report(id);
+  if (r == nullptr || now - r->received_at > options_.max_report_age) {
     return false;
   }
-  const BookieReport* r = topology.Report(id);
-  return r != nullptr && now - r->received_at <= options_.max_report_age &&
-         r->info.add_latency_p99_ms >
-             options_.probe_slow_latency_multiple * view.median_latency_ms;
+  const double p99 = r->info.add_latency_p99_ms;
+  if (options_.probe_slow_latency_multiple > 0 && view.median_latency_ms > 0 &&
+      p99 > options_.probe_slow_latency_multiple * view.median_latency_ms) {
+    return true;
+  }
+  const double floor = floor_.Floor(id);
+  return options_.probe_slow_floor_multiple > 0 && floor > 0 &&
+         p99 > options_.probe_slow_floor_multiple * floor;
 }
 
 size_t AdaptiveChooser::ChooseLeast(absl::Span<const BookieId* const> eligible,

@@ -41,7 +41,9 @@
 // drawn by steps 0-4 on its stale view, for a fresh report; a slot with an
 // answered bookie eligible chooses only among those, leaving out any whose
 // fresh report gives an add latency above probe_slow_latency_multiple (16)
-// x the median reported (ReportsSlow), then by this rule over them or, with
+// x the median reported or above probe_slow_floor_multiple (4) x the
+// bookie's own floor (latency_floor.h) (ReportsSlow), then by this rule
+// over them or, with
 // probe_choose_least, the least loaded after steps 1-2's filters
 // (ChooseLeast).
 //
@@ -59,6 +61,7 @@
 #include "absl/random/bit_gen_ref.h"
 #include "absl/time/time.h"
 #include "absl/types/span.h"
+#include "placement/latency_floor.h"
 #include "placement/load_drift.h"
 #include "placement/load_estimate.h"
 #include "placement/options.h"
@@ -72,10 +75,11 @@ class AdaptiveChooser {
   // REQUIRES: ValidatePlacementOptions accepts `options`.
   explicit AdaptiveChooser(const AdaptiveOptions& options);
 
-  // A bookie's new report `info` arrives at `received_at`; `previous` is its
-  // report it replaces (null for the first). Teaches the drift.
-  void OnReport(const BookieReport* previous, const BookieInfo& info,
-                absl::Time received_at);
+  // Bookie `id`'s new report `info` arrives at `received_at`; `previous` is
+  // its report it replaces (null for the first). Teaches the drift and the
+  // bookie's latency floor.
+  void OnReport(const BookieId& id, const BookieReport* previous,
+                const BookieInfo& info, absl::Time received_at);
   // The client's own view of `id` at `at`: its add latency to it.
   void Observe(const BookieId& id, absl::Duration add_latency, absl::Time at);
   // Forgets bookies no longer in `topology` and placements reports cover.
@@ -97,9 +101,10 @@ class AdaptiveChooser {
                 absl::BitGenRef gen) const;
 
   // Probe on placement: whether `id`'s usable report gives an add latency
-  // (p99) above probe_slow_latency_multiple x the view's median of them: a
-  // journal slowed down writes less, so its write rate alone would make it
-  // look least loaded.
+  // (p99) above probe_slow_latency_multiple x the view's median of them, or
+  // above probe_slow_floor_multiple x the bookie's own floor: a journal
+  // slowed down writes less, so its write rate alone would make it look
+  // least loaded.
   bool ReportsSlow(const BookieId& id, const View& view,
                    const Topology& topology, absl::Time now) const;
 
@@ -140,6 +145,7 @@ class AdaptiveChooser {
   const AdaptiveOptions options_;
   LoadEstimate estimate_;
   LoadDrift drift_;
+  LatencyFloor floor_;
   absl::flat_hash_map<BookieId, Observation> observations_;
   std::vector<double> rates_;  // ring of remembered slot rates
   size_t next_rate_ = 0;

@@ -133,6 +133,13 @@ absl::Status ValidatePlacementOptions(const PlacementOptions& o) {
   if (!std::isfinite(a.probe_slow_latency_multiple)) {
     return OutOfRange("adaptive.probe_slow_latency_multiple", "finite");
   }
+  if (!std::isfinite(a.probe_slow_floor_multiple)) {
+    return OutOfRange("adaptive.probe_slow_floor_multiple", "finite");
+  }
+  if (a.latency_floor_memory <= absl::ZeroDuration() ||
+      a.latency_floor_memory == absl::InfiniteDuration()) {
+    return OutOfRange("adaptive.latency_floor_memory", "> 0 and finite");
+  }
   if (a.probe_candidates < 0 || a.probe_candidates > 1000) {
     return OutOfRange("adaptive.probe_candidates", "in [0, 1000]");
   }

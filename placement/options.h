@@ -98,6 +98,13 @@ struct AdaptiveOptions {
   // multiple of the median the usable reports give is not chosen (a
   // slowed journal writes less and would look least loaded). <= 0: off.
   double probe_slow_latency_multiple = 16;
+  // Nor is one whose answer gives an add latency (p99) above this multiple
+  // of its own floor (latency_floor.h: the lowest this client saw it
+  // report, rising over latency_floor_memory while reports stay above it):
+  // a slowed journal sits at its slowdown x its floor even when idle, a
+  // healthy one reaches 4 x only near saturation. <= 0: off.
+  double probe_slow_floor_multiple = 4;
+  absl::Duration latency_floor_memory = absl::Minutes(30);
 };
 
 // "least", "random", "mixed", "rule".
@@ -172,7 +179,7 @@ struct PlacementOptions {
 // forecast age >= 0, ages
 // > 0, big_slot_multiple > 0, choices >= 1, reserve >= 0, rank_spread in
 // [0, 1], rankless_tilt in [0, 1), rate_memory in [8, 1e6],
-// probe_candidates in [0, 1000]), region
+// probe_candidates in [0, 1000], latency_floor_memory > 0), region
 // durability in [0, 100], region names non-empty without '/' or blanks, and
 // every number finite.
 absl::Status ValidatePlacementOptions(const PlacementOptions& options);

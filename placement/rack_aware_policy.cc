@@ -71,7 +71,7 @@ void RackAwarePolicy::OnBookieInfo(const BookieId& id, const BookieInfo& info,
   if (options_.weighting == Weighting::kAdaptive) {
     const BookieReport* previous = topology_.Report(id);
     if (previous == nullptr || previous->received_at <= received_at) {
-      chooser_.OnReport(previous, info, received_at);
+      chooser_.OnReport(id, previous, info, received_at);
     }
   }
   topology_.SetReport(id, info, received_at);

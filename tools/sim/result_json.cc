@@ -122,7 +122,10 @@ ordered_json ScenarioToJson(const Scenario& s) {
         {"probe_candidates", a.probe_candidates},
         {"probe_pick", placement::ProbePickName(a.probe_pick)},
         {"probe_choose_least", a.probe_choose_least},
-        {"probe_slow_latency_multiple", a.probe_slow_latency_multiple}}}};
+        {"probe_slow_latency_multiple", a.probe_slow_latency_multiple},
+        {"probe_slow_floor_multiple", a.probe_slow_floor_multiple},
+        {"latency_floor_memory_s",
+         absl::ToDoubleSeconds(a.latency_floor_memory)}}}};
   return j;
 }
 

@@ -194,6 +194,7 @@ absl::Status ReadPlacement(const YAML::Node& node, Scenario* s) {
   double max_report_age_s = absl::ToDoubleSeconds(a.max_report_age);
   double forecast_max_age_s = absl::ToDoubleSeconds(a.forecast_max_age);
   double observation_max_age_s = absl::ToDoubleSeconds(a.observation_max_age);
+  double latency_floor_memory_s = absl::ToDoubleSeconds(a.latency_floor_memory);
   ar.Get("report_window_s", &report_window_s);
   ar.Get("max_report_age_s", &max_report_age_s);
   ar.Get("forecast_max_age_s", &forecast_max_age_s);
@@ -213,6 +214,8 @@ absl::Status ReadPlacement(const YAML::Node& node, Scenario* s) {
   ar.Get("probe_pick", &probe_pick);
   ar.Get("probe_choose_least", &a.probe_choose_least);
   ar.Get("probe_slow_latency_multiple", &a.probe_slow_latency_multiple);
+  ar.Get("probe_slow_floor_multiple", &a.probe_slow_floor_multiple);
+  ar.Get("latency_floor_memory_s", &latency_floor_memory_s);
   if (absl::Status st = ar.Finish(); !st.ok()) return st;
   absl::StatusOr<placement::AdaptiveOptions::ProbePick> pick =
       placement::ParseProbePick(probe_pick);
@@ -225,7 +228,8 @@ absl::Status ReadPlacement(const YAML::Node& node, Scenario* s) {
        {std::pair{"report_window_s", report_window_s},
         std::pair{"max_report_age_s", max_report_age_s},
         std::pair{"forecast_max_age_s", forecast_max_age_s},
-        std::pair{"observation_max_age_s", observation_max_age_s}}) {
+        std::pair{"observation_max_age_s", observation_max_age_s},
+        std::pair{"latency_floor_memory_s", latency_floor_memory_s}}) {
     if (!(v >= 0 && v < 1e9)) {
       return absl::InvalidArgumentError(absl::StrCat(
           "placement.adaptive.", name, " must be in [0, 1e9), got ", v));
@@ -235,6 +239,7 @@ absl::Status ReadPlacement(const YAML::Node& node, Scenario* s) {
   a.max_report_age = absl::Seconds(max_report_age_s);
   a.forecast_max_age = absl::Seconds(forecast_max_age_s);
   a.observation_max_age = absl::Seconds(observation_max_age_s);
+  a.latency_floor_memory = absl::Seconds(latency_floor_memory_s);
   return absl::OkStatus();
 }
 

@@ -36,7 +36,9 @@
 //                          rankless_tilt, slow_latency_multiple,
 //                          observation_max_age_s, probe_candidates,
 //                          probe_pick (least | random | mixed | rule),
-//                          probe_choose_least}}
+//                          probe_choose_least, probe_slow_latency_multiple,
+//                          probe_slow_floor_multiple,
+//                          latency_floor_memory_s}}
 
 #ifndef BK_TOOLS_SIM_SCENARIO_YAML_H_
 #define BK_TOOLS_SIM_SCENARIO_YAML_H_

@@ -245,9 +245,9 @@ void TeachFilling(AdaptiveChooser& chooser) {
     const BookieReport low{
         BookieInfo{.write_bytes_per_second = 4 * kBytesPerMiB}, at};
     const BookieReport high{filled, at};
-    chooser.OnReport(&low, filled, at + absl::Seconds(30));
+    chooser.OnReport("b", &low, filled, at + absl::Seconds(30));
     for (int k = 0; k < 3; ++k) {
-      chooser.OnReport(&high, filled, at + absl::Seconds(30));
+      chooser.OnReport("b", &high, filled, at + absl::Seconds(30));
     }
   }
 }

@@ -323,6 +323,8 @@ TEST_CASE(
       PlacementOptions options = Probing(4, AdaptiveOptions::ProbePick::kLeast);
       options.adaptive.probe_choose_least = true;
       options.adaptive.probe_slow_latency_multiple = multiple;
+      // The rule under test alone: b0's 40 ms is also 40 x its own floor.
+      options.adaptive.probe_slow_floor_multiple = 0;
       RackAwarePolicy policy(options, gen);
       policy.OnClusterChanged(MakeBookies(20, 2), {});
       for (int i = 0; i < 20; ++i) {
@@ -348,6 +350,100 @@ TEST_CASE(
     INFO("multiple " << multiple << ": b0 chosen " << chosen[Id(0)]);
     // Off, b0 is the least loaded answer every time.
     CHECK(chosen[Id(0)] == (multiple > 0 ? 0 : 100));
+  }
+}
+
+TEST_CASE(
+    "a probed bookie whose fresh latency is a multiple of its own floor is "
+    "not chosen, though the cluster's median would pass it, and a busy healthy "
+    "one still is",
+    "[placement][probe]") {
+  // 20 bookies: 14 on fast journals (p99 0.5 ms when quiet) and 6 on slow
+  // ones (3 ms: b1 and b15..b19), so the median reported is 0.5 ms and 16 x
+  // it is 8 ms. b0's journal slowed tenfold since (5 ms, under 8 ms); b1 is
+  // healthy but busy (6 ms: twice its floor).
+  auto quiet_ms = [](int i) { return i == 1 || i >= 15 ? 3.0 : 0.5; };
+  for (const double multiple : {4.0, 0.0}) {
+    Counts chosen;
+    for (uint64_t seed = 1; seed <= 100; ++seed) {
+      INFO("floor multiple " << multiple << ", seed " << seed);
+      std::mt19937_64 gen(seed);
+      PlacementOptions options = Probing(4, AdaptiveOptions::ProbePick::kLeast);
+      options.adaptive.probe_choose_least = true;
+      options.adaptive.probe_slow_floor_multiple = multiple;
+      RackAwarePolicy policy(options, gen);
+      policy.OnClusterChanged(MakeBookies(20, 2), {});
+      // Two polls teach the floors.
+      for (const absl::Time at : {kStale - absl::Minutes(5), kStale}) {
+        for (int i = 0; i < 20; ++i) {
+          BookieInfo info = i < 4 ? Report(0, 1) : Report(10, 20);
+          info.add_latency_p99_ms = quiet_ms(i);
+          policy.OnBookieInfo(Id(i), info, at);
+        }
+      }
+      policy.AdvanceTime(kNow);
+      const std::vector<BookieId> ids = policy.ProbeCandidates(1, 1, 1, {}, {});
+      REQUIRE(AsSet(ids) == AsSet({Id(0), Id(1), Id(2), Id(3)}));
+      for (const BookieId& id : ids) {
+        BookieInfo info = Report(20, 30);
+        info.add_latency_p99_ms = 0.5;
+        if (id == Id(0)) {
+          info = Report(1, 75);  // writes least: its journal cannot keep up
+          info.add_latency_p99_ms = 5;
+        } else if (id == Id(1)) {
+          info = Report(8, 80);
+          info.add_latency_p99_ms = 6;
+        }
+        policy.OnProbeReport(id, info, kNow);
+      }
+      absl::StatusOr<PlacementResult> p =
+          policy.NewEnsemble(1, 1, 1, {}, Rate(1));
+      REQUIRE(p.ok());
+      ++chosen[p->ensemble[0]];
+    }
+    INFO("floor multiple " << multiple << ": b0 " << chosen[Id(0)] << ", b1 "
+                           << chosen[Id(1)]);
+    // On: b0 never, the busy b1 (the least loaded of the rest) every time.
+    // Off: b0, the least loaded answer, every time.
+    CHECK(chosen[Id(0)] == (multiple > 0 ? 0 : 100));
+    CHECK(chosen[Id(1)] == (multiple > 0 ? 100 : 0));
+  }
+}
+
+TEST_CASE(
+    "a bookie first heard of while slow has no floor below its latency: the "
+    "floor rule cannot tell it, the median rule still may",
+    "[placement][probe]") {
+  for (uint64_t seed = 1; seed <= 50; ++seed) {
+    INFO("seed " << seed);
+    std::mt19937_64 gen(seed);
+    PlacementOptions options = Probing(4, AdaptiveOptions::ProbePick::kLeast);
+    RackAwarePolicy policy(options, gen);
+    policy.OnClusterChanged(MakeBookies(20, 2), {});
+    for (int i = 1; i < 20; ++i) {
+      BookieInfo info = i < 4 ? Report(0, 1) : Report(10, 20);
+      info.add_latency_p99_ms = 0.5;
+      policy.OnBookieInfo(Id(i), info, kStale);
+    }
+    policy.AdvanceTime(kNow);
+    std::vector<BookieId> ids = policy.ProbeCandidates(1, 1, 1, {}, {});
+    // b0 never reported: it counts the median load, so it is not among the
+    // four least loaded; probe it by hand, as a client answering it would.
+    ids.push_back(Id(0));
+    for (const BookieId& id : ids) {
+      BookieInfo info = Report(20, 30);
+      info.add_latency_p99_ms = 0.5;
+      if (id == Id(0)) {
+        info = Report(1, 75);
+        info.add_latency_p99_ms = 5;
+      }
+      policy.OnProbeReport(id, info, kNow);
+    }
+    absl::StatusOr<PlacementResult> p =
+        policy.NewEnsemble(1, 1, 1, {}, Rate(1));
+    REQUIRE(p.ok());
+    // 5 ms is its own floor, and under 16 x the median (8 ms).
+    CHECK(p->ensemble[0] == Id(0));
   }
 }
 
