@@ -136,6 +136,17 @@ void AddAdaptivePlacement(ConfigTable<ClientOptions>& t) {
           {-1, 1e6},
           "adaptive: a probed bookie whose add latency p99 exceeds this x "
           "the median reported is not chosen; <= 0 off");
+  t.Value("adaptivePlacementProbeSlowFloorMultiple",
+          BK_FIELD(placement.adaptive.probe_slow_floor_multiple), "multiple",
+          {-1, 1e6},
+          "adaptive: a probed bookie whose add latency p99 exceeds this x "
+          "its own floor (the lowest it reported to this client, rising over "
+          "adaptivePlacementLatencyFloorMemorySeconds) is not chosen; <= 0 "
+          "off");
+  t.SecondsReal("adaptivePlacementLatencyFloorMemorySeconds",
+                BK_FIELD(placement.adaptive.latency_floor_memory), {1, 1e7},
+                "adaptive: how slowly a bookie's latency floor rises to "
+                "reports above it (a slowed bookie becomes its own normal)");
   t.SecondsReal("adaptivePlacementProbeTimeoutSeconds",
                 BK_FIELD(placement_probe_timeout), {0.001, 60},
                 "adaptive: longest createLedger or a replacement waits for "
