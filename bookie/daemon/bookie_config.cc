@@ -90,9 +90,8 @@ void AddJournal(ConfigTable<DaemonOptions>& t) {
           BK_FIELD(store.journal.remove_from_page_cache), "-", {},
           "drop each group's pages from the page cache once synced "
           "(POSIX_FADV_DONTNEED), so the journal keeps writing into a few "
-          "warm pages instead of taking fresh ones (BookKeeper's key; off "
-          "here: it helps only where fresh pages are costly, as on a VM "
-          "whose host reclaims free memory)");
+          "warm pages instead of taking fresh ones (BookKeeper's key and "
+          "default; the journal is read only at replay)");
   t.Value("journalSkipCorruptRecords",
           BK_FIELD(store.journal.skip_corrupt_records), "-", {},
           "on replay, skip (and report) a corrupt record mid-journal instead "

@@ -83,19 +83,20 @@ struct JournalOptions {
   // up to two more files of journalMaxSizeMB on disk.
   bool reuse_files = true;
 
-  // journalRemoveFromPageCache (BookKeeper's key; false here, true there):
-  // once a sync has made bytes durable, their whole pages are dropped from
-  // the page cache (WritableFile::DropCachedRange). The journal is read only
-  // at replay, so cached pages serve nothing, and the next groups are then
+  // journalRemoveFromPageCache (BookKeeper's key and default, true): once a
+  // sync has made bytes durable, their whole pages are dropped from the
+  // page cache (WritableFile::DropCachedRange). The journal is read only at
+  // replay, so cached pages serve nothing, and the next groups are then
   // written into pages just freed instead of fresh ones. That matters on a
   // VM whose host reclaims the guest's free memory: there a write into a
   // fresh page cache page cost ~3 ns/byte of CPU against ~0.2 into a warm
   // one (dd, bench/results/bkbench_write.md), and after a few GB written
-  // the journal thread spent 74 % of its time in that copy. Off by default
-  // because the drop has its own cost where fresh pages are cheap:
-  // journal_bench pagecache measured no CPU saved and 13 % fewer adds/s at
-  // 16 KiB in reused files. No effect with direct_io (nothing is cached).
-  bool remove_from_page_cache = false;
+  // the journal thread spent 74 % of its time in that copy. End to end
+  // (3 bookies, E3/WQ3/AQ2 at the peak rate, five alternating pairs) the
+  // bookies spent 16 % less CPU per entry with it and wrote 9 % more; the
+  // journal alone (journal_bench pagecache) saved no CPU at 16 KiB, where
+  // the drop's own cost shows. No effect with direct_io (nothing cached).
+  bool remove_from_page_cache = true;
 
   // journalSkipCorruptRecords (ours, false): see journal_reader.h.
   bool skip_corrupt_records = false;
