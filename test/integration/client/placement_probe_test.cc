@@ -24,6 +24,34 @@ namespace {
 
 uint64_t Seed() { return bk::testing::TestSeed(); }
 
+// Four real bookies under `uri`, racks assigned round robin (none: one
+// rack). A long session: a suspended bookie stays registered (and
+// eligible).
+test::BookieCluster::Options FourBookies(const std::string& uri,
+                                         std::vector<std::string> racks) {
+  test::BookieCluster::Options co;
+  co.bookie_binary = BK_BOOKIE_BINARY;
+  co.metadata_uri = uri;
+  co.bookies = 4;
+  co.racks = std::move(racks);
+  co.zk_timeout_ms = 60000;
+  return co;
+}
+
+// An adaptive client that polls GetBookieInfo once, at start: a suspended
+// bookie's silence is seen only by the probes.
+ClientOptions AdaptiveClient(const std::string& uri) {
+  ClientOptions o;
+  o.metadata_service_uri = uri;
+  o.seed = Seed();
+  o.placement.weighting = placement::Weighting::kAdaptive;
+  o.get_bookie_info_interval = absl::Hours(1);
+  o.get_bookie_info_timeout = absl::Seconds(5);
+  // Generous for a loaded test machine; the default is 50 ms.
+  o.placement_probe_timeout = absl::Seconds(1);
+  return o;
+}
+
 // Bookies of the ledgers `client` creates, E2/WQ2/AQ2, `count` of them.
 std::vector<std::string> Placed(Client& client, const std::string& uri,
                                 int count) {
@@ -51,27 +79,11 @@ TEST_CASE(
   INFO("seed " << Seed());
   const std::string uri =
       "zk://" + test::SharedZkServer().hosts() + "/client-it/probe";
-  test::BookieCluster::Options co;
-  co.bookie_binary = BK_BOOKIE_BINARY;
-  co.metadata_uri = uri;
-  co.bookies = 4;
-  co.racks = {"/region/rack0", "/region/rack1"};
-  // A long session: the suspended bookie stays registered (and eligible).
-  co.zk_timeout_ms = 60000;
-  auto cluster = test::BookieCluster::Start(co);
+  auto cluster = test::BookieCluster::Start(
+      FourBookies(uri, {"/region/rack0", "/region/rack1"}));
   INFO(cluster.status().ToString());
   REQUIRE(cluster.ok());
-
-  ClientOptions o;
-  o.metadata_service_uri = uri;
-  o.seed = Seed();
-  o.placement.weighting = placement::Weighting::kAdaptive;
-  // One background poll at start, none during the test: the suspended
-  // bookie's silence is seen only by the probes.
-  o.get_bookie_info_interval = absl::Hours(1);
-  o.get_bookie_info_timeout = absl::Seconds(5);
-  // Generous for a loaded test machine; the default is 50 ms.
-  o.placement_probe_timeout = absl::Seconds(1);
+  ClientOptions o = AdaptiveClient(uri);
 
   const int bad = 3;
   const std::string bad_id = (*cluster)->id(bad);
@@ -169,25 +181,15 @@ TEST_CASE(
   INFO("seed " << Seed());
   const std::string uri =
       "zk://" + test::SharedZkServer().hosts() + "/client-it/probe-replace";
-  test::BookieCluster::Options co;
-  co.bookie_binary = BK_BOOKIE_BINARY;
-  co.metadata_uri = uri;
-  co.bookies = 4;            // one rack: every bookie may replace any other
-  co.zk_timeout_ms = 60000;  // the suspended bookie stays registered
-  auto cluster = test::BookieCluster::Start(co);
+  // One rack: every bookie may replace any other.
+  auto cluster = test::BookieCluster::Start(FourBookies(uri, {}));
   INFO(cluster.status().ToString());
   REQUIRE(cluster.ok());
   auto store = metadata::Open(uri);
   REQUIRE(store.ok());
 
-  ClientOptions o;
-  o.metadata_service_uri = uri;
-  o.seed = Seed();
-  o.placement.weighting = placement::Weighting::kAdaptive;
+  ClientOptions o = AdaptiveClient(uri);
   o.placement.adaptive.probe_candidates = 2;
-  o.get_bookie_info_interval = absl::Hours(1);  // the probes see, not polls
-  o.get_bookie_info_timeout = absl::Seconds(5);
-  o.placement_probe_timeout = absl::Seconds(1);
   o.add_entry_timeout = absl::Seconds(3);  // an add to the silent one
   auto client = Client::Create(o);
   REQUIRE(client.ok());
