@@ -66,9 +66,13 @@ struct ClientOptions {
   // most readWindowBytes of them at the entry size seen so far. A
   // streamed range is issued once half the window is free, so chunks are
   // about half of it, and each chunk costs a round trip before its first
-  // entry: one reader of 100,000 1 KiB entries on a local cluster
-  // measured 34k entries/s at 64, 61k at 256, 89k at 1000.
-  int read_window = 1000;
+  // entry, and the bookies pay for every chunk's stream setup and drained
+  // pipeline: one reader of 100,000 1 KiB entries of an open E3/WQ2 ledger
+  // on a local cluster (bench/results/bkbench_read.md) measured 258-309k
+  // entries/s at 1000, 318-345k at 2000 and 352-428k at 4000 or more,
+  // where readWindowBytes (4096 entries of 1 KiB) binds. So the default
+  // leaves the bound to readWindowBytes for entries of 420 bytes or more.
+  int read_window = 10000;
   // readWindowBytes: the read window's bound in bytes, so that large
   // entries do not multiply what one reader holds. Until a range's first
   // entry arrives the window is readWindowBytes / the closed ledger's mean

@@ -1,8 +1,9 @@
 #include "client/internal/range_iterator.h"
 
 #include <algorithm>
-#include <map>
+#include <deque>
 
+#include "absl/container/btree_map.h"
 #include "absl/synchronization/mutex.h"
 #include "client/internal/read_handle.h"
 
@@ -12,7 +13,8 @@ namespace bk::client::internal {
 // reads in flight, and handed to the next iterator with a read-ahead.
 struct RangeReadState {
   absl::Mutex mu;
-  std::map<int64_t, absl::StatusOr<ReadResult>> results ABSL_GUARDED_BY(mu);
+  absl::btree_map<int64_t, absl::StatusOr<ReadResult>> results
+      ABSL_GUARDED_BY(mu);
 };
 
 namespace {
@@ -92,16 +94,38 @@ class RangeIterator final : public EntryIterator {
   absl::Status status() const override { return status_; }
 
  private:
-  // Waits for entry `id`'s result and takes it.
+  // Waits for entry `id`'s result and takes it. Under the same lock it
+  // also takes the results that follow it without a gap, up to last_ (those
+  // past last_ may go to the next Read()), so that a reader keeping up
+  // with a stream locks and wakes once per message rather than per entry.
   absl::StatusOr<ReadResult> Take(int64_t id) {
+    if (!taken_.empty() && taken_first_ == id) {
+      absl::StatusOr<ReadResult> r = std::move(taken_.front());
+      taken_.pop_front();
+      ++taken_first_;
+      return r;
+    }
+    // Else a retried read of the entry before taken_ (which is kept), or
+    // nothing taken yet.
     absl::MutexLock l(&state_->mu);
     auto ready = [this, id]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(state_->mu) {
-      return state_->results.count(id) > 0;
+      return state_->results.contains(id);
     };
     state_->mu.Await(absl::Condition(&ready));
     auto it = state_->results.find(id);
     absl::StatusOr<ReadResult> r = std::move(it->second);
-    state_->results.erase(it);
+    it = state_->results.erase(it);
+    if (!taken_.empty()) return r;
+    taken_first_ = id + 1;
+    int64_t next = id + 1;
+    auto end = it;
+    while (end != state_->results.end() && end->first == next &&
+           next <= last_) {
+      taken_.push_back(std::move(end->second));
+      ++end;
+      ++next;
+    }
+    state_->results.erase(it, end);
     return r;
   }
 
@@ -170,10 +194,12 @@ class RangeIterator final : public EntryIterator {
     std::weak_ptr<ReadHandle> weak = handle_;
     const bool started = handle_->ReadRangeAsync(
         first, end,
-        [state](ReadResult r) {
-          const int64_t id = r.entry_id;
+        [state](std::vector<ReadResult> batch) {
           absl::MutexLock l(&state->mu);
-          state->results.emplace(id, std::move(r));
+          for (ReadResult& r : batch) {
+            const int64_t id = r.entry_id;
+            state->results.emplace(id, std::move(r));
+          }
         },
         [state, weak, end](int64_t next, int64_t stride) {
           // What a stream did not deliver, entry by entry.
@@ -200,6 +226,9 @@ class RangeIterator final : public EntryIterator {
 
   std::shared_ptr<ReadHandle> handle_;
   std::shared_ptr<State> state_ = std::make_shared<State>();
+  // Results taken from state_ ahead of Next(): entries taken_first_, ...
+  std::deque<absl::StatusOr<ReadResult>> taken_;
+  int64_t taken_first_ = -1;
   int64_t next_issue_;
   int64_t next_return_;
   const int64_t last_;

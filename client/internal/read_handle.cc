@@ -124,7 +124,8 @@ bool ReadHandle::RangeStreamable() const {
 }
 
 bool ReadHandle::ReadRangeAsync(int64_t first, int64_t last,
-                                absl::AnyInvocable<void(ReadResult)> on_entry,
+                                absl::AnyInvocable<void(std::vector<ReadResult>)>
+                                    on_entries,
                                 RangeDone done) {
   if (!ctx_->options().batch_read_enabled || last < first) return false;
   std::vector<std::string> ensemble;
@@ -158,14 +159,14 @@ bool ReadHandle::ReadRangeAsync(int64_t first, int64_t last,
     if (clients.back() == nullptr) return false;
   }
   // Shared by the streams; each stream's messages come one at a time, so
-  // a stream's `next` needs no lock, and on_entry/done are the caller's to
-  // make safe across streams.
+  // a stream's `next` needs no lock, and on_entries/done are the caller's
+  // to make safe across streams.
   struct Shared {
-    absl::AnyInvocable<void(ReadResult)> on_entry;
+    absl::AnyInvocable<void(std::vector<ReadResult>)> on_entries;
     RangeDone done;
   };
   auto shared = std::make_shared<Shared>();
-  shared->on_entry = std::move(on_entry);
+  shared->on_entries = std::move(on_entries);
   shared->done = std::move(done);
   const uint64_t ledger = static_cast<uint64_t>(ledger_id_);
   for (int64_t k = 0; k < streams; ++k) {
@@ -195,6 +196,8 @@ bool ReadHandle::ReadRangeAsync(int64_t first, int64_t last,
           // The message's entries: body, then more_bodies (a bookie that
           // packs several), each the stream's next.
           const int n = 1 + m.more_bodies_size();
+          std::vector<ReadResult> batch;
+          batch.reserve(n);
           for (int i = 0; i < n; ++i) {
             std::string* body =
                 i == 0 ? m.mutable_body() : m.mutable_more_bodies(i - 1);
@@ -204,16 +207,22 @@ bool ReadHandle::ReadRangeAsync(int64_t first, int64_t last,
                   "ledger={} entry={} bookie={} range read: {}", ledger,
                   range->next, bookie, d.status().ToString());
               range->stopped = true;  // read again, from another replica
-              return;
+              break;
             }
-            ReadResult r;
+            ReadResult& r = batch.emplace_back();
             r.entry_id = range->next;
             r.header = d->header;
-            r.payload = std::string(d->payload);
-            r.body = std::move(*body);
+            // The payload is the body's tail: keep the message's buffer
+            // and drop the header and digest in front, rather than copy.
+            const size_t offset =
+                static_cast<size_t>(d->payload.data() - body->data());
+            const size_t size = d->payload.size();
+            r.payload = std::move(*body);
+            r.payload.erase(0, offset);
+            r.payload.resize(size);
             range->next += stride;
-            shared->on_entry(std::move(r));
           }
+          if (!batch.empty()) shared->on_entries(std::move(batch));
         },
         [range, shared, stride](absl::Status) {
           shared->done(range->next, stride);

@@ -61,8 +61,10 @@ class ReadHandle : public std::enable_shared_from_this<ReadHandle> {
   // E > WQ no bookie holds the whole range, so it is read as E strided
   // streams (entries first + k, first + k + E, ...), each from the read
   // order's first bookie of that stride's write set: read-ahead over the
-  // ensemble. `on_entry` gets each entry, digest verified, in order within
-  // its stream; `done(next, stride)` is called once per stream when it has
+  // ensemble. `on_entries` gets each message's entries (a bookie packs
+  // several in one), digest verified, in order within its stream; each
+  // result carries the payload only (moved out of the message, `body`
+  // left empty); `done(next, stride)` is called once per stream when it has
   // ended for whatever reason -- an entry the bookie lacks, a damaged one,
   // the bookie failing -- with the stream's first entry not delivered
   // (past `last` when all were) and its stride, and the caller reads the
@@ -72,7 +74,8 @@ class ReadHandle : public std::enable_shared_from_this<ReadHandle> {
   bool RangeStreamable() const;  // batchReadEnabled
   using RangeDone = absl::AnyInvocable<void(int64_t next, int64_t stride)>;
   bool ReadRangeAsync(int64_t first, int64_t last,
-                      absl::AnyInvocable<void(ReadResult)> on_entry,
+                      absl::AnyInvocable<void(std::vector<ReadResult>)>
+                          on_entries,
                       RangeDone done);
   absl::StatusOr<int64_t> ReadLac();
 
