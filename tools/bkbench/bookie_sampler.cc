@@ -98,6 +98,29 @@ CacheCounters Scrape(const std::string& http) {
 
 }  // namespace
 
+CacheCounters CacheDelta(const CacheCounters& before,
+                         const CacheCounters& after) {
+  CacheCounters d;
+  d.read_cache_hits = after.read_cache_hits - before.read_cache_hits;
+  d.read_cache_misses = after.read_cache_misses - before.read_cache_misses;
+  d.write_cache_hits = after.write_cache_hits - before.write_cache_hits;
+  d.scraped = before.scraped && after.scraped;
+  return d;
+}
+
+CacheCounters BookieSampler::CacheTotals() const {
+  CacheCounters sum;
+  sum.scraped = !http_.empty();
+  for (const std::string& http : http_) {
+    const CacheCounters c = http.empty() ? CacheCounters() : Scrape(http);
+    sum.read_cache_hits += c.read_cache_hits;
+    sum.read_cache_misses += c.read_cache_misses;
+    sum.write_cache_hits += c.write_cache_hits;
+    sum.scraped = sum.scraped && c.scraped;
+  }
+  return sum;
+}
+
 absl::StatusOr<std::unique_ptr<BookieSampler>> BookieSampler::Create(
     const client::ClientOptions& client) {
   auto registered = RegisteredBookies(client);
@@ -111,6 +134,7 @@ absl::StatusOr<std::unique_ptr<BookieSampler>> BookieSampler::Create(
     bs.http = b.http_endpoint();
     auto admin = client::BookieAdmin::Connect(bs.id, bs.grpc, client.tls);
     if (!admin.ok()) return admin.status();
+    s->http_.push_back(bs.http);
     s->bookies_.push_back(bs);
     s->admins_.push_back(std::move(*admin));
   }

@@ -41,6 +41,10 @@ struct CacheCounters {
   bool scraped = false;
 };
 
+// after - before, counter by counter; scraped only if both were.
+CacheCounters CacheDelta(const CacheCounters& before,
+                         const CacheCounters& after);
+
 struct BookieSeries {
   std::string id;
   std::string rack;
@@ -64,11 +68,16 @@ class BookieSampler {
 
   const std::vector<BookieSeries>& bookies() const { return bookies_; }
 
+  // The cache counters of every bookie scraped now and summed (scraped
+  // only if every bookie answered). Safe from any thread, at any time.
+  CacheCounters CacheTotals() const;
+
  private:
   BookieSampler() = default;
   void SampleOnce();
 
   std::vector<BookieSeries> bookies_;  // written by the sampling thread only
+  std::vector<std::string> http_;      // bookies_[i].http; constant
   // admins_[i] reaches bookies_[i]; used by the sampling thread only.
   std::vector<std::unique_ptr<client::BookieAdmin>> admins_;
   absl::Time run_start_;

@@ -133,6 +133,7 @@ int ReadCommand(const std::vector<std::string>& raw) {
       {"a", false, "ack quorum (2)"},
       {"batch", false, "entries per Read() call (1000)"},
       {"rounds", false, "stream + client rounds (3)"},
+      {"read-window", false, "the client's readWindow, entries (its default)"},
       {"open", false, "leave the ledger open, as a live writer's", true}};
   auto f = bkctl::ParseFlags(args, specs);
   if (!f.ok()) {
@@ -155,6 +156,8 @@ int ReadCommand(const std::vector<std::string>& raw) {
   const int a = static_cast<int>(num("a", 2, 1, 64));
   const int64_t batch = num("batch", 1000, 1, int64_t{1} << 32);
   const int rounds = static_cast<int>(num("rounds", 3, 1, 1000));
+  const int read_window = static_cast<int>(
+      num("read-window", client::ClientOptions().read_window, 1, 10000));
   if (!bad.empty()) {
     std::cerr << "bkbench read: " << bad.front() << "\n";
     return kExitUsage;
@@ -195,6 +198,7 @@ int ReadCommand(const std::vector<std::string>& raw) {
   } else {
     co.metadata_service_uri = f->Get("metadata-uri");
   }
+  co.read_window = read_window;
   auto c = client::Client::Create(co);
   if (!c.ok()) return Fail("client", c.status());
   auto writer = (*c)->CreateLedger({.ensemble_size = e,

@@ -121,6 +121,39 @@ std::string MachineSection(const ScenarioResult& r) {
   return md + "\n![cpu stall](cpu_stall.png)\n\n";
 }
 
+// Where each late reader's backlog time and entries came from.
+std::string BacklogSourcesTable(const WorkloadRun& run) {
+  std::string rows;
+  for (const ReaderResult& rr : run.readers) {
+    if (rr.backlog_at_join <= 0) continue;
+    const CacheCounters& c = rr.backlog_cache;
+    const double all =
+        c.read_cache_hits + c.write_cache_hits + c.read_cache_misses;
+    absl::StrAppendFormat(
+        &rows, "| %s | %.1f | %s | %s | %s | %s | %s |\n", rr.name,
+        rr.open_ms,
+        rr.first_entry_ms < 0 ? "-"
+                              : absl::StrFormat("%.1f", rr.first_entry_ms),
+        c.scraped ? absl::StrFormat("%.0f", c.read_cache_hits) : "-",
+        c.scraped ? absl::StrFormat("%.0f", c.write_cache_hits) : "-",
+        c.scraped ? absl::StrFormat("%.0f", c.read_cache_misses) : "-",
+        c.scraped && all > 0
+            ? absl::StrFormat("%.2f",
+                              (c.read_cache_hits + c.write_cache_hits) / all)
+            : "-");
+  }
+  if (rows.empty()) return "";
+  return "\nThe backlog, per late reader: opening the ledger (before the "
+         "join), join -> first entry, and the bookies' cache counters "
+         "(summed over the bookies) from the join to the backlog's last "
+         "entry, which also count any other reader's reads in that time; "
+         "hit ratio = (read-cache + write-cache hits) / all lookups.\n\n"
+         "| reader | open ms | first entry ms | read-cache hits | "
+         "write-cache hits | misses | hit ratio |\n"
+         "|---|---|---|---|---|---|---|\n" +
+         rows;
+}
+
 std::string ReadersSection(const ScenarioResult& r) {
   const WorkloadRun& run = r.runs[0];
   std::string md =
@@ -158,6 +191,7 @@ std::string ReadersSection(const ScenarioResult& r) {
         Cell(rr.tail_latency, 0.99), Cell(rr.tail_latency, 0.999), rr.retries,
         rr.errors);
   }
+  md += BacklogSourcesTable(run);
   for (const WorkloadRun& other : r.runs) {
     if (other.label != "no-readers") continue;
     const double with = Ms(run.write.latency, 0.99);

@@ -29,6 +29,14 @@ json RunJson(const WorkloadRun& run) {
          {"backlog_s", r.backlog_s},
          {"backlog_entries_per_second", r.backlog_rate},
          {"stream_ceiling_entries_per_second", r.stream_ceiling_rate},
+         {"open_ms", r.open_ms},
+         {"first_entry_ms", r.first_entry_ms},
+         {"backlog_cache",
+          r.backlog_cache.scraped
+              ? json{{"read_cache_hits", r.backlog_cache.read_cache_hits},
+                     {"read_cache_misses", r.backlog_cache.read_cache_misses},
+                     {"write_cache_hits", r.backlog_cache.write_cache_hits}}
+              : json(nullptr)},
          {"entries_read", r.entries_read},
          {"read_retries", r.retries},
          {"first_retry_error", r.first_retry_error},

@@ -179,7 +179,8 @@ absl::StatusOr<WorkloadRun> RunWorkload(const ScenarioSpec& spec,
     const int idx = rs.ledger;
     readers.push_back(std::make_unique<TailReader>(
         client->get(), rs, writer->ledger_id(idx), wo.password, start,
-        [writer, idx] { return writer->LastAddConfirmed(idx); }));
+        [writer, idx] { return writer->LastAddConfirmed(idx); },
+        [s = sampler->get()] { return s->CacheTotals(); }));
     readers.back()->Start();
   }
   run.reader_series.resize(readers.size());

@@ -15,13 +15,15 @@ constexpr int64_t kMaxRetries = 100;
 TailReader::TailReader(client::Client* client, ReaderSpec spec,
                        int64_t ledger_id, std::string password,
                        absl::Time run_start,
-                       std::function<int64_t()> writer_lac)
+                       std::function<int64_t()> writer_lac,
+                       std::function<CacheCounters()> cache_totals)
     : client_(client),
       spec_(std::move(spec)),
       ledger_id_(ledger_id),
       password_(std::move(password)),
       run_start_(run_start),
-      writer_lac_(std::move(writer_lac)) {
+      writer_lac_(std::move(writer_lac)),
+      cache_totals_(std::move(cache_totals)) {
   absl::MutexLock l(&mu_);
   result_.name = spec_.name;
   result_.ledger_index = spec_.ledger;
@@ -35,6 +37,7 @@ TailReader::~TailReader() {
     if (final_last_ == -2) final_last_ = -1;
   }
   if (thread_.joinable()) thread_.join();
+  if (scrape_.joinable()) scrape_.join();
 }
 
 void TailReader::Start() {
@@ -79,8 +82,17 @@ bool TailReader::ReadRange(client::LedgerReader* reader, int64_t last) {
     const int64_t age_us =
         (absl::ToUnixNanos(now) - AddedAtNanos(e.payload)) / 1000;
     absl::MutexLock l(&mu_);
-    ++result_.entries_read;
+    if (result_.entries_read++ == 0) {
+      result_.first_entry_ms = absl::ToDoubleMilliseconds(now - joined_at_);
+    }
     if (e.entry_id + 1 == result_.backlog_at_join) {
+      if (cache_totals_ && !scrape_.joinable()) {
+        scrape_ = std::thread([this, before = cache_at_join_] {
+          const CacheCounters after = cache_totals_();
+          absl::MutexLock l(&mu_);
+          result_.backlog_cache = CacheDelta(before, after);
+        });
+      }
       result_.backlog_s = absl::ToDoubleSeconds(now - joined_at_);
       result_.backlog_rate =
           result_.backlog_s > 0
@@ -119,10 +131,13 @@ void TailReader::Run() {
     mu_.AwaitWithDeadline(absl::Condition(&finished), join_at);
   }
   const int64_t backlog = writer_lac_() + 1;
+  if (cache_totals_ && backlog > 0) cache_at_join_ = cache_totals_();
+  const absl::Time open_at = absl::Now();
   auto opened = client_->OpenLedger(ledger_id_, password_, /*recover=*/false);
   {
     absl::MutexLock l(&mu_);
     joined_at_ = absl::Now();
+    result_.open_ms = absl::ToDoubleMilliseconds(joined_at_ - open_at);
     result_.join_s = absl::ToDoubleSeconds(joined_at_ - run_start_);
     result_.backlog_at_join = backlog;
   }
@@ -188,6 +203,7 @@ ReaderResult TailReader::Finish(int64_t last_entry, absl::Duration timeout) {
   }
   stop_.store(true);
   if (thread_.joinable()) thread_.join();
+  if (scrape_.joinable()) scrape_.join();
   absl::MutexLock l(&mu_);
   if (next_.load() <= last_entry && result_.errors == 0) {
     result_.errors = 1;

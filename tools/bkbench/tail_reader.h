@@ -13,6 +13,12 @@
 // to `last` (reopening the ledger, now closed, for the final entries whose
 // LAC no later entry carries) and joins its thread.
 //
+// Where its backlog came from: given `cache_totals` (the bookies' cache
+// counters summed, BookieSampler::CacheTotals), it scrapes them when it
+// joins and again, on a thread of its own, once it has read the backlog's
+// last entry; the difference is the backlog's read-cache and write-cache
+// hits and its misses, give or take the other readers' reads in between.
+//
 // Threads: Start() and Finish() from the owner's thread; Position() and
 // Joined() from any thread.
 
@@ -29,6 +35,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "client/client.h"
+#include "tools/bkbench/bookie_sampler.h"
 #include "tools/bkbench/histogram.h"
 #include "tools/bkbench/scenario_spec.h"
 
@@ -46,6 +53,11 @@ struct ReaderResult {
   // backlog alone, without chasing the entries written meanwhile.
   double backlog_s = -1;
   double backlog_rate = 0;
+  double open_ms = -1;         // OpenLedger's wall time, before the join
+  double first_entry_ms = -1;  // join -> the first entry read
+  // The bookies' cache counters from join to the backlog's last entry
+  // (scraped false: not measured).
+  CacheCounters backlog_cache;
   // The same entries streamed by raw ReadEntries calls after the run
   // (read_ceiling.h), entries/s; 0 when not measured.
   double stream_ceiling_rate = 0;
@@ -66,7 +78,8 @@ class TailReader {
   // (for the backlog at join); it is called from the reader's thread.
   TailReader(client::Client* client, ReaderSpec spec, int64_t ledger_id,
              std::string password, absl::Time run_start,
-             std::function<int64_t()> writer_lac);
+             std::function<int64_t()> writer_lac,
+             std::function<CacheCounters()> cache_totals = nullptr);
   ~TailReader();
 
   void Start();
@@ -97,8 +110,11 @@ class TailReader {
   const std::string password_;
   const absl::Time run_start_;
   const std::function<int64_t()> writer_lac_;
+  const std::function<CacheCounters()> cache_totals_;
 
   std::thread thread_;
+  std::thread scrape_;  // the backlog's closing scrape
+  CacheCounters cache_at_join_;  // the reader thread's, until scrape_ starts
   std::atomic<bool> joined_{false};
   std::atomic<int64_t> next_{0};
   std::atomic<bool> stop_{false};
