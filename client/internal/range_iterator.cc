@@ -56,6 +56,11 @@ class RangeIterator final : public EntryIterator {
       state_ = std::move(start.read_ahead->state);
       next_issue_ = start.read_ahead->next_issue;
       adopted_end_ = next_issue_ - 1;
+    } else if (std::optional<ReadResult> p = handle_->TakePiggybacked(first)) {
+      // A tailing reader's next entry came back with its long poll.
+      absl::MutexLock l(&state_->mu);
+      state_->results.emplace(first, std::move(*p));
+      next_issue_ = first + 1;
     }
   }
 

@@ -387,20 +387,33 @@ absl::StatusOr<int64_t> ReadHandle::ReadLac() {
 absl::StatusOr<int64_t> ReadHandle::WaitForLac(int64_t previous,
                                                absl::Duration timeout) {
   if (LastAddConfirmed() > previous) return LastAddConfirmed();
-  std::vector<std::string> ensemble;
+  const int64_t want = previous + 1;
+  std::vector<std::string> targets;
+  entry::DigestType digest;
   {
     absl::MutexLock l(&mu_);
     if (metadata_.state() == proto::CLOSED) return lac_;
-    ensemble = Bookies(metadata_.segments(metadata_.segments_size() - 1));
+    const proto::Segment& last =
+        metadata_.segments(metadata_.segments_size() - 1);
+    std::vector<std::string> ensemble = Bookies(last);
+    const int e = static_cast<int>(ensemble.size());
+    const int wq = metadata_.write_quorum_size();
+    if (want >= last.first_entry_id() && wq > 0 && wq <= e) {
+      for (int slot : WriteSet(want, e, wq)) targets.push_back(ensemble[slot]);
+    } else {
+      targets = std::move(ensemble);
+    }
+    digest = static_cast<entry::DigestType>(metadata_.digest_type());
   }
   struct Shared {
     absl::Mutex mu;
     int answered ABSL_GUARDED_BY(mu) = 0;
     int64_t lac ABSL_GUARDED_BY(mu) = -1;
+    std::string body ABSL_GUARDED_BY(mu);  // entry `want`, as served
   };
   auto shared = std::make_shared<Shared>();
-  const int e = static_cast<int>(ensemble.size());
-  for (const auto& bookie : ensemble) {
+  const int asked = static_cast<int>(targets.size());
+  for (const auto& bookie : targets) {
     auto client = ctx_->pool()->Get(bookie);
     if (client == nullptr) {
       absl::MutexLock l(&shared->mu);
@@ -409,36 +422,71 @@ absl::StatusOr<int64_t> ReadHandle::WaitForLac(int64_t previous,
     }
     proto::ReadEntryRequest req;
     req.set_ledger_id(static_cast<uint64_t>(ledger_id_));
-    req.set_entry_id(-1);
+    req.set_entry_id(want);
     req.set_long_poll(true);
     req.set_previous_lac(previous);
     req.set_timeout_ms(
         static_cast<uint32_t>(absl::ToInt64Milliseconds(timeout)));
-    client->ReadEntry(req, timeout + ctx_->options().read_entry_timeout,
-                      [shared](absl::StatusOr<proto::ReadEntryResponse> r) {
-                        absl::MutexLock l(&shared->mu);
-                        ++shared->answered;
-                        // max_lac means something only in an answer about
-                        // the ledger (an error such as ENOLEDGER from a
-                        // bookie that has not seen it yet carries none).
-                        if (r.ok() && (r->status() == proto::BK_EOK ||
-                                       r->status() == proto::BK_ENOENTRY)) {
-                          shared->lac = std::max(shared->lac, r->max_lac());
-                        }
-                      });
+    client->ReadEntry(
+        req, timeout + ctx_->options().read_entry_timeout,
+        [shared, want](absl::StatusOr<proto::ReadEntryResponse> r) {
+          absl::MutexLock l(&shared->mu);
+          ++shared->answered;
+          // max_lac means something only in an answer about the ledger
+          // (an error such as ENOLEDGER from a bookie that has not seen
+          // it yet carries none).
+          if (r.ok() && (r->status() == proto::BK_EOK ||
+                         r->status() == proto::BK_ENOENTRY)) {
+            shared->lac = std::max(shared->lac, r->max_lac());
+          }
+          // The entry only from an answer that confirms it.
+          if (r.ok() && r->status() == proto::BK_EOK &&
+              r->entry_id() == want && r->max_lac() >= want &&
+              shared->body.empty()) {
+            shared->body = std::move(*r->mutable_body());
+          }
+        });
   }
   int64_t lac;
+  std::string body;
   {
     absl::MutexLock l(&shared->mu);
-    auto done = [&shared, e, previous]()
+    auto done = [&shared, asked, previous]()
                     ABSL_EXCLUSIVE_LOCKS_REQUIRED(shared->mu) {
-                      return shared->answered == e || shared->lac > previous;
+                      return shared->answered == asked ||
+                             shared->lac > previous;
                     };
     shared->mu.Await(absl::Condition(&done));
     lac = shared->lac;
+    body = std::move(shared->body);
   }
   LearnLac(lac);
+  if (!body.empty()) {
+    auto d = entry::Decode(body, digest, static_cast<uint64_t>(ledger_id_),
+                           want);
+    if (d.ok()) {
+      ReadResult r;
+      r.entry_id = want;
+      r.header = d->header;
+      r.payload = std::string(d->payload);
+      r.body = std::move(body);
+      absl::MutexLock l(&mu_);
+      piggybacked_ = std::move(r);
+    }
+    // A damaged answer is dropped: the entry is read again, and that read
+    // goes to a good replica (read_op.cc).
+  }
   return LastAddConfirmed();
+}
+
+std::optional<ReadResult> ReadHandle::TakePiggybacked(int64_t entry_id) {
+  absl::MutexLock l(&mu_);
+  if (!piggybacked_.has_value() || piggybacked_->entry_id != entry_id) {
+    return std::nullopt;
+  }
+  std::optional<ReadResult> r = std::move(piggybacked_);
+  piggybacked_.reset();
+  return r;
 }
 
 }  // namespace bk::client::internal

@@ -102,7 +102,15 @@ class ReadHandle : public std::enable_shared_from_this<ReadHandle> {
   // an open ledger starts with the window it needs.
   int64_t MeanEntryBytesRead() const;
   void NoteEntriesRead(int64_t bytes, int64_t entries);
+  // Long-polls the write set of entry previous + 1 (its segment's, or the
+  // whole last ensemble when that entry's segment is not the last) for a
+  // LAC above `previous`, asking for that entry in the same call, as
+  // BookKeeper's readLastAddConfirmedAndEntry does: a bookie of the write
+  // set answers with the entry, which the next Read() of it takes
+  // (TakePiggybacked) instead of asking again.
   absl::StatusOr<int64_t> WaitForLac(int64_t previous, absl::Duration timeout);
+  // The entry a long poll brought back, if it is `entry_id` (once).
+  std::optional<ReadResult> TakePiggybacked(int64_t entry_id);
 
   ClientContext* ctx() const { return ctx_; }
 
@@ -133,6 +141,8 @@ class ReadHandle : public std::enable_shared_from_this<ReadHandle> {
 
   int64_t read_end_ ABSL_GUARDED_BY(mu_) = -1;  // last + 1 of the last Read()
   std::optional<ReadAhead> read_ahead_ ABSL_GUARDED_BY(mu_);
+  // The confirmed entry the last long poll answered with, digest verified.
+  std::optional<ReadResult> piggybacked_ ABSL_GUARDED_BY(mu_);
   std::atomic<int64_t> read_bytes_{0};
   std::atomic<int64_t> read_entries_{0};
 };

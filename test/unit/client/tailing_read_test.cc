@@ -4,6 +4,7 @@
 // the later entries, and its LAC stalls.
 
 #include <catch2/catch.hpp>
+#include <future>
 #include <set>
 
 #include "test/unit/client/test_util.h"
@@ -120,6 +121,53 @@ TEST_CASE(
     INFO("entry " << e << ": " << got.status().ToString());
     REQUIRE(got.ok());
     CHECK(got->payload == Payload(e));
+  }
+}
+
+TEST_CASE(
+    "a tailing reader's long poll brings back the entry it waits for, and "
+    "reading that entry asks no bookie again",
+    "[client]") {
+  LocalBookies bookies(3);
+  auto writer_client = MakeClient(FastOptions(bookies));
+  auto reader_client = MakeClient(FastOptions(bookies));
+  for (const int wq : {2, 3}) {
+    INFO("E3 WQ" << wq);
+    auto w = writer_client->CreateLedger({.ensemble_size = 3,
+                                          .write_quorum = wq,
+                                          .ack_quorum = 2,
+                                          .password = "p"});
+    REQUIRE(w.ok());
+    AppendConfirmed(w->get(), 0, 9);
+    auto r = reader_client->OpenLedger((*w)->ledger_id(), "p",
+                                       /*recover=*/false);
+    REQUIRE(r.ok());
+    const int64_t before = LacReaching(r->get(), 8);
+    REQUIRE(before >= 8);
+    ExpectEntries(r->get(), 0, before);
+    auto waited = std::async(std::launch::async, [&] {
+      return (*r)->WaitForLac(before, absl::Seconds(20));
+    });
+    // Entry before + 2 carries LAC before + 1 to its write set, which
+    // shares a bookie with entry before + 1's.
+    AppendConfirmed(w->get(), 10, static_cast<int>(before) + 4);
+    REQUIRE(waited.wait_for(std::chrono::seconds(30)) ==
+            std::future_status::ready);
+    auto after = waited.get();
+    REQUIRE(after.ok());
+    REQUIRE(*after > before);
+    // From now on every bookie damages what it serves: only the entry the
+    // long poll brought back can still be read whole.
+    for (int b = 0; b < 3; ++b) bookies.faults(b)->corrupt_reads = true;
+    ExpectEntries(r->get(), before + 1, before + 1);
+    // Taken once: asked again, the entry comes from the bookies, damaged
+    // on every replica.
+    auto again = (*r)->Read(before + 1, before + 1);
+    LedgerEntry e;
+    CHECK_FALSE(again->Next(&e));
+    CHECK_FALSE(again->status().ok());
+    for (int b = 0; b < 3; ++b) bookies.faults(b)->corrupt_reads = false;
+    ExpectEntries(r->get(), 0, *after);
   }
 }
 
