@@ -388,37 +388,52 @@ absl::StatusOr<int64_t> ReadHandle::WaitForLac(int64_t previous,
                                                absl::Duration timeout) {
   if (LastAddConfirmed() > previous) return LastAddConfirmed();
   const int64_t want = previous + 1;
-  std::vector<std::string> targets;
+  std::vector<std::string> ensemble;
+  std::vector<int> slots;
   entry::DigestType digest;
   {
     absl::MutexLock l(&mu_);
     if (metadata_.state() == proto::CLOSED) return lac_;
     const proto::Segment& last =
         metadata_.segments(metadata_.segments_size() - 1);
-    std::vector<std::string> ensemble = Bookies(last);
+    ensemble = Bookies(last);
     const int e = static_cast<int>(ensemble.size());
     const int wq = metadata_.write_quorum_size();
     if (want >= last.first_entry_id() && wq > 0 && wq <= e) {
-      for (int slot : WriteSet(want, e, wq)) targets.push_back(ensemble[slot]);
+      // Last member first: it also holds entry want + 1, whose add
+      // brings it the LAC that confirms `want`.
+      slots = WriteSet(want, e, wq);
+      std::reverse(slots.begin(), slots.end());
     } else {
-      targets = std::move(ensemble);
+      for (int i = 0; i < e; ++i) slots.push_back(i);
     }
     digest = static_cast<entry::DigestType>(metadata_.digest_type());
   }
+  // Unless the client's view ranks that bookie behind another (failed
+  // reads, slow, many reads pending).
+  std::vector<int> order = ctx_->cluster()->ReadOrder(ensemble, slots);
+  if (order.empty()) order = slots;
+  if (order.empty()) return LastAddConfirmed();
   struct Shared {
     absl::Mutex mu;
+    int asked ABSL_GUARDED_BY(mu) = 0;
     int answered ABSL_GUARDED_BY(mu) = 0;
+    int failed ABSL_GUARDED_BY(mu) = 0;
     int64_t lac ABSL_GUARDED_BY(mu) = -1;
     std::string body ABSL_GUARDED_BY(mu);  // entry `want`, as served
   };
   auto shared = std::make_shared<Shared>();
-  const int asked = static_cast<int>(targets.size());
-  for (const auto& bookie : targets) {
+  auto ask = [&](const std::string& bookie) {
+    {
+      absl::MutexLock l(&shared->mu);
+      ++shared->asked;
+    }
     auto client = ctx_->pool()->Get(bookie);
     if (client == nullptr) {
       absl::MutexLock l(&shared->mu);
       ++shared->answered;
-      continue;
+      ++shared->failed;
+      return;
     }
     proto::ReadEntryRequest req;
     req.set_ledger_id(static_cast<uint64_t>(ledger_id_));
@@ -438,6 +453,8 @@ absl::StatusOr<int64_t> ReadHandle::WaitForLac(int64_t previous,
           if (r.ok() && (r->status() == proto::BK_EOK ||
                          r->status() == proto::BK_ENOENTRY)) {
             shared->lac = std::max(shared->lac, r->max_lac());
+          } else {
+            ++shared->failed;
           }
           // The entry only from an answer that confirms it.
           if (r.ok() && r->status() == proto::BK_EOK &&
@@ -446,17 +463,39 @@ absl::StatusOr<int64_t> ReadHandle::WaitForLac(int64_t previous,
             shared->body = std::move(*r->mutable_body());
           }
         });
+  };
+  // One bookie, as BookKeeper's readLastAddConfirmedAndEntry asks: the
+  // others only if it fails, or has not answered within
+  // speculativeReadTimeout (a slow bookie, or an idle ledger under a long
+  // timeout).
+  ask(ensemble[order.front()]);
+  auto progress_or_all = [&shared, previous]()
+                             ABSL_EXCLUSIVE_LOCKS_REQUIRED(shared->mu) {
+                               return shared->lac > previous ||
+                                      shared->answered == shared->asked;
+                             };
+  bool more = false;
+  {
+    absl::MutexLock l(&shared->mu);
+    const absl::Duration speculative =
+        ctx_->options().speculative_read_timeout;
+    if (speculative > absl::ZeroDuration() && speculative < timeout) {
+      shared->mu.AwaitWithTimeout(absl::Condition(&progress_or_all),
+                                  speculative);
+    } else {
+      shared->mu.Await(absl::Condition(&progress_or_all));
+    }
+    more = shared->lac <= previous &&
+           (shared->failed > 0 || shared->answered < shared->asked);
+  }
+  if (more) {
+    for (size_t i = 1; i < order.size(); ++i) ask(ensemble[order[i]]);
   }
   int64_t lac;
   std::string body;
   {
     absl::MutexLock l(&shared->mu);
-    auto done = [&shared, asked, previous]()
-                    ABSL_EXCLUSIVE_LOCKS_REQUIRED(shared->mu) {
-                      return shared->answered == asked ||
-                             shared->lac > previous;
-                    };
-    shared->mu.Await(absl::Condition(&done));
+    shared->mu.Await(absl::Condition(&progress_or_all));
     lac = shared->lac;
     body = std::move(shared->body);
   }

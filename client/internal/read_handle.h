@@ -102,12 +102,15 @@ class ReadHandle : public std::enable_shared_from_this<ReadHandle> {
   // an open ledger starts with the window it needs.
   int64_t MeanEntryBytesRead() const;
   void NoteEntriesRead(int64_t bytes, int64_t entries);
-  // Long-polls the write set of entry previous + 1 (its segment's, or the
-  // whole last ensemble when that entry's segment is not the last) for a
-  // LAC above `previous`, asking for that entry in the same call, as
-  // BookKeeper's readLastAddConfirmedAndEntry does: a bookie of the write
-  // set answers with the entry, which the next Read() of it takes
-  // (TakePiggybacked) instead of asking again.
+  // Long-polls for a LAC above `previous`, asking for entry previous + 1
+  // in the same call, as BookKeeper's readLastAddConfirmedAndEntry does:
+  // one bookie of that entry's write set (its last member, which learns
+  // the LAC first, unless the client's view ranks it behind), then the
+  // rest of the write set (the whole last ensemble when the entry is not
+  // in the last segment) if that bookie fails or has not answered within
+  // speculativeReadTimeout. A bookie that confirms the entry answers with
+  // it, and the next Read() of it takes it (TakePiggybacked) instead of
+  // asking again.
   absl::StatusOr<int64_t> WaitForLac(int64_t previous, absl::Duration timeout);
   // The entry a long poll brought back, if it is `entry_id` (once).
   std::optional<ReadResult> TakePiggybacked(int64_t entry_id);

@@ -171,5 +171,37 @@ TEST_CASE(
   }
 }
 
+TEST_CASE(
+    "a long poll whose first bookie is gone learns the LAC from the rest of "
+    "the write set",
+    "[client]") {
+  LocalBookies bookies(3);
+  auto writer_client = MakeClient(FastOptions(bookies));
+  auto reader_client = MakeClient(FastOptions(bookies));
+  auto w = writer_client->CreateLedger({.ensemble_size = 3,
+                                        .write_quorum = 2,
+                                        .ack_quorum = 2,
+                                        .password = "p"});
+  REQUIRE(w.ok());
+  const int64_t id = (*w)->ledger_id();
+  AppendConfirmed(w->get(), 0, 9);
+  auto r = reader_client->OpenLedger(id, "p", /*recover=*/false);
+  REQUIRE(r.ok());
+  const int64_t before = LacReaching(r->get(), 8);
+  REQUIRE(before >= 8);
+  // Entries up to before + 4 carry LACs past before + 1 to both members of
+  // entry before + 1's write set.
+  AppendConfirmed(w->get(), 10, static_cast<int>(before) + 4);
+  // The member asked first (the write set's last) goes away.
+  const auto md = ReadMetadata(bookies, id);
+  REQUIRE(md.segments_size() == 1);
+  const std::string gone = md.segments(0).bookies((before + 2) % 3);
+  bookies.Stop(bookies.IndexOf(gone));
+  auto after = (*r)->WaitForLac(before, absl::Seconds(20));
+  REQUIRE(after.ok());
+  CHECK(*after > before);
+  ExpectEntries(r->get(), before + 1, *after);
+}
+
 }  // namespace
 }  // namespace bk::client::testing
