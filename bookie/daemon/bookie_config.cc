@@ -191,6 +191,9 @@ void AddDiskAndRequests(ConfigTable<DaemonOptions>& t) {
   t.Millis("rangeReadTimeoutMs", BK_FIELD(service.range_read_timeout),
            {100, 86400000},
            "longest life of a range-read stream; then it is cancelled");
+  t.Value("rangeReadNice", BK_FIELD(service.range_read_nice), "-", {0, 19},
+          "0: range reads run on gRPC's threads; 1..19: on a thread of their "
+          "own at that niceness, yielding the CPU to adds");
   t.Bytes("nettyMaxFrameSizeBytes", BK_FIELD(service.max_message_bytes),
           "bytes", {},
           "largest gRPC message accepted; larger adds get EBADREQ");

@@ -1,10 +1,16 @@
 #include "bookie/service/bookie_service.h"
 
 #include <grpcpp/grpcpp.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 
+#include "common/logging.h"
+#include "common/thread_name.h"
 #include "proto/entry_format.h"
 #include "proto/status_codes.h"
 
@@ -28,7 +34,30 @@ BookieServiceImpl::BookieServiceImpl(BookieStore* store, ServiceOptions options,
       add_permits_(options.max_pending_adds),
       read_permits_(options.max_pending_reads),
       priority_read_permits_(options.max_pending_reads),
-      long_poll_permits_(options.max_pending_reads) {}
+      long_poll_permits_(options.max_pending_reads) {
+  if (options_.range_read_nice > 0) {
+    range_reads_ = std::make_unique<Executor>();
+    range_reads_->Post([nice = options_.range_read_nice] {
+      SetThreadName("bk-rangeread");
+      // Linux: a thread's niceness is its own (setpriority on its tid).
+      if (setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)),
+                      nice) != 0) {
+        bk::log::Get("bookie")->warn(
+            "rangeReadNice={}: setpriority failed ({}); range reads run at "
+            "normal priority",
+            nice, errno);
+      }
+    });
+  }
+}
+
+void BookieServiceImpl::RunRangeRead(absl::AnyInvocable<void()> step) {
+  if (range_reads_ == nullptr) {
+    step();
+  } else {
+    range_reads_->Post(std::move(step));
+  }
+}
 
 void BookieServiceImpl::FillRead(uint64_t ledger_id, int64_t entry_id,
                                  proto::ReadEntryResponse* resp) {

@@ -80,7 +80,7 @@ class RangeReadReactor final
       StartWrite(&msg_);
       return;
     }
-    Next();
+    service_->RunRangeRead([this] { Next(); });
   }
 
   void OnWriteDone(bool ok) override {
@@ -88,7 +88,7 @@ class RangeReadReactor final
       Finish(grpc::Status::OK);
       return;
     }
-    Next();
+    service_->RunRangeRead([this] { Next(); });
   }
 
   void OnDone() override {

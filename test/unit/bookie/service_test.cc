@@ -1,6 +1,11 @@
 #include <grpcpp/grpcpp.h>
 
 #include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <string>
 
 #include "bookie/service/bookie_service.h"
 #include "bookie/service/grpc_server.h"
@@ -163,11 +168,36 @@ TEST_CASE(
   CHECK(read(0, 3, 0) == std::vector<int64_t>{0, 1, 2, 3});  // 0: every one
 }
 
+// The niceness of this process's thread named `name`; nullopt if none.
+std::optional<int> NiceOfThread(const std::string& name) {
+  for (const auto& task : std::filesystem::directory_iterator("/proc/self/task")) {
+    std::ifstream comm(task.path() / "comm");
+    std::string c;
+    std::getline(comm, c);
+    if (c != name) continue;
+    std::ifstream stat(task.path() / "stat");
+    std::string line;
+    std::getline(stat, line);
+    // Fields after the ")" that ends the name: state is field 3, nice 19.
+    std::istringstream rest(line.substr(line.rfind(')') + 2));
+    std::string field;
+    for (int i = 3; i <= 19; ++i) rest >> field;
+    return std::stoi(field);
+  }
+  return std::nullopt;
+}
+
 TEST_CASE(
     "a range read asked for several entries per message packs them in order "
     "and ends at the first entry it lacks in a message of its own",
     "[bookie][service]") {
-  ServiceHarness h;
+  // rangeReadNice 0: on gRPC's threads; 10: on the bookie's own range-read
+  // thread at niceness 10. The same messages either way.
+  const int nice = GENERATE(0, 10);
+  INFO("rangeReadNice " << nice);
+  ServiceOptions so;
+  so.range_read_nice = nice;
+  ServiceHarness h(so);
   std::vector<proto::AddRequest> batches(1);
   // Entries 0..40 except 31.
   for (int e = 0; e <= 40; ++e) {
@@ -213,6 +243,11 @@ TEST_CASE(
   CHECK(per_message == std::vector<int>{4, 4, 4, 3});
   CHECK(last == proto::BK_ENOENTRY);
   CHECK(last_id == 31);
+  if (nice > 0) {
+    CHECK(NiceOfThread("bk-rangeread") == std::optional<int>(nice));
+  } else {
+    CHECK_FALSE(NiceOfThread("bk-rangeread").has_value());
+  }
 }
 
 TEST_CASE("an oversize add message gets EBADREQ and the stream goes on",
