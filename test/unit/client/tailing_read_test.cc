@@ -51,43 +51,63 @@ std::set<std::string> FailEnsemble(LocalBookies& bookies, int64_t id,
   return failed;
 }
 
+// A writer that has appended entries 0..9 one at a time, and a reader of
+// the open ledger (another client) that has learnt a LAC of at least 8.
+struct Tailing {
+  std::unique_ptr<LedgerWriter> writer;
+  std::unique_ptr<LedgerReader> reader;
+  int64_t lac = -2;
+};
+Tailing StartTailing(Client* writer_client, Client* reader_client, int e,
+                     int wq, int aq) {
+  Tailing t;
+  auto w = writer_client->CreateLedger({.ensemble_size = e,
+                                        .write_quorum = wq,
+                                        .ack_quorum = aq,
+                                        .password = "p"});
+  REQUIRE(w.ok());
+  t.writer = std::move(*w);
+  AppendConfirmed(t.writer.get(), 0, 9);
+  auto r = reader_client->OpenLedger(t.writer->ledger_id(), "p",
+                                     /*recover=*/false);
+  REQUIRE(r.ok());
+  t.reader = std::move(*r);
+  t.lac = LacReaching(t.reader.get(), 8);
+  REQUIRE(t.lac >= 8);
+  return t;
+}
+
 TEST_CASE(
     "a tailing reader follows an ensemble change that replaces every bookie",
     "[client]") {
   LocalBookies bookies(6);
   auto writer_client = MakeClient(FastOptions(bookies));
   auto reader_client = MakeClient(FastOptions(bookies));
-  auto w = writer_client->CreateLedger({.ensemble_size = 3,
-                                        .write_quorum = 3,
-                                        .ack_quorum = 3,
-                                        .password = "p"});
-  REQUIRE(w.ok());
-  const int64_t id = (*w)->ledger_id();
-  AppendConfirmed(w->get(), 0, 9);
-  auto r = reader_client->OpenLedger(id, "p", /*recover=*/false);
-  REQUIRE(r.ok());
-  const int64_t lac0 = LacReaching(r->get(), 8);
-  REQUIRE(lac0 >= 8);
-  ExpectEntries(r->get(), 0, lac0);
+  Tailing t = StartTailing(writer_client.get(), reader_client.get(), 3, 3, 3);
+  LedgerWriter* w = t.writer.get();
+  LedgerReader* r = t.reader.get();
+  const int64_t id = w->ledger_id();
+  const int64_t lac0 = t.lac;
+  ExpectEntries(r, 0, lac0);
 
   const std::set<std::string> old = FailEnsemble(bookies, id, 10, 3);
-  AppendConfirmed(w->get(), 10, 29);
+  AppendConfirmed(w, 10, 29);
   const auto md = ReadMetadata(bookies, id);
   REQUIRE(md.segments_size() == 2);
   for (const auto& b : md.segments(1).bookies()) REQUIRE(old.count(b) == 0);
 
   // Entry 29 carries LAC 28: only the new ensemble knows it.
-  const int64_t lac = LacReaching(r->get(), 28);
+  const int64_t lac = LacReaching(r, 28);
   CHECK(lac >= 28);
-  ExpectEntries(r->get(), lac0 + 1, std::max<int64_t>(lac, lac0 + 1));
-  CHECK((*r)->state() == LedgerState::kOpen);
+  ExpectEntries(r, lac0 + 1, std::max<int64_t>(lac, lac0 + 1));
+  CHECK(r->state() == LedgerState::kOpen);
 
   SECTION("and sees the ledger closed afterwards") {
-    REQUIRE((*w)->Close().ok());
-    CHECK(PollUntil([&] { return (*r)->state() == LedgerState::kClosed; },
+    REQUIRE(w->Close().ok());
+    CHECK(PollUntil([&] { return r->state() == LedgerState::kClosed; },
                     absl::Seconds(30)));
-    CHECK((*r)->LastAddConfirmed() == 29);
-    ExpectEntries(r->get(), 0, 29);
+    CHECK(r->LastAddConfirmed() == 29);
+    ExpectEntries(r, 0, 29);
   }
 }
 
@@ -98,26 +118,20 @@ TEST_CASE(
   LocalBookies bookies(5);
   auto writer_client = MakeClient(FastOptions(bookies));
   auto reader_client = MakeClient(FastOptions(bookies));
-  auto w = writer_client->CreateLedger({.ensemble_size = 3,
-                                        .write_quorum = 2,
-                                        .ack_quorum = 2,
-                                        .password = "p"});
-  REQUIRE(w.ok());
-  const int64_t id = (*w)->ledger_id();
-  AppendConfirmed(w->get(), 0, 9);
-  auto r = reader_client->OpenLedger(id, "p", /*recover=*/false);
-  REQUIRE(r.ok());
-  REQUIRE(LacReaching(r->get(), 8) >= 8);
+  Tailing t = StartTailing(writer_client.get(), reader_client.get(), 3, 2, 2);
+  LedgerWriter* w = t.writer.get();
+  LedgerReader* r = t.reader.get();
+  const int64_t id = w->ledger_id();
 
   // Two of three replaced: the entries striped on exactly those two are on
   // no bookie of the reader's first ensemble.
   FailEnsemble(bookies, id, 10, 2);
-  AppendConfirmed(w->get(), 10, 40);
+  AppendConfirmed(w, 10, 40);
   REQUIRE(ReadMetadata(bookies, id).segments_size() >= 2);
-  const int64_t lac = LacReaching(r->get(), 39);
+  const int64_t lac = LacReaching(r, 39);
   REQUIRE(lac >= 39);
   for (int64_t e = 0; e <= lac; ++e) {
-    auto got = (*r)->ReadEntry(e);
+    auto got = r->ReadEntry(e);
     INFO("entry " << e << ": " << got.status().ToString());
     REQUIRE(got.ok());
     CHECK(got->payload == Payload(e));
@@ -133,24 +147,17 @@ TEST_CASE(
   auto reader_client = MakeClient(FastOptions(bookies));
   for (const int wq : {2, 3}) {
     INFO("E3 WQ" << wq);
-    auto w = writer_client->CreateLedger({.ensemble_size = 3,
-                                          .write_quorum = wq,
-                                          .ack_quorum = 2,
-                                          .password = "p"});
-    REQUIRE(w.ok());
-    AppendConfirmed(w->get(), 0, 9);
-    auto r = reader_client->OpenLedger((*w)->ledger_id(), "p",
-                                       /*recover=*/false);
-    REQUIRE(r.ok());
-    const int64_t before = LacReaching(r->get(), 8);
-    REQUIRE(before >= 8);
-    ExpectEntries(r->get(), 0, before);
+    Tailing t =
+        StartTailing(writer_client.get(), reader_client.get(), 3, wq, 2);
+    LedgerReader* r = t.reader.get();
+    const int64_t before = t.lac;
+    ExpectEntries(r, 0, before);
     auto waited = std::async(std::launch::async, [&] {
-      return (*r)->WaitForLac(before, absl::Seconds(20));
+      return r->WaitForLac(before, absl::Seconds(20));
     });
     // Entry before + 2 carries LAC before + 1 to its write set, which
     // shares a bookie with entry before + 1's.
-    AppendConfirmed(w->get(), 10, static_cast<int>(before) + 4);
+    AppendConfirmed(t.writer.get(), 10, static_cast<int>(before) + 4);
     REQUIRE(waited.wait_for(std::chrono::seconds(30)) ==
             std::future_status::ready);
     auto after = waited.get();
@@ -159,15 +166,15 @@ TEST_CASE(
     // From now on every bookie damages what it serves: only the entry the
     // long poll brought back can still be read whole.
     for (int b = 0; b < 3; ++b) bookies.faults(b)->corrupt_reads = true;
-    ExpectEntries(r->get(), before + 1, before + 1);
+    ExpectEntries(r, before + 1, before + 1);
     // Taken once: asked again, the entry comes from the bookies, damaged
     // on every replica.
-    auto again = (*r)->Read(before + 1, before + 1);
+    auto again = r->Read(before + 1, before + 1);
     LedgerEntry e;
     CHECK_FALSE(again->Next(&e));
     CHECK_FALSE(again->status().ok());
     for (int b = 0; b < 3; ++b) bookies.faults(b)->corrupt_reads = false;
-    ExpectEntries(r->get(), 0, *after);
+    ExpectEntries(r, 0, *after);
   }
 }
 
@@ -178,29 +185,21 @@ TEST_CASE(
   LocalBookies bookies(3);
   auto writer_client = MakeClient(FastOptions(bookies));
   auto reader_client = MakeClient(FastOptions(bookies));
-  auto w = writer_client->CreateLedger({.ensemble_size = 3,
-                                        .write_quorum = 2,
-                                        .ack_quorum = 2,
-                                        .password = "p"});
-  REQUIRE(w.ok());
-  const int64_t id = (*w)->ledger_id();
-  AppendConfirmed(w->get(), 0, 9);
-  auto r = reader_client->OpenLedger(id, "p", /*recover=*/false);
-  REQUIRE(r.ok());
-  const int64_t before = LacReaching(r->get(), 8);
-  REQUIRE(before >= 8);
+  Tailing t = StartTailing(writer_client.get(), reader_client.get(), 3, 2, 2);
+  const int64_t id = t.writer->ledger_id();
+  const int64_t before = t.lac;
   // Entries up to before + 4 carry LACs past before + 1 to both members of
   // entry before + 1's write set.
-  AppendConfirmed(w->get(), 10, static_cast<int>(before) + 4);
+  AppendConfirmed(t.writer.get(), 10, static_cast<int>(before) + 4);
   // The member asked first (the write set's last) goes away.
   const auto md = ReadMetadata(bookies, id);
   REQUIRE(md.segments_size() == 1);
   const std::string gone = md.segments(0).bookies((before + 2) % 3);
   bookies.Stop(bookies.IndexOf(gone));
-  auto after = (*r)->WaitForLac(before, absl::Seconds(20));
+  auto after = t.reader->WaitForLac(before, absl::Seconds(20));
   REQUIRE(after.ok());
   CHECK(*after > before);
-  ExpectEntries(r->get(), before + 1, *after);
+  ExpectEntries(t.reader.get(), before + 1, *after);
 }
 
 }  // namespace
