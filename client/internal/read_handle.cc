@@ -123,10 +123,10 @@ bool ReadHandle::RangeStreamable() const {
   return ctx_->options().batch_read_enabled;
 }
 
-bool ReadHandle::ReadRangeAsync(int64_t first, int64_t last,
-                                absl::AnyInvocable<void(std::vector<ReadResult>)>
-                                    on_entries,
-                                RangeDone done) {
+bool ReadHandle::ReadRangeAsync(
+    int64_t first, int64_t last,
+    absl::AnyInvocable<void(std::vector<ReadResult>)> on_entries,
+    RangeDone done) {
   if (!ctx_->options().batch_read_enabled || last < first) return false;
   std::vector<std::string> ensemble;
   int write_quorum;
@@ -457,31 +457,30 @@ absl::StatusOr<int64_t> ReadHandle::WaitForLac(int64_t previous,
             ++shared->failed;
           }
           // The entry only from an answer that confirms it.
-          if (r.ok() && r->status() == proto::BK_EOK &&
-              r->entry_id() == want && r->max_lac() >= want &&
-              shared->body.empty()) {
+          if (r.ok() && r->status() == proto::BK_EOK && r->entry_id() == want &&
+              r->max_lac() >= want && shared->body.empty()) {
             shared->body = std::move(*r->mutable_body());
           }
         });
   };
   // One bookie, as BookKeeper's readLastAddConfirmedAndEntry asks: the
   // others only if it fails, or has not answered within
-  // speculativeReadTimeout (a slow bookie, or an idle ledger under a long
-  // timeout).
+  // speculativeReadTimeout -- past the poll's own timeout when that is the
+  // shorter, so that an idle ledger's poll, answered at its timeout, asks
+  // no one else, and a bookie that does not answer even then gets company.
   ask(ensemble[order.front()]);
-  auto progress_or_all = [&shared, previous]()
-                             ABSL_EXCLUSIVE_LOCKS_REQUIRED(shared->mu) {
-                               return shared->lac > previous ||
-                                      shared->answered == shared->asked;
-                             };
+  auto progress_or_all =
+      [&shared, previous]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(shared->mu) {
+        return shared->lac > previous || shared->answered == shared->asked;
+      };
   bool more = false;
   {
     absl::MutexLock l(&shared->mu);
-    const absl::Duration speculative =
-        ctx_->options().speculative_read_timeout;
-    if (speculative > absl::ZeroDuration() && speculative < timeout) {
-      shared->mu.AwaitWithTimeout(absl::Condition(&progress_or_all),
-                                  speculative);
+    const absl::Duration speculative = ctx_->options().speculative_read_timeout;
+    if (speculative > absl::ZeroDuration()) {
+      shared->mu.AwaitWithTimeout(
+          absl::Condition(&progress_or_all),
+          speculative < timeout ? speculative : timeout + speculative);
     } else {
       shared->mu.Await(absl::Condition(&progress_or_all));
     }
@@ -501,8 +500,8 @@ absl::StatusOr<int64_t> ReadHandle::WaitForLac(int64_t previous,
   }
   LearnLac(lac);
   if (!body.empty()) {
-    auto d = entry::Decode(body, digest, static_cast<uint64_t>(ledger_id_),
-                           want);
+    auto d =
+        entry::Decode(body, digest, static_cast<uint64_t>(ledger_id_), want);
     if (d.ok()) {
       ReadResult r;
       r.entry_id = want;

@@ -73,10 +73,10 @@ class ReadHandle : public std::enable_shared_from_this<ReadHandle> {
   // when the range cannot be read so.
   bool RangeStreamable() const;  // batchReadEnabled
   using RangeDone = absl::AnyInvocable<void(int64_t next, int64_t stride)>;
-  bool ReadRangeAsync(int64_t first, int64_t last,
-                      absl::AnyInvocable<void(std::vector<ReadResult>)>
-                          on_entries,
-                      RangeDone done);
+  bool ReadRangeAsync(
+      int64_t first, int64_t last,
+      absl::AnyInvocable<void(std::vector<ReadResult>)> on_entries,
+      RangeDone done);
   absl::StatusOr<int64_t> ReadLac();
 
   // Sequential read-ahead across Read() calls (range_iterator.cc). A range
@@ -108,9 +108,9 @@ class ReadHandle : public std::enable_shared_from_this<ReadHandle> {
   // the LAC first, unless the client's view ranks it behind), then the
   // rest of the write set (the whole last ensemble when the entry is not
   // in the last segment) if that bookie fails or has not answered within
-  // speculativeReadTimeout. A bookie that confirms the entry answers with
-  // it, and the next Read() of it takes it (TakePiggybacked) instead of
-  // asking again.
+  // speculativeReadTimeout (added to `timeout` when longer than it). A bookie
+  // that confirms the entry answers with it, and the next Read() of it takes it
+  // (TakePiggybacked) instead of asking again.
   absl::StatusOr<int64_t> WaitForLac(int64_t previous, absl::Duration timeout);
   // The entry a long poll brought back, if it is `entry_id` (once).
   std::optional<ReadResult> TakePiggybacked(int64_t entry_id);

@@ -130,8 +130,7 @@ std::string BacklogSourcesTable(const WorkloadRun& run) {
     const double all =
         c.read_cache_hits + c.write_cache_hits + c.read_cache_misses;
     absl::StrAppendFormat(
-        &rows, "| %s | %.1f | %s | %s | %s | %s | %s |\n", rr.name,
-        rr.open_ms,
+        &rows, "| %s | %.1f | %s | %s | %s | %s | %s |\n", rr.name, rr.open_ms,
         rr.first_entry_ms < 0 ? "-"
                               : absl::StrFormat("%.1f", rr.first_entry_ms),
         c.scraped ? absl::StrFormat("%.0f", c.read_cache_hits) : "-",

@@ -113,7 +113,7 @@ class TailReader {
   const std::function<CacheCounters()> cache_totals_;
 
   std::thread thread_;
-  std::thread scrape_;  // the backlog's closing scrape
+  std::thread scrape_;           // the backlog's closing scrape
   CacheCounters cache_at_join_;  // the reader thread's, until scrape_ starts
   std::atomic<bool> joined_{false};
   std::atomic<int64_t> next_{0};

@@ -170,7 +170,8 @@ TEST_CASE(
 
 // The niceness of this process's thread named `name`; nullopt if none.
 std::optional<int> NiceOfThread(const std::string& name) {
-  for (const auto& task : std::filesystem::directory_iterator("/proc/self/task")) {
+  for (const auto& task :
+       std::filesystem::directory_iterator("/proc/self/task")) {
     std::ifstream comm(task.path() / "comm");
     std::string c;
     std::getline(comm, c);
