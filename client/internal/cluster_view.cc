@@ -330,6 +330,9 @@ void ClusterView::OnBookieError(const std::string& id, int64_t entry_id,
       h.quarantined_until = at + options_.bookie_quarantine_time;
       h.errors.clear();
       quarantined = true;
+      // Counted before anyone can see the bookie quarantined (a counter
+      // increment takes no lock of ours).
+      if (probe_) probe_->Quarantined();
     }
   }
   if (quarantined) {
@@ -337,7 +340,6 @@ void ClusterView::OnBookieError(const std::string& id, int64_t entry_id,
         "bookie={} quarantined for {} after more than {} errors", id,
         absl::FormatDuration(options_.bookie_quarantine_time),
         options_.bookie_error_threshold_per_interval);
-    if (probe_) probe_->Quarantined();
   }
 }
 
