@@ -4,7 +4,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
-#include <limits>
 #include <memory>
 #include <queue>
 
@@ -478,25 +477,6 @@ SimulationResult Simulate(const Scenario& scenario, uint64_t seed) {
   }
   result.wall_seconds = Since(start);
   return result;
-}
-
-double LowerBoundStddev(const SimulationResult& r) {
-  double bound = std::numeric_limits<double>::infinity();
-  for (const PolicyRun& run : r.runs) {
-    bound = std::min(bound, run.summary.bound_throughput_stddev);
-  }
-  return r.runs.empty() ? 0 : bound;
-}
-
-double GapClosed(const SimulationResult& r, const PolicyRun& run) {
-  for (const PolicyRun& none : r.runs) {
-    if (none.weighting != placement::Weighting::kNone) continue;
-    const double gap = none.summary.throughput_stddev - LowerBoundStddev(r);
-    if (!(gap > 0)) break;
-    return (none.summary.throughput_stddev - run.summary.throughput_stddev) /
-           gap;
-  }
-  return std::numeric_limits<double>::quiet_NaN();
 }
 
 }  // namespace bk::sim
