@@ -76,38 +76,49 @@ void RackAwarePolicy::OnProbeReport(const BookieId& id, const BookieInfo& info,
   if (options_.weighting == Weighting::kAdaptive &&
       topology_.State(id) == BookieState::kWritable) {
     probed_.insert(id);
+    unanswered_.erase(id);
+  }
+}
+
+void RackAwarePolicy::OnProbeUnanswered(const BookieId& id) {
+  if (options_.weighting == Weighting::kAdaptive && !probed_.contains(id)) {
+    unanswered_.insert(id);
   }
 }
 
 std::optional<size_t> RackAwarePolicy::DrawProbed(
     const std::vector<const BookieId*>& eligible, double slot_mib) {
-  if (probed_.empty()) return std::nullopt;
-  // The bookies that answered, where any is eligible, chosen among by
-  // their fresh figures; those whose fresh report gives a slow add latency
-  // are left out, here and (while any other is eligible) in the draw over
-  // the rest.
-  std::vector<const BookieId*> answered;
-  std::vector<const BookieId*> rest;
-  std::vector<size_t> at;
-  std::vector<size_t> rest_at;
+  if (probed_.empty() && unanswered_.empty()) return std::nullopt;
+  // Tiers, best first: answered with a healthy latency; not asked; answered
+  // slow. A bookie asked that did not answer is left to the caller's draw
+  // over all of `eligible`, which happens only when nothing else is
+  // eligible: a slow answer is still an answer.
+  enum Tier { kAnswered, kNotAsked, kSlow, kTiers };
+  std::vector<const BookieId*> tier[kTiers];
+  std::vector<size_t> at[kTiers];
   for (size_t i = 0; i < eligible.size(); ++i) {
-    const bool probed = probed_.contains(*eligible[i]);
-    if (probed && chooser_.ReportsSlow(*eligible[i], view_, topology_, now_)) {
-      continue;
+    const BookieId& id = *eligible[i];
+    if (unanswered_.contains(id)) continue;
+    Tier t = kNotAsked;
+    if (probed_.contains(id)) {
+      t = chooser_.ReportsSlow(id, view_, topology_, now_) ? kSlow : kAnswered;
     }
-    (probed ? answered : rest).push_back(eligible[i]);
-    (probed ? at : rest_at).push_back(i);
+    tier[t].push_back(eligible[i]);
+    at[t].push_back(i);
   }
-  if (answered.empty() && !rest.empty()) {
-    return rest_at[chooser_.Choose(rest, slot_mib, view_, topology_, now_,
+  if (!tier[kAnswered].empty()) {
+    return at[kAnswered]
+             [options_.adaptive.probe_choose_least
+                  ? chooser_.ChooseLeast(tier[kAnswered], slot_mib, view_,
+                                         topology_, now_, gen_)
+                  : chooser_.Choose(tier[kAnswered], slot_mib, view_, topology_,
+                                    now_, gen_)];
+  }
+  for (const Tier t : {kNotAsked, kSlow}) {
+    if (!tier[t].empty()) {
+      return at[t][chooser_.Choose(tier[t], slot_mib, view_, topology_, now_,
                                    gen_)];
-  }
-  if (!answered.empty()) {
-    return at[options_.adaptive.probe_choose_least
-                  ? chooser_.ChooseLeast(answered, slot_mib, view_, topology_,
-                                         now_, gen_)
-                  : chooser_.Choose(answered, slot_mib, view_, topology_, now_,
-                                    gen_)];
+    }
   }
   return std::nullopt;
 }

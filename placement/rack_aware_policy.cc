@@ -260,7 +260,10 @@ Adherence RackAwarePolicy::Judge(const std::vector<BookieId>& ensemble,
 absl::StatusOr<PlacementResult> RackAwarePolicy::NewEnsemble(
     int ensemble_size, int write_quorum, int ack_quorum,
     const BookieSet& excluded, const LedgerHints& hints) {
-  absl::Cleanup forget_probes = [this] { probed_.clear(); };
+  absl::Cleanup forget_probes = [this] {
+    probed_.clear();
+    unanswered_.clear();
+  };
   if (absl::Status s = CheckQuorums(ensemble_size, write_quorum, ack_quorum,
                                     options_.region);
       !s.ok()) {
@@ -371,7 +374,10 @@ absl::StatusOr<PlacementResult> RackAwarePolicy::TryNewEnsemble(
 absl::StatusOr<ReplacementResult> RackAwarePolicy::ReplaceBookie(
     const std::vector<BookieId>& ensemble, int index, int write_quorum,
     int ack_quorum, const BookieSet& excluded, const LedgerHints& hints) {
-  absl::Cleanup forget_probes = [this] { probed_.clear(); };
+  absl::Cleanup forget_probes = [this] {
+    probed_.clear();
+    unanswered_.clear();
+  };
   const int size = static_cast<int>(ensemble.size());
   if (absl::Status s =
           CheckQuorums(size, write_quorum, ack_quorum, options_.region);

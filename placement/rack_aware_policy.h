@@ -132,9 +132,14 @@ class RackAwarePolicy final : public EnsemblePlacementPolicy {
   // answered is eligible, only among those (by the same rule, on their
   // fresh figures); a slot where none is eligible chooses as without
   // probes. A candidate that did not answer (unreachable, too slow) gets
-  // no call: it keeps its earlier report and estimate. The answered set is
-  // forgotten when that call returns.
+  // no call (OnProbeUnanswered instead): it keeps its earlier report and
+  // estimate. The answered set is forgotten when that call returns.
   void OnProbeReport(const BookieId& id, const BookieInfo& info, absl::Time at);
+  // A candidate that was asked and did not answer (unreachable, too slow,
+  // an error): the next NewEnsemble or ReplaceBookie chooses it for a slot
+  // only when no other bookie is eligible there, after the bookies that
+  // answered with a slow latency. Forgotten when that call returns.
+  void OnProbeUnanswered(const BookieId& id);
 
   const Topology& topology() const { return topology_; }
   const PlacementOptions& options() const { return options_; }
@@ -151,11 +156,11 @@ class RackAwarePolicy final : public EnsemblePlacementPolicy {
   size_t Draw(const std::vector<const BookieId*>& eligible,
               const std::vector<const BookieId*>& candidates,
               const WeightTable& table, double slot_mib);
-  // Probe on placement (probe_choice.cc): one of `eligible` among the
-  // bookies that answered a probe, leaving out those whose fresh report
-  // gives a slow add latency (and, while any other is eligible, those in
-  // the draw over the rest); nullopt without probes, or when no eligible
-  // bookie is left to it.
+  // Probe on placement (probe_choice.cc): one of `eligible`, from the
+  // first tier that has any: the bookies that answered a probe and whose
+  // fresh report does not give a slow add latency; those not asked; those
+  // that answered slow. Nullopt without probes, or when only bookies that
+  // did not answer are eligible.
   std::optional<size_t> DrawProbed(const std::vector<const BookieId*>& eligible,
                                    double slot_mib);
   // The MiB/s each member of a ledger with `hints` receives; -1 unknown.
@@ -205,7 +210,8 @@ class RackAwarePolicy final : public EnsemblePlacementPolicy {
   AdaptiveChooser chooser_;
   AdaptiveChooser::View view_;  // prepared per call (adaptive)
   absl::flat_hash_map<BookieId, absl::Time> quarantined_until_;
-  BookieSet probed_;  // answered probes for the next choice (OnProbeReport)
+  BookieSet probed_;      // answered probes for the next choice (OnProbeReport)
+  BookieSet unanswered_;  // asked, no answer, for the next choice
   absl::Time now_ = absl::InfinitePast();
 };
 

@@ -171,6 +171,17 @@ proto::PlacementNote ClusterView::NoteLocked(const std::string& id) const {
   return note;
 }
 
+void ClusterView::TakeProbesLocked(const std::vector<ProbeAnswer>& answers) {
+  for (const ProbeAnswer& a : answers) {
+    if (!a.answered) {
+      policy_.OnProbeUnanswered(a.id);
+      continue;
+    }
+    policy_.OnProbeReport(a.id, ToPlacementInfo(a.info), a.at);
+    now_ = std::max(now_, a.at);
+  }
+}
+
 std::vector<std::string> ClusterView::ProbeCandidates(
     int ensemble_size, int write_quorum, const placement::LedgerHints& hints) {
   absl::MutexLock l(&mu_);
@@ -185,10 +196,7 @@ absl::StatusOr<Placement> ClusterView::NewEnsemble(
     const std::vector<ProbeAnswer>& answers) {
   absl::MutexLock l(&mu_);
   AdvanceLocked(options_.env->Now());
-  for (const ProbeAnswer& a : answers) {
-    policy_.OnProbeReport(a.id, ToPlacementInfo(a.info), a.at);
-    now_ = std::max(now_, a.at);
-  }
+  TakeProbesLocked(answers);
   auto r = policy_.NewEnsemble(ensemble_size, write_quorum, ack_quorum,
                                QuarantinedSetLocked(), hints);
   if (!r.ok() && placement::IsNotEnoughBookies(r.status())) {
@@ -222,10 +230,7 @@ absl::StatusOr<Placement> ClusterView::ReplaceBookie(
     const std::vector<ProbeAnswer>& answers) {
   absl::MutexLock l(&mu_);
   AdvanceLocked(options_.env->Now());
-  for (const ProbeAnswer& a : answers) {
-    policy_.OnProbeReport(a.id, ToPlacementInfo(a.info), a.at);
-    now_ = std::max(now_, a.at);
-  }
+  TakeProbesLocked(answers);
   placement::BookieSet ex(excluded.begin(), excluded.end());
   placement::BookieSet with_quarantine = ex;
   for (const auto& q : QuarantinedSetLocked()) with_quarantine.insert(q);

@@ -52,11 +52,14 @@ namespace bk::client::internal {
 
 // A candidate's answer to a probe on placement: its GetBookieInfo, taken
 // as a fresh report by the next NewEnsemble (under the same lock, so that
-// no other placement uses it).
+// no other placement uses it). `answered` false: the candidate was asked
+// and gave no answer within the bound (`info` empty); that choice takes it
+// only when nothing else is eligible for a slot.
 struct ProbeAnswer {
   std::string id;
   proto::GetBookieInfoResponse info;
   absl::Time at;
+  bool answered = true;
 };
 
 struct Placement {
@@ -147,6 +150,9 @@ class ClusterView {
   void ApplyMembershipLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Moves the view's and the policy's clocks forward to `now`.
   void AdvanceLocked(absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Hands a probe round's answers (and silences) to the policy.
+  void TakeProbesLocked(const std::vector<ProbeAnswer>& answers)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool IsQuarantinedLocked(const std::string& id) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   placement::BookieSet QuarantinedSetLocked() const

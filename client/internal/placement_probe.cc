@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/synchronization/mutex.h"
 #include "client/internal/bookie_client.h"
 
@@ -55,7 +56,15 @@ std::vector<ProbeAnswer> ProbeForPlacement(ClientContext* ctx,
   const int answered = static_cast<int>(round->answers.size());
   ctx->probe()->PlacementProbes(answered,
                                 static_cast<int>(ids.size()) - answered);
-  return std::move(round->answers);
+  std::vector<ProbeAnswer> out = std::move(round->answers);
+  absl::flat_hash_set<std::string> heard;
+  for (const ProbeAnswer& a : out) heard.insert(a.id);
+  for (const std::string& id : ids) {
+    if (!heard.contains(id)) {
+      out.push_back(ProbeAnswer{.id = id, .at = ctx->Now(), .answered = false});
+    }
+  }
+  return out;
 }
 
 absl::StatusOr<Placement> ProbeAndReplace(

@@ -6,10 +6,11 @@
 // before a replacement (ProbeAndReplace).
 //
 // A candidate that is unknown to the pool, answers with an error, or has not
-// answered within `timeout` is a failed probe: it is left out of the
-// answers and keeps its earlier report (a late answer is dropped; the
-// background poll still covers it). Thread-safe; blocks the caller for at
-// most `timeout` plus scheduling.
+// answered within `timeout` is a failed probe: it is marked unanswered
+// (chosen only when nothing else is eligible for a slot) and keeps its
+// earlier report (a late answer is dropped; the background poll still
+// covers it). Thread-safe; blocks the caller for at most `timeout` plus
+// scheduling.
 
 #ifndef BK_CLIENT_INTERNAL_PLACEMENT_PROBE_H_
 #define BK_CLIENT_INTERNAL_PLACEMENT_PROBE_H_
@@ -25,8 +26,9 @@
 
 namespace bk::client::internal {
 
-// The answers, in no particular order. `ctx` provides the connections
-// (pool()) and the clock.
+// One entry per id, in no particular order: the answers, then the ids that
+// did not answer (answered false). `ctx` provides the connections (pool())
+// and the clock.
 std::vector<ProbeAnswer> ProbeForPlacement(ClientContext* ctx,
                                            const std::vector<std::string>& ids,
                                            absl::Duration timeout);

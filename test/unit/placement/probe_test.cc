@@ -447,5 +447,50 @@ TEST_CASE(
   }
 }
 
+TEST_CASE(
+    "a bookie that did not answer its probe is chosen after those that "
+    "answered slow, and only when nothing else is eligible",
+    "[placement][probe]") {
+  // Four bookies in one rack, all asked. b0 answers healthy, b1 and b2
+  // answer with 10 x their floor (slow), b3 does not answer (a suspended
+  // process). An E2 ensemble takes b0 and one of the slow ones; an E4 one
+  // must take b3 as well.
+  for (uint64_t seed = 1; seed <= 100; ++seed) {
+    INFO("seed " << seed);
+    std::mt19937_64 gen(seed);
+    RackAwarePolicy policy(Probing(2, AdaptiveOptions::ProbePick::kRule), gen);
+    policy.OnClusterChanged(MakeBookies(4, 1), {});
+    for (int i = 0; i < 4; ++i) {
+      BookieInfo info = Report(1, 10);
+      info.add_latency_p99_ms = 0.5;
+      policy.OnBookieInfo(Id(i), info, kStale);
+    }
+    policy.AdvanceTime(kNow);
+    const int size = seed % 2 == 0 ? 2 : 4;
+    const std::vector<BookieId> ids =
+        policy.ProbeCandidates(size, size, size, {}, {});
+    REQUIRE(ids.size() == 4);
+    for (const BookieId& id : ids) {
+      if (id == Id(3)) {
+        policy.OnProbeUnanswered(id);
+        continue;
+      }
+      BookieInfo info = Report(1, 10);
+      info.add_latency_p99_ms = id == Id(0) ? 0.5 : 5;
+      policy.OnProbeReport(id, info, kNow);
+    }
+    absl::StatusOr<PlacementResult> p =
+        policy.NewEnsemble(size, size, size, {}, Rate(1));
+    REQUIRE(p.ok());
+    const absl::flat_hash_set<BookieId> chosen = AsSet(p->ensemble);
+    CHECK(chosen.contains(Id(0)));
+    CHECK(chosen.contains(Id(3)) == (size == 4));
+    // The next choice has no probes: b3 is as eligible as any.
+    absl::StatusOr<PlacementResult> next = policy.NewEnsemble(4, 4, 4, {}, {});
+    REQUIRE(next.ok());
+    CHECK(AsSet(next->ensemble).size() == 4);
+  }
+}
+
 }  // namespace
 }  // namespace bk::placement
