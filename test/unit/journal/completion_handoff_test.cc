@@ -52,9 +52,9 @@ std::vector<JournalItem> Items(Log* log, int first_tag, size_t n) {
 
 TEST_CASE("a small group completes on the submitting thread when idle",
           "[journal]") {
+  Log log;  // before the thread, which is joined first
   CompletionThread c;
   c.Start();
-  Log log;
   CHECK(c.SubmitOrRun(Items(&log, 0, 3), absl::OkStatus()));
   {
     // Ran before SubmitOrRun returned, here.
@@ -67,9 +67,9 @@ TEST_CASE("a small group completes on the submitting thread when idle",
 
 TEST_CASE("a group larger than the inline limit goes to the completion thread",
           "[journal]") {
+  Log log;  // before the thread, which is joined first
   CompletionThread c;
   c.Start();
-  Log log;
   const size_t n = CompletionThread::kMaxInlineItems + 1;
   CHECK_FALSE(c.SubmitOrRun(Items(&log, 0, n), absl::OkStatus()));
   REQUIRE(log.AwaitCount(n));
@@ -82,10 +82,11 @@ TEST_CASE("a group larger than the inline limit goes to the completion thread",
 
 TEST_CASE("a group waits behind one the completion thread is running",
           "[journal]") {
-  CompletionThread c;
-  c.Start();
+  // Declared before the thread: it is joined before they go.
   Log log;
   absl::Notification started, release;
+  CompletionThread c;
+  c.Start();
   std::vector<JournalItem> first(1);
   first[0].done = [&](absl::Status) {
     started.Notify();
@@ -104,11 +105,14 @@ TEST_CASE("a group waits behind one the completion thread is running",
 
 TEST_CASE("the completion thread does not overtake a group running inline",
           "[journal]") {
-  CompletionThread c;
-  c.Start();
+  // Declared before the thread: the callbacks' Notify and Record may still
+  // be unlocking when the test's waits return, so the thread is joined
+  // before these go.
   Log log;
   absl::Notification later_ran;
   bool overtaken = true;
+  CompletionThread c;
+  c.Start();
   std::vector<JournalItem> inline_group(1);
   inline_group[0].done = [&](absl::Status) {
     // Submitted while this group runs inline: it must wait for it.
