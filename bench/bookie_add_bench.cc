@@ -16,9 +16,9 @@
 // (c) disk: the same with the journal on disk (--disk_dir); fdatasync's
 //     regime is probed before and after and printed.
 // --drop_pages: the shm and disk runs with journalRemoveFromPageCache and
-//     entryLogRemoveFromPageCache as the bookie's defaults (default: the
-//     journal's on, the entry log's off), both off, both on, or both off
-//     then both on in the same run, for a same-run comparison.
+//     entryLogRemoveFromPageCache as the bookie's defaults (default: both
+//     on), both off, both on, or both off then both on in the same run,
+//     for a same-run comparison.
 // Client and server share the process (and this machine's two vCPUs). Each
 // client stream keeps up to --window entries in flight in batches of
 // --batch. Reports adds/s, p50/p99/p999 add latency (batch sent -> entry
