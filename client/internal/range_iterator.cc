@@ -40,8 +40,8 @@ class RangeIterator final : public EntryIterator {
         window_bytes_(std::max<int64_t>(1, window_bytes)),
         status_(std::move(initial)) {
     // Before any entry: a closed ledger's mean entry size, else that of
-    // the entries earlier Read()s returned, else a small window until
-    // entries show their size.
+    // the entries earlier Read()s returned (or of the last entry ReadLac
+    // brought back), else a small window until entries show their size.
     const int64_t length = handle_->Length();
     const int64_t entries = handle_->LastAddConfirmed() + 1;
     const int64_t seen = handle_->MeanEntryBytesRead();

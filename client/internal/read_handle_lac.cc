@@ -30,6 +30,9 @@ absl::StatusOr<int64_t> ReadHandle::ReadLac() {
     int answered ABSL_GUARDED_BY(mu) = 0;
     std::vector<bool> known ABSL_GUARDED_BY(mu);
     int64_t lac ABSL_GUARDED_BY(mu) = -1;
+    // The largest payload of the bookies' last entries: an open ledger's
+    // entry size before any is read.
+    int64_t payload_bytes ABSL_GUARDED_BY(mu) = 0;
   };
   auto shared = std::make_shared<Shared>();
   {
@@ -59,6 +62,9 @@ absl::StatusOr<int64_t> ReadHandle::ReadLac() {
               if (d.ok()) {
                 shared->lac =
                     std::max(shared->lac, d->header.last_add_confirmed);
+                shared->payload_bytes =
+                    std::max(shared->payload_bytes,
+                             static_cast<int64_t>(d->payload.size()));
               }
             }
           } else if (r->status() == proto::BK_ENOLEDGER ||
@@ -83,6 +89,11 @@ absl::StatusOr<int64_t> ReadHandle::ReadLac() {
                       ledger_id_);
     }
     lac = shared->lac;
+    // Sizes the first range read of an open ledger (RangeIterator) by a
+    // real entry instead of a small default window.
+    if (shared->payload_bytes > 0 && MeanEntryBytesRead() == 0) {
+      NoteEntriesRead(shared->payload_bytes, 1);
+    }
   }
   LearnLac(lac);
   return LastAddConfirmed();

@@ -174,6 +174,51 @@ TEST_CASE(
   }
 }
 
+TEST_CASE(
+    "an open ledger's first range is sized by the entry ReadLac brings back, "
+    "not by a small default window",
+    "[client]") {
+  LocalBookies bookies(3);
+  auto reads = [&bookies] {
+    int64_t n = 0;
+    for (int b = 0; b < 3; ++b) n += bookies.faults(b)->reads.load();
+    return n;
+  };
+  ClientOptions o = FastOptions(bookies);
+  o.read_window = 1000;
+  o.speculative_read_timeout = absl::Seconds(60);
+  auto client = MakeClient(o);
+  const int64_t id = WriteLedger(
+      client.get(), 800,
+      {.ensemble_size = 3, .write_quorum = 3, .ack_quorum = 2, .password = "p"},
+      /*close=*/false);
+  auto r = client->OpenLedger(id, "p", /*recover=*/false);
+  REQUIRE(r.ok());
+  const int64_t base = reads();
+  REQUIRE((*r)->ReadLac().ok());
+  REQUIRE(bk::testing::PollUntil([&] { return reads() - base == 3; },
+                                 absl::Seconds(10)));
+  const int64_t lac = (*r)->LastAddConfirmed();
+  REQUIRE(lac >= 700);
+  // One entry taken: the iterator's first range already covers the
+  // window's worth of the ledger (the entries are ~10 bytes, so
+  // readWindowBytes does not bind), not the 64 entries it issued before
+  // the ledger's entry size was known.
+  const int64_t before = reads();
+  auto it = (*r)->Read(0, lac);
+  LedgerEntry e;
+  REQUIRE(it->Next(&e));
+  CHECK(e.payload == Payload(0));
+  CHECK(bk::testing::PollUntil([&] { return reads() - before == lac + 1; },
+                               absl::Seconds(10)));
+  for (int64_t want = 1; want <= lac; ++want) {
+    REQUIRE(it->Next(&e));
+    REQUIRE(e.entry_id == want);
+  }
+  CHECK_FALSE(it->Next(&e));
+  CHECK(it->status().ok());
+}
+
 TEST_CASE("a replica serving a corrupted entry is skipped for a good one",
           "[client]") {
   LocalBookies bookies(3);
