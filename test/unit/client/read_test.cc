@@ -117,16 +117,19 @@ TEST_CASE(
   }
 }
 
+// Entries the bookies have served (ReadEntry calls, single and in ranges).
+int64_t ReadsServed(LocalBookies& bookies) {
+  int64_t n = 0;
+  for (int b = 0; b < bookies.size(); ++b) n += bookies.faults(b)->reads.load();
+  return n;
+}
+
 TEST_CASE(
     "a reader going through a ledger in batches reads ahead between them, "
     "each entry once and never past the LAC",
     "[client]") {
   LocalBookies bookies(3);
-  auto reads = [&bookies] {
-    int64_t n = 0;
-    for (int b = 0; b < 3; ++b) n += bookies.faults(b)->reads.load();
-    return n;
-  };
+  auto reads = [&bookies] { return ReadsServed(bookies); };
   ClientOptions o = FastOptions(bookies);
   o.read_window = 300;
   // No speculative second reads: every read a bookie serves is counted.
@@ -179,11 +182,7 @@ TEST_CASE(
     "not by a small default window",
     "[client]") {
   LocalBookies bookies(3);
-  auto reads = [&bookies] {
-    int64_t n = 0;
-    for (int b = 0; b < 3; ++b) n += bookies.faults(b)->reads.load();
-    return n;
-  };
+  auto reads = [&bookies] { return ReadsServed(bookies); };
   ClientOptions o = FastOptions(bookies);
   o.read_window = 1000;
   o.speculative_read_timeout = absl::Seconds(60);
