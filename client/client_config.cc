@@ -39,6 +39,9 @@ void AddTimeouts(ConfigTable<ClientOptions>& t) {
   t.Value("batchReadEnabled", BK_FIELD(batch_read_enabled), "", {},
           "stream a range: from one bookie when E == WQ, else one strided "
           "stream per write set");
+  t.Value("tailStreamEnabled", BK_FIELD(tail_stream_enabled), "", {},
+          "a tailing reader takes entries the bookies push as the LAC "
+          "passes them, instead of a long poll per entry");
   t.Bytes("maxPendingAddsBytes", BK_FIELD(max_pending_adds_bytes), "bytes", {},
           "packaged bytes of unconfirmed adds per writer");
   t.Millis("pendingAddsWaitMs", BK_FIELD(pending_adds_wait), {0, 1e7},

@@ -86,6 +86,11 @@ struct ClientOptions {
   // Anything a stream does not deliver is read entry by entry. False:
   // always entry by entry.
   bool batch_read_enabled = true;
+  // tailStreamEnabled (ours): LedgerReader::Tail takes entries pushed by
+  // the bookies (one TailEntries stream per write set, at the member that
+  // learns the LAC first) while it has caught up, instead of one long poll
+  // per entry. False: it long-polls (WaitForLac) and reads ranges.
+  bool tail_stream_enabled = true;
 
   // maxPendingAddsBytes (ours; BookKeeper bounds by count with
   // maxPendingAddRequests...): packaged bytes of adds not yet confirmed,

@@ -1,8 +1,10 @@
 #include "client/ledger_reader.h"
 
+#include <algorithm>
 #include <future>
 
 #include "client/internal/read_handle.h"
+#include "client/internal/tail_iterator.h"
 
 namespace bk::client {
 
@@ -34,6 +36,11 @@ absl::StatusOr<int64_t> LedgerReader::ReadLac() { return handle_->ReadLac(); }
 absl::StatusOr<int64_t> LedgerReader::WaitForLac(int64_t previous,
                                                  absl::Duration timeout) {
   return handle_->WaitForLac(previous, timeout);
+}
+
+std::unique_ptr<TailIterator> LedgerReader::Tail(int64_t first) {
+  return std::make_unique<internal::TailIteratorImpl>(
+      handle_, std::max<int64_t>(first, 0));
 }
 
 }  // namespace bk::client

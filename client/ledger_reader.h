@@ -59,6 +59,18 @@ class EntryIterator {
   virtual absl::Status status() const = 0;
 };
 
+// A tailing read (LedgerReader::Tail): the ledger's entries in order, each
+// as soon as the ledger's LAC passes it. Used by one thread at a time.
+class TailIterator {
+ public:
+  virtual ~TailIterator() = default;
+  // The next entry, waiting up to `timeout` for it to be confirmed:
+  // kDeadlineExceeded when none was (call again), kOutOfRange once the
+  // ledger is closed and its last entry has been returned. Other errors are
+  // a read's (see above); the next call tries again from the same entry.
+  virtual absl::StatusOr<LedgerEntry> Next(absl::Duration timeout) = 0;
+};
+
 enum class LedgerState { kOpen, kInRecovery, kClosed };
 
 class LedgerReader {
@@ -92,6 +104,16 @@ class LedgerReader {
   // the current LAC after `timeout`.
   absl::StatusOr<int64_t> WaitForLac(
       int64_t previous, absl::Duration timeout = absl::Seconds(10));
+
+  // Tails the ledger from entry `first` on (REQUIRES first >= 0). Behind the
+  // LAC it reads ranges, as Read does. Caught up, with tailStreamEnabled,
+  // the bookies push each entry once it is confirmed: one TailEntries
+  // stream per write set, at the member that learns the LAC first, so a
+  // busy tail costs a stream message per entry rather than a long poll.
+  // A stream that ends, fails or falls silent while the LAC passes its
+  // next entry is dropped: the tail long-polls (WaitForLac) and reads that
+  // entry from the rest of its write set, then streams again.
+  std::unique_ptr<TailIterator> Tail(int64_t first);
 
  private:
   std::shared_ptr<internal::ReadHandle> handle_;

@@ -11,8 +11,9 @@
 //   - fencing reads and recovery reads (FENCE_LEDGER, HIGH_PRIORITY), as
 //     BookKeeper serves them on its high-priority pool: ledger recovery
 //     fences and reads even while ordinary reads hold every ordinary permit;
-//   - long polls, for as long as they are parked waiting for the LAC; they
-//     hold no read permit, and a cancelled poll leaves its pool at once.
+//   - long polls, for as long as they are parked waiting for the LAC, and
+//     tailing streams (TailEntries) for their whole life; they hold no read
+//     permit, and a cancelled poll or stream leaves its pool at once.
 // Each pool has max_pending_reads permits. A range-read stream is cancelled
 // by the server after range_read_timeout, so a client that stops reading
 // it does not keep its permit.
@@ -112,13 +113,15 @@ class Permits {
 using BookieServiceBase = proto::Bookie::WithRawCallbackMethod_AddEntries<
     proto::Bookie::WithCallbackMethod_ReadEntry<
         proto::Bookie::WithCallbackMethod_ReadEntries<
-            proto::Bookie::WithCallbackMethod_ReadLac<
-                proto::Bookie::WithCallbackMethod_WriteLac<
-                    proto::Bookie::WithCallbackMethod_ForceLedger<
-                        proto::Bookie::
-                            WithCallbackMethod_GetListOfEntriesOfLedger<
-                                proto::Bookie::WithCallbackMethod_GetBookieInfo<
-                                    proto::Bookie::Service>>>>>>>>;
+            proto::Bookie::WithCallbackMethod_TailEntries<
+                proto::Bookie::WithCallbackMethod_ReadLac<
+                    proto::Bookie::WithCallbackMethod_WriteLac<
+                        proto::Bookie::WithCallbackMethod_ForceLedger<
+                            proto::Bookie::
+                                WithCallbackMethod_GetListOfEntriesOfLedger<
+                                    proto::Bookie::
+                                        WithCallbackMethod_GetBookieInfo<
+                                            proto::Bookie::Service>>>>>>>>>;
 
 class BookieServiceImpl final : public BookieServiceBase {
  public:
@@ -134,6 +137,10 @@ class BookieServiceImpl final : public BookieServiceBase {
   grpc::ServerWriteReactor<proto::ReadEntryResponse>* ReadEntries(
       grpc::CallbackServerContext* ctx,
       const proto::ReadEntriesRequest* req) override;
+  // tail_stream.cc: holds a long-poll permit for the stream's life.
+  grpc::ServerWriteReactor<proto::ReadEntryResponse>* TailEntries(
+      grpc::CallbackServerContext* ctx,
+      const proto::TailEntriesRequest* req) override;
   grpc::ServerUnaryReactor* ReadLac(grpc::CallbackServerContext* ctx,
                                     const proto::ReadLacRequest* req,
                                     proto::ReadLacResponse* resp) override;
@@ -163,7 +170,7 @@ class BookieServiceImpl final : public BookieServiceBase {
   int64_t reads_in_flight() const {
     return read_permits_.in_use() + priority_read_permits_.in_use();
   }
-  // Long polls waiting for their ledger's LAC to move.
+  // Long polls waiting for their ledger's LAC to move, and tail streams.
   int64_t long_polls_parked() const { return long_poll_permits_.in_use(); }
   // Add streams not being read because of unanswered adds.
   int64_t add_streams_paused() const {

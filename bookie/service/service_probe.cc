@@ -92,7 +92,8 @@ ServiceProbe::ServiceProbe(prometheus::Registry& registry,
                             .Name("bookie_long_polls_parked")
                             .Help(
                                 "Long-poll reads waiting for their ledger's "
-                                "LAC (they hold no read permit)")
+                                "LAC, and open tail streams (they hold no "
+                                "read permit)")
                             .Labels(id)
                             .Register(registry)
                             .Add({});

@@ -150,6 +150,28 @@ class BookieClient {
       absl::AnyInvocable<void(proto::ReadEntryResponse&&)> on_entry,
       absl::AnyInvocable<void(absl::Status)> done);
 
+  // Ends one streaming call early (TailEntries); callable from any thread,
+  // any number of times, also after the call has ended.
+  class StreamCanceller {
+   public:
+    void Cancel();
+
+   private:
+    friend class BookieClient;
+    absl::Mutex mu_;
+    grpc::ClientContext* ctx_ ABSL_GUARDED_BY(mu_) = nullptr;  // null: ended
+  };
+  // Tails a ledger (TailEntries): `on_entry` gets each message as the
+  // bookie's LAC reaches its entries, in order, on a gRPC thread; `done`
+  // runs once at the end with the transport status (OK when the bookie
+  // ended the stream: a message whose status is not EOK, or idle). No
+  // deadline: the stream lasts until the bookie ends it, the returned
+  // canceller is used, or Shutdown.
+  std::shared_ptr<StreamCanceller> TailEntries(
+      const proto::TailEntriesRequest& request,
+      absl::AnyInvocable<void(proto::ReadEntryResponse&&)> on_entry,
+      absl::AnyInvocable<void(absl::Status)> done);
+
   // See Lifetime above. Idempotent; must not be called from a callback of
   // this connection.
   void Shutdown();
@@ -161,7 +183,8 @@ class BookieClient {
 
  private:
   class AddStream;
-  class RangeCall;
+  template <typename Request>
+  class StreamCall;
   struct Shared;
   // An add waiting for its answer: a callback, or a sink and its tag.
   struct Waiter {

@@ -1,8 +1,9 @@
 // BookieClient's reads (bookie_client.h): the unary calls and the
-// ReadEntries stream.
+// ReadEntries and TailEntries streams.
 
 #include <grpcpp/grpcpp.h>
 
+#include <type_traits>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -13,27 +14,36 @@
 
 namespace bk::client::internal {
 
-// One ReadEntries call. Deletes itself in OnDone, as a unary call's state
-// does, with the same bookkeeping (live_calls_, unary_finishing_), so that
-// Shutdown cancels it and waits for it.
-class BookieClient::RangeCall final
+// One ReadEntries or TailEntries call. Deletes itself in OnDone, as a
+// unary call's state does, with the same bookkeeping (live_calls_,
+// unary_finishing_), so that Shutdown cancels it and waits for it.
+template <typename Request>
+class BookieClient::StreamCall final
     : public grpc::ClientReadReactor<proto::ReadEntryResponse> {
  public:
-  RangeCall(BookieClient* owner, const proto::ReadEntriesRequest& request,
-            absl::Duration timeout,
-            absl::AnyInvocable<void(proto::ReadEntryResponse&&)> on_entry,
-            absl::AnyInvocable<void(absl::Status)> done)
+  StreamCall(BookieClient* owner, const Request& request,
+             absl::AnyInvocable<void(proto::ReadEntryResponse&&)> on_entry,
+             absl::AnyInvocable<void(absl::Status)> done,
+             std::shared_ptr<StreamCanceller> canceller)
       : owner_(owner),
         request_(request),
         on_entry_(std::move(on_entry)),
-        done_(std::move(done)) {
-    ctx_.set_deadline(DeadlineIn(timeout));
+        done_(std::move(done)),
+        canceller_(std::move(canceller)) {
+    if (canceller_ != nullptr) {
+      absl::MutexLock l(&canceller_->mu_);
+      canceller_->ctx_ = &ctx_;
+    }
   }
 
   grpc::ClientContext* context() { return &ctx_; }
 
   void Start() {
-    owner_->shared_->stub->async()->ReadEntries(&ctx_, &request_, this);
+    if constexpr (std::is_same_v<Request, proto::TailEntriesRequest>) {
+      owner_->shared_->stub->async()->TailEntries(&ctx_, &request_, this);
+    } else {
+      owner_->shared_->stub->async()->ReadEntries(&ctx_, &request_, this);
+    }
     StartRead(&response_);
     StartCall();
   }
@@ -48,6 +58,10 @@ class BookieClient::RangeCall final
   void OnDone(const grpc::Status& status) override {
     BookieClient* const owner = owner_;
     absl::AnyInvocable<void(absl::Status)> done = std::move(done_);
+    if (canceller_ != nullptr) {
+      absl::MutexLock l(&canceller_->mu_);
+      canceller_->ctx_ = nullptr;
+    }
     {
       absl::MutexLock l(&owner->mu_);
       owner->live_calls_.erase(&ctx_);
@@ -66,22 +80,31 @@ class BookieClient::RangeCall final
  private:
   BookieClient* const owner_;
   grpc::ClientContext ctx_;
-  const proto::ReadEntriesRequest request_;
+  const Request request_;
   proto::ReadEntryResponse response_;  // touched by the read callback only
   absl::AnyInvocable<void(proto::ReadEntryResponse&&)> on_entry_;
   absl::AnyInvocable<void(absl::Status)> done_;
+  const std::shared_ptr<StreamCanceller> canceller_;  // may be null
 };
+
+void BookieClient::StreamCanceller::Cancel() {
+  // gRPC runs the reactions a cancel causes on its threads, never inside
+  // TryCancel, so OnDone (which takes mu_) cannot deadlock against this.
+  absl::MutexLock l(&mu_);
+  if (ctx_ != nullptr) ctx_->TryCancel();
+}
 
 void BookieClient::ReadEntries(
     const proto::ReadEntriesRequest& request, absl::Duration timeout,
     absl::AnyInvocable<void(proto::ReadEntryResponse&&)> on_entry,
     absl::AnyInvocable<void(absl::Status)> done) {
-  RangeCall* call = nullptr;
+  StreamCall<proto::ReadEntriesRequest>* call = nullptr;
   {
     absl::MutexLock l(&mu_);
     if (!closing_) {
-      call = new RangeCall(this, request, timeout, std::move(on_entry),
-                           std::move(done));
+      call = new StreamCall<proto::ReadEntriesRequest>(
+          this, request, std::move(on_entry), std::move(done), nullptr);
+      call->context()->set_deadline(DeadlineIn(timeout));
       live_calls_.insert(call->context());
     }
   }
@@ -90,6 +113,28 @@ void BookieClient::ReadEntries(
     return;
   }
   call->Start();
+}
+
+std::shared_ptr<BookieClient::StreamCanceller> BookieClient::TailEntries(
+    const proto::TailEntriesRequest& request,
+    absl::AnyInvocable<void(proto::ReadEntryResponse&&)> on_entry,
+    absl::AnyInvocable<void(absl::Status)> done) {
+  auto canceller = std::make_shared<StreamCanceller>();
+  StreamCall<proto::TailEntriesRequest>* call = nullptr;
+  {
+    absl::MutexLock l(&mu_);
+    if (!closing_) {
+      call = new StreamCall<proto::TailEntriesRequest>(
+          this, request, std::move(on_entry), std::move(done), canceller);
+      live_calls_.insert(call->context());
+    }
+  }
+  if (call == nullptr) {
+    done(absl::CancelledError(absl::StrCat("bookie ", id_, ": closing")));
+    return canceller;
+  }
+  call->Start();
+  return canceller;
 }
 
 template <typename Req, typename Resp, typename Method>

@@ -123,6 +123,47 @@ bool ReadHandle::RangeStreamable() const {
   return ctx_->options().batch_read_enabled;
 }
 
+std::vector<ReadResult> DecodeStreamMessage(proto::ReadEntryResponse&& m,
+                                            entry::DigestType digest,
+                                            uint64_t ledger, int64_t stride,
+                                            const std::string& bookie,
+                                            const char* what, int64_t* next,
+                                            bool* stopped) {
+  std::vector<ReadResult> batch;
+  if (m.status() != proto::BK_EOK || m.entry_id() != *next) {
+    *stopped = true;
+    return batch;
+  }
+  // The message's entries: body, then more_bodies (a bookie that packs
+  // several), each the stream's next.
+  const int n = 1 + m.more_bodies_size();
+  batch.reserve(n);
+  for (int i = 0; i < n; ++i) {
+    std::string* body =
+        i == 0 ? m.mutable_body() : m.mutable_more_bodies(i - 1);
+    auto d = entry::Decode(*body, digest, ledger, *next);
+    if (!d.ok()) {
+      bk::log::Get("client")->warn("ledger={} entry={} bookie={} {}: {}",
+                                   ledger, *next, bookie, what,
+                                   d.status().ToString());
+      *stopped = true;  // read again, from another replica
+      break;
+    }
+    ReadResult& r = batch.emplace_back();
+    r.entry_id = *next;
+    r.header = d->header;
+    // The payload is the body's tail: keep the message's buffer and drop
+    // the header and digest in front, rather than copy.
+    const size_t offset = static_cast<size_t>(d->payload.data() - body->data());
+    const size_t size = d->payload.size();
+    r.payload = std::move(*body);
+    r.payload.erase(0, offset);
+    r.payload.resize(size);
+    *next += stride;
+  }
+  return batch;
+}
+
 bool ReadHandle::ReadRangeAsync(
     int64_t first, int64_t last,
     absl::AnyInvocable<void(std::vector<ReadResult>)> on_entries,
@@ -189,39 +230,9 @@ bool ReadHandle::ReadRangeAsync(
           // A bookie that ignores `stride` (older) sends the next entry:
           // the id check stops the stream and the rest is read singly.
           if (range->stopped) return;
-          if (m.status() != proto::BK_EOK || m.entry_id() != range->next) {
-            range->stopped = true;
-            return;
-          }
-          // The message's entries: body, then more_bodies (a bookie that
-          // packs several), each the stream's next.
-          const int n = 1 + m.more_bodies_size();
-          std::vector<ReadResult> batch;
-          batch.reserve(n);
-          for (int i = 0; i < n; ++i) {
-            std::string* body =
-                i == 0 ? m.mutable_body() : m.mutable_more_bodies(i - 1);
-            auto d = entry::Decode(*body, digest, ledger, range->next);
-            if (!d.ok()) {
-              bk::log::Get("client")->warn(
-                  "ledger={} entry={} bookie={} range read: {}", ledger,
-                  range->next, bookie, d.status().ToString());
-              range->stopped = true;  // read again, from another replica
-              break;
-            }
-            ReadResult& r = batch.emplace_back();
-            r.entry_id = range->next;
-            r.header = d->header;
-            // The payload is the body's tail: keep the message's buffer
-            // and drop the header and digest in front, rather than copy.
-            const size_t offset =
-                static_cast<size_t>(d->payload.data() - body->data());
-            const size_t size = d->payload.size();
-            r.payload = std::move(*body);
-            r.payload.erase(0, offset);
-            r.payload.resize(size);
-            range->next += stride;
-          }
+          std::vector<ReadResult> batch =
+              DecodeStreamMessage(std::move(m), digest, ledger, stride, bookie,
+                                  "range read", &range->next, &range->stopped);
           if (!batch.empty()) shared->on_entries(std::move(batch));
         },
         [range, shared, stride](absl::Status) {

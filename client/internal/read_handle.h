@@ -27,6 +27,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/functional/any_invocable.h"
 #include "absl/synchronization/mutex.h"
+#include "client/internal/bookie_client.h"
 #include "client/internal/client_context.h"
 #include "client/internal/read_op.h"
 #include "client/ledger_reader.h"
@@ -36,6 +37,18 @@
 namespace bk::client::internal {
 
 struct RangeReadState;  // range_iterator.cc
+
+// The entries of one ReadEntries/TailEntries message, digest verified, if
+// it continues its stream at *next (each stride apart); advances *next past
+// them. Sets *stopped at a message that does not (a status other than EOK,
+// another entry) and at a damaged entry, keeping the entries before it.
+// The payloads are moved out of the message.
+std::vector<ReadResult> DecodeStreamMessage(proto::ReadEntryResponse&& m,
+                                            entry::DigestType digest,
+                                            uint64_t ledger, int64_t stride,
+                                            const std::string& bookie,
+                                            const char* what, int64_t* next,
+                                            bool* stopped);
 
 class ReadHandle : public std::enable_shared_from_this<ReadHandle> {
  public:
@@ -115,11 +128,34 @@ class ReadHandle : public std::enable_shared_from_this<ReadHandle> {
   // The entry a long poll brought back, if it is `entry_id` (once).
   std::optional<ReadResult> TakePiggybacked(int64_t entry_id);
 
+  // Tailing streams (TailEntries, read_handle_tail.cc) from entry `first`
+  // on, in the last segment: one per write set (E when E > WQ, else one),
+  // each at the member that learns the LAC first (the write set's last)
+  // unless the client's view ranks another ahead. `on_entries(k, batch,
+  // lac)` gets stream k's messages, digest verified, in order within the
+  // stream, with the bookie's LAC; `done(k)` runs once when stream k has
+  // ended, whatever the reason. Both run on gRPC threads, streams
+  // concurrently. Returns the streams' cancellers, or nothing (calling
+  // neither) when the ledger is closed, `first` is before the last segment,
+  // or a bookie has no connection.
+  struct TailStreams {
+    std::vector<std::shared_ptr<BookieClient::StreamCanceller>> cancellers;
+    int64_t stride = 1;
+  };
+  std::optional<TailStreams> TailAsync(
+      int64_t first,
+      absl::AnyInvocable<void(int, std::vector<ReadResult>, int64_t)>
+          on_entries,
+      absl::AnyInvocable<void(int)> done);
+
+  // Raises the LAC held to `lac` (a bookie's, or a stream's) unless the
+  // ledger is closed.
+  void LearnLac(int64_t lac);
+
   ClientContext* ctx() const { return ctx_; }
 
  private:
   ReadOpOptions OptionsFor(int64_t entry_id) const;
-  void LearnLac(int64_t lac);
   // Takes `md` if it is newer than the metadata held.
   void Adopt(const metadata::Versioned<proto::LedgerMetadata>& md);
   void AdoptLocked(const metadata::Versioned<proto::LedgerMetadata>& md)

@@ -3,9 +3,9 @@
 //     [--testing-bookie-binary PATH] [--echo-seconds S] [--quiet]
 //     [--control]
 //     [--tls-* (with --metadata-uri)]
-//   with --metadata-uri, the client config file of --client-conf FILE or
-//   BK_CLIENT_CONF (bkbench.cc) gives every client and store its keys
-//   (ZooKeeper credentials).
+//   the client config file of --client-conf FILE or BK_CLIENT_CONF
+//   (bkbench.cc) gives every client its keys; with --metadata-uri every
+//   store too (ZooKeeper credentials), on a started cluster not its TLS.
 
 #include <unistd.h>
 
@@ -71,14 +71,19 @@ int ScenarioCommand(const std::vector<std::string>& args) {
   }
   RunnerOptions o;
   o.metadata_uri = f->Get("metadata-uri");
-  if (f->Has("metadata-uri")) {
+  {
     // The client config file's keys (--client-conf or BK_CLIENT_CONF, as
-    // bkctl: ZooKeeper credentials, timeouts), then the --tls-* flags. A
-    // started cluster is open and plaintext: its clients take the defaults.
+    // bkctl: ZooKeeper credentials, timeouts, read options), then the
+    // --tls-* flags. A started cluster is open and plaintext: its clients
+    // take the file's keys but no TLS.
     auto conf = bkctl::ClientConfOptions();
     if (!conf.ok()) return Usage(std::string(conf.status().message()));
     o.client = *conf;
-    o.client.tls = *tls;
+    if (f->Has("metadata-uri")) {
+      o.client.tls = *tls;
+    } else {
+      o.client.tls = decltype(o.client.tls){};
+    }
   }
   o.cluster_dir = f->Get("local-cluster");
   o.bookie_binary = f->Has("bookie-binary")

@@ -8,8 +8,9 @@
 
 namespace bk::bkbench {
 namespace {
-constexpr int64_t kMaxEntriesPerRead = 1000;
 constexpr int64_t kMaxRetries = 100;
+// Longest wait for one entry before the loop looks at the writer again.
+constexpr absl::Duration kTailWait = absl::Milliseconds(200);
 }  // namespace
 
 TailReader::TailReader(client::Client* client, ReaderSpec spec,
@@ -64,60 +65,50 @@ std::pair<int64_t, double> TailReader::TakeSecond() {
   return r;
 }
 
-bool TailReader::ReadRange(client::LedgerReader* reader, int64_t last) {
-  const int64_t first = next_.load();
-  auto it = reader->Read(first, last);
-  client::LedgerEntry e;
-  int64_t expect = first;
-  while (it->Next(&e)) {
-    const absl::Time now = absl::Now();
-    if (e.entry_id != expect) {
-      RecordError(absl::DataLossError(absl::StrCat("ledger ", ledger_id_,
-                                                   ": read entry ", e.entry_id,
-                                                   " expecting ", expect)));
-      stop_.store(true);
-      return false;
-    }
-    ++expect;
-    const int64_t age_us =
-        (absl::ToUnixNanos(now) - AddedAtNanos(e.payload)) / 1000;
-    absl::MutexLock l(&mu_);
-    if (result_.entries_read++ == 0) {
-      result_.first_entry_ms = absl::ToDoubleMilliseconds(now - joined_at_);
-    }
-    if (e.entry_id + 1 == result_.backlog_at_join) {
-      if (cache_totals_ && !scrape_.joinable()) {
-        scrape_ = std::thread([this, before = cache_at_join_] {
-          const CacheCounters after = cache_totals_();
-          absl::MutexLock l(&mu_);
-          result_.backlog_cache = CacheDelta(before, after);
-        });
-      }
-      result_.backlog_s = absl::ToDoubleSeconds(now - joined_at_);
-      result_.backlog_rate =
-          result_.backlog_s > 0
-              ? static_cast<double>(result_.backlog_at_join) / result_.backlog_s
-              : 0;
-    }
-    if (caught_up_at_ == absl::InfiniteFuture() &&
-        static_cast<double>(age_us) < spec_.caught_up_age_ms * 1000) {
-      caught_up_at_ = now;
-      result_.catch_up_s = absl::ToDoubleSeconds(now - joined_at_);
-      result_.catch_up_rate =
-          result_.catch_up_s > 0
-              ? static_cast<double>(result_.entries_read) / result_.catch_up_s
-              : 0;
-    }
-    if (caught_up_at_ != absl::InfiniteFuture()) {
-      result_.tail_latency.Record(age_us);
-      second_.Record(age_us);
-    }
-    next_.store(e.entry_id + 1);
-  }
-  if (!it->status().ok()) {
-    RecordRetry(it->status());
+bool TailReader::Record(const client::LedgerEntry& e) {
+  const absl::Time now = absl::Now();
+  const int64_t expect = next_.load();
+  if (e.entry_id != expect) {
+    RecordError(
+        absl::DataLossError(absl::StrCat("ledger ", ledger_id_, ": read entry ",
+                                         e.entry_id, " expecting ", expect)));
+    stop_.store(true);
     return false;
   }
+  const int64_t age_us =
+      (absl::ToUnixNanos(now) - AddedAtNanos(e.payload)) / 1000;
+  absl::MutexLock l(&mu_);
+  if (result_.entries_read++ == 0) {
+    result_.first_entry_ms = absl::ToDoubleMilliseconds(now - joined_at_);
+  }
+  if (e.entry_id + 1 == result_.backlog_at_join) {
+    if (cache_totals_ && !scrape_.joinable()) {
+      scrape_ = std::thread([this, before = cache_at_join_] {
+        const CacheCounters after = cache_totals_();
+        absl::MutexLock l(&mu_);
+        result_.backlog_cache = CacheDelta(before, after);
+      });
+    }
+    result_.backlog_s = absl::ToDoubleSeconds(now - joined_at_);
+    result_.backlog_rate =
+        result_.backlog_s > 0
+            ? static_cast<double>(result_.backlog_at_join) / result_.backlog_s
+            : 0;
+  }
+  if (caught_up_at_ == absl::InfiniteFuture() &&
+      static_cast<double>(age_us) < spec_.caught_up_age_ms * 1000) {
+    caught_up_at_ = now;
+    result_.catch_up_s = absl::ToDoubleSeconds(now - joined_at_);
+    result_.catch_up_rate =
+        result_.catch_up_s > 0
+            ? static_cast<double>(result_.entries_read) / result_.catch_up_s
+            : 0;
+  }
+  if (caught_up_at_ != absl::InfiniteFuture()) {
+    result_.tail_latency.Record(age_us);
+    second_.Record(age_us);
+  }
+  next_.store(e.entry_id + 1);
   return true;
 }
 
@@ -149,6 +140,12 @@ void TailReader::Run() {
     return;
   }
   std::unique_ptr<client::LedgerReader> reader = std::move(*opened);
+  // Behind the LAC the tail reads ranges; caught up, the bookies push each
+  // entry as it is confirmed (tailStreamEnabled) or it long-polls.
+  std::unique_ptr<client::TailIterator> tail = reader->Tail(next_.load());
+  auto finished = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    return final_last_ != -2;
+  };
   while (!stop_.load()) {
     int64_t final_last, retries;
     {
@@ -162,33 +159,29 @@ void TailReader::Run() {
     }
     const int64_t next = next_.load();
     if (final_last >= -1 && next > final_last) break;
-    int64_t lac = reader->LastAddConfirmed();
-    if (next > lac && final_last >= -1) {
-      // The writer has closed the ledger: its last entry is in the closed
-      // metadata, which a fresh open reads.
-      auto again = client_->OpenLedger(ledger_id_, password_, false);
-      if (!again.ok()) {
-        RecordRetry(again.status());
-        continue;
-      }
-      reader = std::move(*again);
-      lac = reader->LastAddConfirmed();
-      if (next > lac) {
-        RecordError(absl::OutOfRangeError(
-            absl::StrCat("ledger ", ledger_id_, " closed at ", lac,
-                         ", expected ", final_last)));
-        break;
-      }
-    } else if (next > lac) {
-      auto w = reader->WaitForLac(next - 1, absl::Milliseconds(200));
-      if (!w.ok()) {
-        RecordRetry(w.status());
-        continue;
-      }
-      lac = *w;
-      if (next > lac) continue;
+    auto got = tail->Next(kTailWait);
+    if (got.ok()) {
+      if (!Record(*got)) break;
+      continue;
     }
-    ReadRange(reader.get(), std::min(lac, next + kMaxEntriesPerRead - 1));
+    if (absl::IsDeadlineExceeded(got.status())) continue;
+    if (!absl::IsOutOfRange(got.status())) {
+      RecordRetry(got.status());
+      continue;
+    }
+    // Closed at entry next - 1: the writer's last, once it says which.
+    {
+      absl::MutexLock l(&mu_);
+      mu_.AwaitWithTimeout(absl::Condition(&finished), kTailWait);
+      final_last = final_last_;
+    }
+    if (final_last == -2) continue;
+    if (next <= final_last) {
+      RecordError(absl::OutOfRangeError(
+          absl::StrCat("ledger ", ledger_id_, " closed at ", next - 1,
+                       ", expected ", final_last)));
+    }
+    break;
   }
   absl::MutexLock l(&mu_);
   done_ = true;

@@ -1,17 +1,19 @@
 // TailReader: one reader of one ledger written by a WriteLoad in the same
 // process. At its join time it opens the ledger without recovery, reads
-// from entry 0 up to the last add confirmed it knows (the backlog, for a
-// reader that joins late), then follows the LAC with long polls
-// (WaitForLac). It measures, per entry, entry added -> entry read from the
-// timestamp WriteLoad stamps into each payload.
+// from entry 0 on with LedgerReader::Tail: ranges up to the last add
+// confirmed (the backlog, for a reader that joins late), then the entries
+// the bookies push as they are confirmed (or long polls, with the client's
+// tailStreamEnabled off). It measures, per entry, entry added -> entry read
+// from the timestamp WriteLoad stamps into each payload.
 //
 // Caught up: the first entry read that was added less than
 // caught_up_age_ms ago. Entries read from then on count towards the tailing
 // latency; those before are the catch-up.
 //
 // Once the writer has closed the ledger, Finish(last) lets the reader read
-// to `last` (reopening the ledger, now closed, for the final entries whose
-// LAC no later entry carries) and joins its thread.
+// to `last` (the tail learns the close from the ledger's metadata, which
+// confirms the final entries no later entry carries the LAC of) and joins
+// its thread.
 //
 // Where its backlog came from: given `cache_totals` (the bookies' cache
 // counters summed, BookieSampler::CacheTotals), it scrapes them when it
@@ -97,8 +99,9 @@ class TailReader {
 
  private:
   void Run();
-  // Reads [next_, last]; false on an error (recorded).
-  bool ReadRange(client::LedgerReader* reader, int64_t last);
+  // Accounts for the next entry read; false (recorded, stop_ set) when it
+  // is not the one expected.
+  bool Record(const client::LedgerEntry& e);
   // A failed attempt; the loop tries again (up to a bound).
   void RecordRetry(const absl::Status& s);
   void RecordError(const absl::Status& s);
