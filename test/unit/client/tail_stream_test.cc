@@ -13,17 +13,6 @@ namespace {
 
 using internal::TailIteratorImpl;
 
-// One at a time, so that each entry carries the LAC of the one before.
-void AppendConfirmed(LedgerWriter* w, int first, int last) {
-  for (int e = first; e <= last; ++e) {
-    auto f = w->Append(Payload(e));
-    auto r = Get(f);
-    INFO("entry " << e << ": " << r.status().ToString());
-    REQUIRE(r.ok());
-    REQUIRE(*r == e);
-  }
-}
-
 // Takes entries first..last from the tail, in order, with their payloads.
 void ExpectTail(TailIterator* tail, int64_t first, int64_t last) {
   for (int64_t e = first; e <= last; ++e) {

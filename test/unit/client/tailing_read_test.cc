@@ -12,17 +12,6 @@
 namespace bk::client::testing {
 namespace {
 
-// One at a time, so that each entry carries the LAC of the one before.
-void AppendConfirmed(LedgerWriter* w, int first, int last) {
-  for (int e = first; e <= last; ++e) {
-    auto f = w->Append(Payload(e));
-    auto r = Get(f);
-    INFO("entry " << e << ": " << r.status().ToString());
-    REQUIRE(r.ok());
-    REQUIRE(*r == e);
-  }
-}
-
 // Asks the bookies for the LAC until it reaches `at_least`; returns the
 // last one learnt (or -2 when every ask failed).
 int64_t LacReaching(LedgerReader* r, int64_t at_least) {

@@ -63,6 +63,18 @@ inline proto::LedgerMetadata ReadMetadata(const LocalBookies& b, int64_t id) {
   return md->value;
 }
 
+// Appends entries first..last one at a time, so that each entry carries
+// the LAC of the one before, and checks each is confirmed as itself.
+inline void AppendConfirmed(LedgerWriter* w, int first, int last) {
+  for (int e = first; e <= last; ++e) {
+    auto f = w->Append(Payload(e));
+    auto r = Get(f);
+    INFO("entry " << e << ": " << r.status().ToString());
+    REQUIRE(r.ok());
+    REQUIRE(*r == e);
+  }
+}
+
 // Reads first..last and checks each payload is Payload(e).
 inline void ExpectEntries(LedgerReader* r, int64_t first, int64_t last) {
   auto it = r->Read(first, last);
