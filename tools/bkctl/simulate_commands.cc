@@ -82,6 +82,14 @@ const std::vector<FlagSpec>& SimulateFlags() {
        "reference run: exact, instant reports at every placement", true},
       {"clairvoyant", false,
        "reference run: new ensembles by a clairvoyant place-once oracle", true},
+      {"greedy", false,
+       "reference run: new ensembles on the least loaded bookies by their "
+       "offered rate now, across all clients",
+       true},
+      {"exact-polls", false,
+       "reference run: polls return each bookie's offered rate at the poll "
+       "instead of its monitor's window",
+       true},
       {"shared-placements", false,
        "reference run: every client learns other clients' new ledgers at once",
        true},
@@ -179,7 +187,8 @@ absl::Status OverridePolicies(const ParsedFlags& flags, sim::Scenario* s) {
 }
 
 // Applies --no-gray-failures, --no-hints, --report-interval, --clients,
-// --perfect-reports, --clairvoyant, --shared-placements, --probe-candidates
+// --perfect-reports, --clairvoyant, --greedy, --exact-polls,
+// --shared-placements, --probe-candidates
 // and --probe-pick; the result is
 // validated again.
 absl::Status OverrideScenario(const ParsedFlags& flags, sim::Scenario* s) {
@@ -187,6 +196,8 @@ absl::Status OverrideScenario(const ParsedFlags& flags, sim::Scenario* s) {
   if (flags.GetBool("no-hints")) s->clients.rate_hints = false;
   if (flags.GetBool("perfect-reports")) s->clients.perfect_reports = true;
   if (flags.GetBool("clairvoyant")) s->clients.clairvoyant = true;
+  if (flags.GetBool("greedy")) s->clients.greedy = true;
+  if (flags.GetBool("exact-polls")) s->clients.exact_polls = true;
   if (flags.GetBool("shared-placements")) s->clients.shared_placements = true;
   if (absl::Status st = ApplyProbeFlags(flags, s); !st.ok()) return st;
   if (flags.Has("report-interval")) {

@@ -77,6 +77,8 @@ ordered_json ScenarioToJson(const Scenario& s) {
                   {"rate_hints", c.rate_hints},
                   {"perfect_reports", c.perfect_reports},
                   {"clairvoyant", c.clairvoyant},
+                  {"greedy", c.greedy},
+                  {"exact_polls", c.exact_polls},
                   {"shared_placements", c.shared_placements}};
   const TrafficConfig& t = s.traffic;
   j["traffic"] = {{"mean_mib_per_second", t.mean_mib_per_second},

@@ -127,6 +127,11 @@ absl::Status ValidateClientsAndTraffic(const Scenario& s) {
   if (!InRange(c.quarantine_s, 0, 86400)) {
     return Bad("clients.quarantine_s", "in [0, 86400]", c.quarantine_s);
   }
+  if (c.clairvoyant && c.greedy) {
+    return absl::InvalidArgumentError(
+        "clients.clairvoyant and clients.greedy: at most one oracle places "
+        "the new ledgers");
+  }
   const TrafficConfig& t = s.traffic;
   if (!Positive(t.mean_mib_per_second)) {
     return Bad("traffic.mean_mib_per_second", "> 0", t.mean_mib_per_second);

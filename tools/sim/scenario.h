@@ -68,6 +68,16 @@ struct ClientConfig {
   // (simulator.h): it knows every open ledger's exact rate and closing
   // time, and the new ledger's. Replacements still go through the policy.
   bool clairvoyant = false;
+  // Reference runs only: new ensembles are the E least loaded bookies by
+  // their offered rate at this moment, across all clients (greedy_oracle.h),
+  // not the client's policy's choice. Replacements still go through the
+  // policy.
+  bool greedy = false;
+  // Reference runs only: a poll returns each bookie's offered write rate at
+  // the poll instead of its monitor's window (utilisation and latency stay
+  // the monitor's). Reports are then exact but as old as the poll interval
+  // makes them: what staleness alone costs, apart from measurement.
+  bool exact_polls = false;
   // Reference runs only: every client's policy learns each new ledger
   // another client created (its ensemble and rate hint) at once, as a
   // client watching the metadata store's ledgers would, and counts it like

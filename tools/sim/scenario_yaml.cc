@@ -257,6 +257,8 @@ absl::Status ReadSections(MapReader& top, Scenario* s) {
     r.Get("perfect_reports", &c.perfect_reports);
     r.Get("shared_placements", &c.shared_placements);
     r.Get("clairvoyant", &c.clairvoyant);
+    r.Get("greedy", &c.greedy);
+    r.Get("exact_polls", &c.exact_polls);
     if (absl::Status st = r.Finish(); !st.ok()) return st;
   }
   if (YAML::Node n = top.Child("traffic"); n) {

@@ -12,6 +12,7 @@
 #include "placement/weighted_selection.h"
 #include "tools/sim/clairvoyant.h"
 #include "tools/sim/cluster.h"
+#include "tools/sim/greedy_oracle.h"
 #include "tools/sim/ideal_balance.h"
 #include "tools/sim/sim_client.h"
 #include "tools/sim/traffic.h"
@@ -296,10 +297,18 @@ class Run {
   void ReportExactly(placement::RackAwarePolicy& policy, double at_s) {
     for (size_t b = 0; b < cluster_.bookies.size(); ++b) {
       placement::BookieInfo info = cluster_.monitors[b].Report();
-      info.write_bytes_per_second = offered_[b];
+      info.write_bytes_per_second = OfferedNow(b);
       policy.OnBookieInfo(cluster_.bookies[b].node.id, info, ToTime(at_s));
     }
   }
+
+  // Bookie b's offered write rate for a report. A bookie left with nothing
+  // reads exactly 0: the rounding of offered_'s += and -= can leave it at
+  // -1e-9, and a report of a negative rate means "unknown" (the
+  // perfect-reports runs saw such idle bookies as median-loaded, so never
+  // chose them again). Clamped here, not in offered_ itself, so that the
+  // runs without these references stay the same to the bit.
+  double OfferedNow(size_t b) const { return std::max(offered_[b], 0.0); }
 
   placement::LedgerHints Hints(double bytes_per_second) const {
     placement::LedgerHints hints;
@@ -328,8 +337,9 @@ class Run {
     SimClient& client = *clients_[c];
     const absl::Time now = ToTime(at_s);
     for (size_t b = 0; b < cluster_.bookies.size(); ++b) {
-      client.policy().OnBookieInfo(cluster_.bookies[b].node.id,
-                                   cluster_.monitors[b].Report(), now);
+      placement::BookieInfo info = cluster_.monitors[b].Report();
+      if (s_.clients.exact_polls) info.write_bytes_per_second = OfferedNow(b);
+      client.policy().OnBookieInfo(cluster_.bookies[b].node.id, info, now);
     }
     const ClientConfig& cc = s_.clients;
     const double period =
@@ -384,6 +394,8 @@ class Run {
     l.close_s = at_s + life;
     if (s_.clients.clairvoyant) {
       l.ensemble = ClairvoyantEnsemble(s_, cluster_, clients_, at_s, l.close_s);
+    } else if (s_.clients.greedy) {
+      l.ensemble = GreedyEnsemble(cluster_, offered_, lc.ensemble_size);
     } else {
       Probe(policy, lc.ensemble_size, {}, rate, at_s);
       absl::StatusOr<placement::PlacementResult> placed = policy.NewEnsemble(

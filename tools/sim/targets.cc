@@ -67,6 +67,10 @@ std::vector<Variant> Variants(bool with_partitioned) {
        false,
        {kAdaptive},
        [](Scenario& s) { s.clients.clairvoyant = true; }},
+      {"greedy",
+       false,
+       {kAdaptive},
+       [](Scenario& s) { s.clients.greedy = true; }},
       {"herd_60s_20c", false, {kAdaptive}, herd(60, 20)},
       {"herd_30s_50c", false, {kAdaptive}, herd(30, 50)},
       {"herd_60s_50c", false, {kAdaptive}, herd(60, 50)},
@@ -99,7 +103,7 @@ double SeedBound(const TargetsResult& r, uint64_t seed, bool partitioned) {
         partitioned ? t.variant == "partitioned"
                     : (t.variant == "base" || t.variant == "fresh" ||
                        t.variant == "blind" || t.variant == "perfect" ||
-                       t.variant == "clairvoyant");
+                       t.variant == "clairvoyant" || t.variant == "greedy");
     if (same_traffic) {
       bound = std::min(bound, t.run.summary.bound_throughput_stddev);
     }
@@ -221,8 +225,9 @@ std::string TargetsToMarkdown(const TargetsOptions& options,
   std::string spread =
       "### Spread: peak per-bookie journal MB/s stddev, gap closed\n\n"
       "| seed | none | load | adaptive | bound | load gap | adaptive gap | "
-      "1 s gap | perfect-info gap | clairvoyant gap | no-hints gap |\n"
-      "|---|---|---|---|---|---|---|---|---|---|---|\n";
+      "1 s gap | perfect-info gap | clairvoyant gap | greedy gap | "
+      "no-hints gap |\n"
+      "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   std::string tail =
       "### Tail: p99 add latency, s\n\n"
       "| seed | none | load | adaptive | none, no gray | adaptive, no gray | "
@@ -250,12 +255,13 @@ std::string TargetsToMarkdown(const TargetsOptions& options,
     const double gb = Gap(r, seed, "blind");
     absl::StrAppendFormat(
         &spread,
-        "| %d | %.2f | %.2f | %.2f | %.2f | %s | %s | %s | %s | %s | %s |\n",
+        "| %d | %.2f | %.2f | %.2f | %.2f | %s | %s | %s | %s | %s | %s | %s "
+        "|\n",
         seed, none->throughput_stddev, load->throughput_stddev,
         ad->throughput_stddev, SeedBound(r, seed, false),
         Pct(Gap(r, seed, "base", kLoad)), Pct(g30), Pct(g1),
         Pct(Gap(r, seed, "perfect")), Pct(Gap(r, seed, "clairvoyant")),
-        Pct(gb));
+        Pct(Gap(r, seed, "greedy")), Pct(gb));
     gap30.Add(seed, g30 >= 0.5);
     gap1.Add(seed, g1 >= 0.9);
     gap_blind.Add(seed, gb >= 0.25);

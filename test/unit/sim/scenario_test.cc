@@ -87,6 +87,8 @@ TEST_CASE("impossible values are rejected, naming the key", "[sim]") {
            Case{"placement: {ensemblePlacementPolicy: region-aware}\n"
                 "ledgers: {ensemble_size: 2, write_quorum: 2, ack_quorum: 1}\n",
                 "ledgers.ack_quorum"},
+           Case{"clients: {clairvoyant: true, greedy: true}\n",
+                "clients.greedy"},
        }) {
     INFO(c.yaml);
     absl::StatusOr<Scenario> s = ParseScenarioYaml(With(c.yaml));

@@ -143,6 +143,53 @@ TEST_CASE(
 }
 
 TEST_CASE(
+    "the greedy oracle places every ledger and balances identical bookies "
+    "to within rounding, where the adaptive rule does not",
+    "[sim]") {
+  const uint64_t seed = 61;
+  INFO("seed " << seed);
+  Scenario s = Load("tiny_identical");
+  const PolicyRun none = SimulatePolicy(s, placement::Weighting::kNone, seed);
+  s.clients.greedy = true;
+  const PolicyRun greedy =
+      SimulatePolicy(s, placement::Weighting::kAdaptive, seed);
+  CHECK(greedy.placement_failures == 0);
+  CHECK(greedy.ledgers_created == none.ledgers_created);
+  CHECK(greedy.offered_mib_per_second ==
+        Approx(none.offered_mib_per_second).epsilon(1e-9));
+  // 240 ledgers of (nearly) equal rate, E = WQ = 3 over 12 bookies: each
+  // new ledger goes to the three least loaded, so no bookie is ever more
+  // than about one ledger's rate (0.5 MiB/s) from the others.
+  const double per_bookie =
+      none.offered_mib_per_second * s.ledgers.write_quorum / s.BookieCount();
+  INFO("per bookie " << per_bookie << " MiB/s; stddev: none "
+                     << none.summary.throughput_stddev << ", greedy "
+                     << greedy.summary.throughput_stddev);
+  CHECK(greedy.summary.throughput_stddev < 0.02 * per_bookie);
+  CHECK(greedy.summary.throughput_range < 1.0);
+  CHECK(greedy.summary.throughput_stddev <
+        0.1 * none.summary.throughput_stddev);
+}
+
+TEST_CASE(
+    "exact polls change nothing for random placement; the adaptive clients "
+    "still place every ledger",
+    "[sim]") {
+  const uint64_t seed = 67;
+  INFO("seed " << seed);
+  Scenario s = Load("small");
+  const PolicyRun none = SimulatePolicy(s, placement::Weighting::kNone, seed);
+  s.clients.exact_polls = true;
+  const PolicyRun none_exact =
+      SimulatePolicy(s, placement::Weighting::kNone, seed);
+  CHECK(none_exact.summary.throughput_stddev == none.summary.throughput_stddev);
+  const PolicyRun exact =
+      SimulatePolicy(s, placement::Weighting::kAdaptive, seed);
+  CHECK(exact.placement_failures == 0);
+  CHECK(exact.ledgers_created == none.ledgers_created);
+}
+
+TEST_CASE(
     "shared placements change nothing for random placement, and the "
     "adaptive clients told of each other's ledgers still place them all",
     "[sim]") {

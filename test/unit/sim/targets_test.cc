@@ -34,9 +34,9 @@ TEST_CASE("targets run every variant for every seed and print every table",
     INFO("seed " << seed);
     CHECK(FindRun(*r, seed, "base", Weighting::kNone) != nullptr);
     CHECK(FindRun(*r, seed, "base", Weighting::kLoad) != nullptr);
-    for (const char* v :
-         {"base", "fresh", "blind", "no_gray", "perfect", "clairvoyant",
-          "herd_60s_20c", "herd_30s_50c", "herd_60s_50c", "partitioned"}) {
+    for (const char* v : {"base", "fresh", "blind", "no_gray", "perfect",
+                          "clairvoyant", "greedy", "herd_60s_20c",
+                          "herd_30s_50c", "herd_60s_50c", "partitioned"}) {
       INFO(v);
       CHECK(FindRun(*r, seed, v, Weighting::kAdaptive) != nullptr);
     }
