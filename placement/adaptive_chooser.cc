@@ -33,6 +33,7 @@ void AdaptiveChooser::OnReport(const BookieId& id, const BookieReport* previous,
                                const BookieInfo& info, absl::Time received_at) {
   floor_.Learn(id, info.add_latency_p99_ms, received_at);
   if (previous == nullptr) return;
+  report_gaps_[id] = received_at - previous->received_at;
   drift_.Learn(previous->info.write_bytes_per_second / kBytesPerMiB,
                previous->received_at,
                info.write_bytes_per_second / kBytesPerMiB, received_at);
@@ -47,6 +48,9 @@ void AdaptiveChooser::Observe(const BookieId& id, absl::Duration add_latency,
 
 void AdaptiveChooser::Retain(const Topology& topology, absl::Time now) {
   absl::erase_if(observations_, [&topology](const auto& entry) {
+    return topology.State(entry.first) == BookieState::kUnknown;
+  });
+  absl::erase_if(report_gaps_, [&topology](const auto& entry) {
     return topology.State(entry.first) == BookieState::kUnknown;
   });
   estimate_.Retain(topology, now);
@@ -98,6 +102,12 @@ void AdaptiveChooser::OnPlaced(absl::Span<const BookieId> bookies,
     rates_[next_rate_] = slot_mib;
     next_rate_ = (next_rate_ + 1) % cap;
   }
+}
+
+void AdaptiveChooser::OnClosed(absl::Span<const BookieId> bookies,
+                               double slot_mib, absl::Time at) {
+  if (!(slot_mib > 0)) return;
+  for (const BookieId& id : bookies) estimate_.OnPlaced(id, -slot_mib, at);
 }
 
 double AdaptiveChooser::Quantile(double slot_mib, double u) const {
@@ -167,10 +177,33 @@ std::vector<size_t> AdaptiveChooser::Unsaturated(
   return keep;
 }
 
+bool AdaptiveChooser::FreshReports(absl::Span<const BookieId* const> eligible,
+                                   const Topology& topology,
+                                   absl::Time now) const {
+  const absl::Duration fresh = options_.least_loaded_report_age;
+  if (fresh <= absl::ZeroDuration()) return false;
+  for (const BookieId* id : eligible) {
+    const BookieReport* r = topology.Report(*id);
+    if (r == nullptr || r->info.write_bytes_per_second < 0 ||
+        now - r->received_at > fresh) {
+      return false;
+    }
+    // Polled that often, not just polled a moment ago: with 30 s polls a
+    // report is fresh for a moment after each poll, but the other clients'
+    // views are up to 30 s old, and the least loaded draws them all.
+    auto gap = report_gaps_.find(*id);
+    if (gap == report_gaps_.end() || gap->second > fresh) return false;
+  }
+  return true;
+}
+
 size_t AdaptiveChooser::Choose(absl::Span<const BookieId* const> eligible,
                                double slot_mib, const View& view,
                                const Topology& topology, absl::Time now,
                                absl::BitGenRef gen) const {
+  if (slot_mib >= 0 && FreshReports(eligible, topology, now)) {
+    return ChooseLeast(eligible, slot_mib, view, topology, now, gen);
+  }
   std::vector<size_t> keep = Unsaturated(eligible, topology, now);
   // Shuffled before a stable sort, so that equal estimates (no reports
   // yet, or several idle bookies) are ranked in random order, not by their

@@ -8,8 +8,9 @@
 //  0. Estimate. Each bookie's load is its last report's write MiB/s,
 //     brought forward by the drift learned from successive reports of
 //     bookies at that load (load_drift.h; forecast_max_age 0: off), plus
-//     this client's own placements the reports do not show yet
-//     (load_estimate.h); a bookie without a usable report counts the median.
+//     this client's own placements, less its own closed ledgers, that the
+//     reports do not show yet (load_estimate.h); a bookie without a usable
+//     report counts the median.
 //  1. Leave out the saturated: a report of journal utilisation at or above
 //     avoid_util_percent (90), or this client's own fresh add latency above
 //     slow_latency_multiple (8) x the median it sees. If that leaves no one,
@@ -32,6 +33,12 @@
 //     loaded, light ones the fuller, and over uniform quantiles every rank
 //     is drawn equally often, so many clients reading the same report
 //     spread rather than herd.
+//     But when every candidate's report is at most least_loaded_report_age
+//     (2 s) old and came at most that long after the one before it (the
+//     client polls that often): the least loaded, after step 1 and (big slot)
+//     step 2's headroom filter (ChooseLeast). Fresh reports with this client's
+//     own placements and closes (OnClosed) are close to exact, and the least
+//     loaded then spreads best (tools/sim/README.md, "The online limit").
 //  4. Rate unknown: the same filter as 3 without the reserve, then a draw
 //     with weights falling linearly with the load rank, from 1 +
 //     rankless_tilt (0.5) for the least loaded to 1 - rankless_tilt.
@@ -120,6 +127,11 @@ class AdaptiveChooser {
   // estimates until reports show it, and its rate joins the remembered ones.
   void OnPlaced(absl::Span<const BookieId> bookies, double slot_mib,
                 absl::Time at);
+  // A ledger with slots of `slot_mib` on each of `bookies` was closed (or
+  // its ensemble left them): the estimates drop it until reports show it.
+  // Unknown rates (< 0) change nothing.
+  void OnClosed(absl::Span<const BookieId> bookies, double slot_mib,
+                absl::Time at);
 
   // Fraction of remembered slot rates below `slot_mib`, plus `u` (in
   // [0, 1)) times the fraction equal to it: ties spread uniformly, so equal
@@ -136,6 +148,11 @@ class AdaptiveChooser {
   std::vector<size_t> Unsaturated(absl::Span<const BookieId* const> eligible,
                                   const Topology& topology,
                                   absl::Time now) const;
+  // Whether every one of `eligible` has a usable report at most
+  // least_loaded_report_age old, and came at most that long after the one
+  // before it (never, when that option is 0).
+  bool FreshReports(absl::Span<const BookieId* const> eligible,
+                    const Topology& topology, absl::Time now) const;
   // Whether any remembered slot rate is big against `mean`.
   bool RemembersBig(double mean) const;
   // Journal utilisation of a usable report, or -1.
@@ -147,6 +164,8 @@ class AdaptiveChooser {
   LoadDrift drift_;
   LatencyFloor floor_;
   absl::flat_hash_map<BookieId, Observation> observations_;
+  // Time between the last two reports of each bookie (its poll interval).
+  absl::flat_hash_map<BookieId, absl::Duration> report_gaps_;
   std::vector<double> rates_;  // ring of remembered slot rates
   size_t next_rate_ = 0;
 };

@@ -1,6 +1,7 @@
 #include "placement/load_estimate.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "placement/weighted_selection.h"
 
@@ -22,7 +23,7 @@ LoadEstimate::LoadEstimate(absl::Duration report_window,
 
 void LoadEstimate::OnPlaced(const BookieId& id, double mib_per_second,
                             absl::Time at) {
-  if (!(mib_per_second > 0)) return;
+  if (!(mib_per_second != 0) || !std::isfinite(mib_per_second)) return;
   pending_[id].push_back(Placed{mib_per_second, at});
 }
 
@@ -87,7 +88,8 @@ std::vector<double> LoadEstimate::Estimate(
   const double neutral = MedianOf(std::move(known));
   for (size_t i = 0; i < bookies.size(); ++i) {
     if (reported[i] < 0) reported[i] = neutral;
-    reported[i] += Pending(*bookies[i], topology);
+    // Closed ledgers pend negative: never below nothing.
+    reported[i] = std::max(0.0, reported[i] + Pending(*bookies[i], topology));
   }
   return reported;
 }

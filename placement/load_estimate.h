@@ -38,7 +38,9 @@ class LoadEstimate {
  public:
   LoadEstimate(absl::Duration report_window, absl::Duration max_report_age);
 
-  // This client placed a slot of `mib_per_second` on `id` at `at`.
+  // This client placed a slot of `mib_per_second` on `id` at `at`; a
+  // negative rate is a slot it closed, which the estimate takes off until
+  // reports show the bookie writing less. 0 or not finite: ignored.
   void OnPlaced(const BookieId& id, double mib_per_second, absl::Time at);
   // Drops pending placements of bookies no longer in `topology`, and those
   // every report has covered.

@@ -93,6 +93,9 @@ absl::Status ValidatePlacementOptions(const PlacementOptions& o) {
   if (a.report_window < absl::ZeroDuration()) {
     return OutOfRange("adaptive.report_window", ">= 0");
   }
+  if (a.least_loaded_report_age < absl::ZeroDuration()) {
+    return OutOfRange("adaptive.least_loaded_report_age", ">= 0");
+  }
   if (a.forecast_max_age < absl::ZeroDuration()) {
     return OutOfRange("adaptive.forecast_max_age", ">= 0");
   }

@@ -68,6 +68,15 @@ struct AdaptiveOptions {
   double rank_spread = 0.05;
   // How many recent slot rates the quantile is taken over.
   int rate_memory = 512;
+  // With a rate, and every candidate's report at most this old and at most
+  // this long after the one before it (polled that often): the least
+  // loaded candidate (after step 1's and, for a big slot, step 2's
+  // filters) instead of rank matching. A report younger than a poll of a
+  // second or two, with this client's own placements and closes added,
+  // is close to exact, and then the least loaded is the best choice; the
+  // rank spread is for reports that many placements have passed since.
+  // 0: never.
+  absl::Duration least_loaded_report_age = absl::Seconds(2);
   // Without a rate: weights fall linearly with the load rank, from
   // 1 + rankless_tilt for the least loaded to 1 - rankless_tilt.
   double rankless_tilt = 0.5;

@@ -169,6 +169,15 @@ void RackAwarePolicy::OnPlacedElsewhere(const std::vector<BookieId>& ensemble,
                SlotMiB(hints, static_cast<int>(ensemble.size()), write_quorum));
 }
 
+void RackAwarePolicy::OnLedgerClosed(const std::vector<BookieId>& ensemble,
+                                     int write_quorum,
+                                     const LedgerHints& hints) {
+  if (ensemble.empty() || options_.weighting != Weighting::kAdaptive) return;
+  chooser_.OnClosed(
+      ensemble, SlotMiB(hints, static_cast<int>(ensemble.size()), write_quorum),
+      now_);
+}
+
 void RackAwarePolicy::RecordPlaced(const std::vector<BookieId>& bookies,
                                    double slot_mib) {
   if (options_.weighting != Weighting::kAdaptive) return;

@@ -112,6 +112,14 @@ class RackAwarePolicy final : public EnsemblePlacementPolicy {
   void OnPlacedElsewhere(const std::vector<BookieId>& ensemble,
                          int write_quorum, const LedgerHints& hints);
 
+  // This client closed a ledger it wrote with `hints` on `ensemble`. The
+  // adaptive weighting takes its slots off those bookies' estimates until
+  // reports show them writing less, so that the broker's next ledger (a
+  // roll closes one and opens the next at once) sees the room the closed
+  // one left; other weightings ignore it.
+  void OnLedgerClosed(const std::vector<BookieId>& ensemble, int write_quorum,
+                      const LedgerHints& hints);
+
   // Probe on placement (adaptive weighting with
   // options.adaptive.probe_candidates = D > 0; empty otherwise): the
   // bookies the client should ask for a fresh report (GetBookieInfo) before

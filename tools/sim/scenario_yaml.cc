@@ -206,6 +206,9 @@ absl::Status ReadPlacement(const YAML::Node& node, Scenario* s) {
   ar.Get("small_slot_max_multiple", &a.small_slot_max_multiple);
   ar.Get("rank_spread", &a.rank_spread);
   ar.Get("rate_memory", &a.rate_memory);
+  double least_loaded_report_age_s =
+      absl::ToDoubleSeconds(a.least_loaded_report_age);
+  ar.Get("least_loaded_report_age_s", &least_loaded_report_age_s);
   ar.Get("rankless_tilt", &a.rankless_tilt);
   ar.Get("slow_latency_multiple", &a.slow_latency_multiple);
   ar.Get("observation_max_age_s", &observation_max_age_s);
@@ -229,7 +232,8 @@ absl::Status ReadPlacement(const YAML::Node& node, Scenario* s) {
         std::pair{"max_report_age_s", max_report_age_s},
         std::pair{"forecast_max_age_s", forecast_max_age_s},
         std::pair{"observation_max_age_s", observation_max_age_s},
-        std::pair{"latency_floor_memory_s", latency_floor_memory_s}}) {
+        std::pair{"latency_floor_memory_s", latency_floor_memory_s},
+        std::pair{"least_loaded_report_age_s", least_loaded_report_age_s}}) {
     if (!(v >= 0 && v < 1e9)) {
       return absl::InvalidArgumentError(absl::StrCat(
           "placement.adaptive.", name, " must be in [0, 1e9), got ", v));
@@ -240,6 +244,7 @@ absl::Status ReadPlacement(const YAML::Node& node, Scenario* s) {
   a.forecast_max_age = absl::Seconds(forecast_max_age_s);
   a.observation_max_age = absl::Seconds(observation_max_age_s);
   a.latency_floor_memory = absl::Seconds(latency_floor_memory_s);
+  a.least_loaded_report_age = absl::Seconds(least_loaded_report_age_s);
   return absl::OkStatus();
 }
 

@@ -367,11 +367,22 @@ class Run {
   void Roll(double at_s, int c, int k) {
     SimClient& client = *clients_[c];
     Topic& t = client.topics()[k];
+    client.policy().AdvanceTime(ToTime(at_s));
     Close(client, t);
     Open(at_s, c, k, DrawLifetime(s_.ledgers, t.rng));
   }
 
   void Close(SimClient& client, Topic& t) {
+    // The client knows the ledger it closes, as a broker rolling a ledger
+    // does: its policy takes it off those bookies until reports catch up.
+    if (!t.ledger.ensemble.empty()) {
+      std::vector<placement::BookieId> ids;
+      ids.reserve(t.ledger.ensemble.size());
+      for (int b : t.ledger.ensemble)
+        ids.push_back(cluster_.bookies[b].node.id);
+      client.policy().OnLedgerClosed(ids, s_.ledgers.write_quorum,
+                                     Hints(t.ledger.bytes_per_second));
+    }
     Account(client, t.ledger, -1);
     FlushSlots(t.ledger);
     t.ledger = Ledger{};

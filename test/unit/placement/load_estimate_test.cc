@@ -1,5 +1,6 @@
 #include "placement/load_estimate.h"
 
+#include <cmath>
 #include <vector>
 
 #include "catch2/catch.hpp"
@@ -51,6 +52,34 @@ TEST_CASE(
   est = EstimateAll(e, t, kT0 + absl::Seconds(4));
   CHECK(est[0] == Approx(14));
   e.Retain(t, kT0 + absl::Seconds(4));
+  CHECK(e.Pending(Id(0), t) == 0);
+}
+
+TEST_CASE(
+    "a closed ledger comes off in full until a report covers it, never "
+    "below nothing",
+    "[placement]") {
+  Topology t;
+  t.SetMembers(MakeBookies(2, 1), {});
+  t.SetReport(Id(0), Writing(30), kT0);
+  t.SetReport(Id(1), Writing(4), kT0);
+  LoadEstimate e(absl::Seconds(3), absl::Minutes(5));
+  // The client closes a 25 MiB/s slot on b0 and a 10 MiB/s one on b1
+  // (more than b1 reports: its report was older than that ledger).
+  e.OnPlaced(Id(0), -25, kT0 + absl::Seconds(1));
+  e.OnPlaced(Id(1), -10, kT0 + absl::Seconds(1));
+  std::vector<double> est = EstimateAll(e, t, kT0 + absl::Seconds(2));
+  CHECK(est[0] == Approx(5));
+  CHECK(est[1] == 0);
+  // A report a whole window after the close shows it.
+  t.SetReport(Id(0), Writing(5), kT0 + absl::Seconds(4));
+  est = EstimateAll(e, t, kT0 + absl::Seconds(4));
+  CHECK(est[0] == Approx(5));
+  e.Retain(t, kT0 + absl::Seconds(4));
+  CHECK(e.Pending(Id(0), t) == 0);
+  // 0 and non-finite rates change nothing.
+  e.OnPlaced(Id(0), 0, kT0 + absl::Seconds(5));
+  e.OnPlaced(Id(0), std::nan(""), kT0 + absl::Seconds(5));
   CHECK(e.Pending(Id(0), t) == 0);
 }
 

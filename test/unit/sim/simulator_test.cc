@@ -172,8 +172,8 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "exact polls change nothing for random placement; the adaptive clients "
-    "still place every ledger",
+    "exact polls change nothing for random placement, and the adaptive "
+    "clients still place every ledger",
     "[sim]") {
   const uint64_t seed = 67;
   INFO("seed " << seed);
