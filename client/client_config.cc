@@ -150,6 +150,11 @@ void AddAdaptivePlacement(ConfigTable<ClientOptions>& t) {
                 BK_FIELD(placement.adaptive.latency_floor_memory), {1, 1e7},
                 "adaptive: how slowly a bookie's latency floor rises to "
                 "reports above it (a slowed bookie becomes its own normal)");
+  t.SecondsReal("adaptivePlacementLeastLoadedReportAgeSeconds",
+                BK_FIELD(placement.adaptive.least_loaded_report_age), {0, 3600},
+                "adaptive: when every candidate's report is at most this old "
+                "and polled at most this often, a ledger with a rate goes to "
+                "the least loaded bookies instead of rank matching; 0 never");
   t.SecondsReal("adaptivePlacementProbeTimeoutSeconds",
                 BK_FIELD(placement_probe_timeout), {0.001, 60},
                 "adaptive: longest createLedger or a replacement waits for "

@@ -264,6 +264,14 @@ std::vector<int> ClusterView::ReadOrder(
   return policy_.ReorderReadSequence(ensemble, write_set, health);
 }
 
+void ClusterView::OnLedgerClosed(const std::vector<std::string>& ensemble,
+                                 int write_quorum,
+                                 const placement::LedgerHints& hints) {
+  absl::MutexLock l(&mu_);
+  AdvanceLocked(options_.env->Now());
+  policy_.OnLedgerClosed(ensemble, write_quorum, hints);
+}
+
 void ClusterView::OnBookieInfo(const std::string& id,
                                const proto::GetBookieInfoResponse& info,
                                absl::Time received_at) {

@@ -113,6 +113,12 @@ class ClusterView {
                              const std::vector<int>& write_set) const;
 
   // --- feedback ---
+  // This client closed a ledger it wrote with `hints` on `ensemble` (its
+  // last): the policy takes it off those bookies until reports show it
+  // (RackAwarePolicy::OnLedgerClosed), so a roll's next ledger sees the
+  // room the closed one left.
+  void OnLedgerClosed(const std::vector<std::string>& ensemble,
+                      int write_quorum, const placement::LedgerHints& hints);
   void OnBookieInfo(const std::string& id,
                     const proto::GetBookieInfoResponse& info,
                     absl::Time received_at);

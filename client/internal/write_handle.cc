@@ -410,8 +410,17 @@ absl::Status WriteHandle::Close() {
                     ledger_id_);
   }
   watch_.reset();
-  absl::MutexLock l(&mu_);
-  state_ = State::kClosed;
+  std::vector<std::string> ensemble;
+  placement::LedgerHints hints;
+  {
+    absl::MutexLock l(&mu_);
+    state_ = State::kClosed;
+    ensemble = ensemble_;
+    hints = HintsLocked(absl::Now());
+  }
+  // Its bookies stop taking this ledger's writes now; the broker's next
+  // ledger (a roll) may take the room before a report shows it.
+  ctx_->cluster()->OnLedgerClosed(ensemble, write_quorum_, hints);
   return absl::OkStatus();
 }
 

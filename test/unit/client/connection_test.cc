@@ -283,5 +283,49 @@ TEST_CASE(
   CHECK(to_c1 == 50);
 }
 
+TEST_CASE(
+    "a ledger this client closed leaves room its next ledger takes, when "
+    "the client polls every second",
+    "[client]") {
+  ClientOptions options;
+  options.placement.weighting = placement::Weighting::kAdaptive;
+  const uint64_t seed = 20261203;
+  INFO("seed " << seed);
+  ClusterView cluster(options, seed, /*probe=*/nullptr);
+  metadata::BookieSet set;
+  for (const char* id : {"x", "y", "z"}) {
+    proto::BookieServiceInfo b;
+    b.set_bookie_id(id);
+    b.set_grpc_endpoint("127.0.0.1:1");
+    b.set_network_location(absl::StrCat("/r/rack-", id));
+    set.writable.push_back(b);
+  }
+  cluster.SetBookies(set);
+  // Polled a second apart, the last just now: x writes 30 MiB/s (a 25 MiB/s
+  // ledger of this client's among them), y and z 10.
+  const absl::Time now = absl::Now();
+  for (absl::Time at : {now - absl::Seconds(1), now}) {
+    for (const char* id : {"x", "y", "z"}) {
+      proto::GetBookieInfoResponse info;
+      info.set_status(proto::BK_EOK);
+      info.set_free_disk_space(int64_t{1} << 40);
+      info.set_journal_io_util(10);
+      info.set_write_bytes_per_second((std::string(id) == "x" ? 30 : 10) << 20);
+      cluster.OnBookieInfo(id, info, at);
+    }
+  }
+  placement::LedgerHints hints;
+  hints.expected_write_bytes_per_second = 25 << 20;
+  auto before = cluster.NewEnsemble(1, 1, 1, hints);
+  REQUIRE(before.ok());
+  CHECK(before->ensemble[0] != "x");
+  // The ledger on x is closed (a roll): x is now the least loaded, at
+  // 5 MiB/s, before any report says so.
+  cluster.OnLedgerClosed({"x"}, 1, hints);
+  auto after = cluster.NewEnsemble(1, 1, 1, hints);
+  REQUIRE(after.ok());
+  CHECK(after->ensemble[0] == "x");
+}
+
 }  // namespace
 }  // namespace bk::client::internal

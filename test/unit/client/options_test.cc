@@ -73,7 +73,8 @@ TEST_CASE("the adaptive policy's constants are client keys, checked",
        {"adaptivePlacementRateMemory", "64"},
        {"adaptivePlacementRanklessTilt", "0.25"},
        {"adaptivePlacementSlowLatencyMultiple", "-1"},
-       {"adaptivePlacementObservationMaxAgeSeconds", "5"}});
+       {"adaptivePlacementObservationMaxAgeSeconds", "5"},
+       {"adaptivePlacementLeastLoadedReportAgeSeconds", "0.5"}});
   REQUIRE(o.ok());
   const placement::AdaptiveOptions& a = o->placement.adaptive;
   CHECK(a.report_window == absl::Milliseconds(1500));
@@ -89,6 +90,7 @@ TEST_CASE("the adaptive policy's constants are client keys, checked",
   CHECK(a.rankless_tilt == 0.25);
   CHECK(a.slow_latency_multiple == -1);
   CHECK(a.observation_max_age == absl::Seconds(5));
+  CHECK(a.least_loaded_report_age == absl::Milliseconds(500));
   // Defaults are the policy's own.
   CHECK(ClientOptionsFromKeys({})->placement.adaptive.rate_memory ==
         placement::AdaptiveOptions().rate_memory);
@@ -97,7 +99,8 @@ TEST_CASE("the adaptive policy's constants are client keys, checked",
            {"adaptivePlacementRankSpread", "2"},
            {"adaptivePlacementRateMemory", "4"},
            {"adaptivePlacementBigSlotChoices", "0"},
-           {"adaptivePlacementRanklessTilt", "1"}}) {
+           {"adaptivePlacementRanklessTilt", "1"},
+           {"adaptivePlacementLeastLoadedReportAgeSeconds", "-1"}}) {
     auto bad = ClientOptionsFromKeys({{key, value}});
     INFO(key << "=" << value);
     REQUIRE(absl::IsInvalidArgument(bad.status()));
