@@ -202,7 +202,20 @@ size_t AdaptiveChooser::Choose(absl::Span<const BookieId* const> eligible,
                                const Topology& topology, absl::Time now,
                                absl::BitGenRef gen) const {
   if (slot_mib >= 0 && FreshReports(eligible, topology, now)) {
-    return ChooseLeast(eligible, slot_mib, view, topology, now, gen);
+    // A slowed journal writes less, so it would look least loaded: leave
+    // out the bookies whose reports give a slow add latency, as a probe's
+    // answer is judged (if any others remain).
+    std::vector<const BookieId*> quick;
+    std::vector<size_t> quick_pos;
+    for (size_t i = 0; i < eligible.size(); ++i) {
+      if (ReportsSlow(*eligible[i], view, topology, now)) continue;
+      quick.push_back(eligible[i]);
+      quick_pos.push_back(i);
+    }
+    if (quick.empty()) {
+      return ChooseLeast(eligible, slot_mib, view, topology, now, gen);
+    }
+    return quick_pos[ChooseLeast(quick, slot_mib, view, topology, now, gen)];
   }
   std::vector<size_t> keep = Unsaturated(eligible, topology, now);
   // Shuffled before a stable sort, so that equal estimates (no reports

@@ -35,10 +35,11 @@
 //     spread rather than herd.
 //     But when every candidate's report is at most least_loaded_report_age
 //     (2 s) old and came at most that long after the one before it (the
-//     client polls that often): the least loaded, after step 1 and (big slot)
-//     step 2's headroom filter (ChooseLeast). Fresh reports with this client's
-//     own placements and closes (OnClosed) are close to exact, and the least
-//     loaded then spreads best (tools/sim/README.md, "The online limit").
+//     client polls that often): the least loaded, after step 1, (big slot)
+//     step 2's headroom filter and ReportsSlow's (ChooseLeast). Fresh reports
+//     with this client's own placements and closes (OnClosed) are close to
+//     exact, and the least loaded then spreads best (tools/sim/README.md, "The
+//     online limit").
 //  4. Rate unknown: the same filter as 3 without the reserve, then a draw
 //     with weights falling linearly with the load rank, from 1 +
 //     rankless_tilt (0.5) for the least loaded to 1 - rankless_tilt.

@@ -30,19 +30,21 @@ struct Bench {
     topology.SetMembers(MakeBookies(n, 1), {});
     for (const BookieId& id : topology.writable()) ids.push_back(&id);
   }
-  void Report(int i, double mib, double util, absl::Time at = kPolled) {
+  void Report(int i, double mib, double util, absl::Time at = kPolled,
+              double latency_ms = 1) {
     const BookieInfo info{.journal_io_util = util,
-                          .write_bytes_per_second = mib * kBytesPerMiB};
+                          .write_bytes_per_second = mib * kBytesPerMiB,
+                          .add_latency_p99_ms = latency_ms};
     // As RackAwarePolicy::OnBookieInfo does.
     chooser.OnReport(Id(i), topology.Report(Id(i)), info, at);
     topology.SetReport(Id(i), info, at);
   }
   // Two reports of the same figures `gap` apart, the last at `at`: a client
   // polling every `gap`.
-  void Polled(int i, double mib, double util, absl::Time at,
-              absl::Duration gap) {
-    Report(i, mib, util, at - gap);
-    Report(i, mib, util, at);
+  void Polled(int i, double mib, double util, absl::Time at, absl::Duration gap,
+              double latency_ms = 1) {
+    Report(i, mib, util, at - gap, latency_ms);
+    Report(i, mib, util, at, latency_ms);
   }
   // Counts of `draws` choices for a slot of `slot_mib`, each placement
   // forgotten at once (the view is prepared once).
@@ -141,6 +143,29 @@ TEST_CASE(
   const Counts ruled = never.Draw(2000, 1, seed);
   CHECK(ruled.size() > 1);
   CHECK_FALSE(ruled.contains(Id(7)));
+}
+
+TEST_CASE(
+    "with fresh reports a bookie reporting slow adds is not the least "
+    "loaded, though it writes least",
+    "[placement][adaptive]") {
+  const uint64_t seed = 79;
+  INFO("seed " << seed);
+  Bench b(20);
+  b.LearnRates();
+  const absl::Time fresh = kNow - absl::Seconds(1);
+  // b2's journal was slowed down: it writes least, and its adds take 60 ms
+  // against 1 ms elsewhere (over 16 x the median). b5 is next least.
+  for (int i = 0; i < 20; ++i) {
+    b.Polled(i,
+             i == 2   ? 0.5
+             : i == 5 ? 1.0
+                      : 2.0 + i,
+             20, fresh, absl::Seconds(1), i == 2 ? 60 : 1);
+  }
+  const Counts counts = b.Draw(300, 3, seed);
+  CHECK(counts.size() == 1);
+  CHECK(counts.at(Id(5)) == 300);
 }
 
 TEST_CASE(
