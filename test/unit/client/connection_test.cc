@@ -16,6 +16,7 @@
 
 #include <atomic>
 #include <catch2/catch.hpp>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <string>
@@ -177,6 +178,20 @@ TEST_CASE(
   CHECK(weak.expired());
 }
 
+// Registers `ids` as writable bookies, each in a rack of its own.
+void SetBookiesOneRackEach(ClusterView& cluster,
+                           std::initializer_list<const char*> ids) {
+  metadata::BookieSet set;
+  for (const char* id : ids) {
+    proto::BookieServiceInfo b;
+    b.set_bookie_id(id);
+    b.set_grpc_endpoint("127.0.0.1:1");
+    b.set_network_location(absl::StrCat("/r/rack-", id));
+    set.writable.push_back(b);
+  }
+  cluster.SetBookies(set);
+}
+
 TEST_CASE(
     "adaptive placement never takes a bookie reporting a saturated journal "
     "while others are free, whether or not this client wrote to them",
@@ -188,15 +203,7 @@ TEST_CASE(
   const uint64_t seed = 20261130;
   INFO("seed " << seed);
   ClusterView cluster(options, seed, /*probe=*/nullptr);
-  metadata::BookieSet set;
-  for (const char* id : {"hot", "a", "b"}) {
-    proto::BookieServiceInfo b;
-    b.set_bookie_id(id);
-    b.set_grpc_endpoint("127.0.0.1:1");
-    b.set_network_location(absl::StrCat("/r/rack-", id));
-    set.writable.push_back(b);
-  }
-  cluster.SetBookies(set);
+  SetBookiesOneRackEach(cluster, {"hot", "a", "b"});
   const absl::Time now = absl::Now();
   for (const char* id : {"hot", "a", "b"}) {
     proto::GetBookieInfoResponse info;
@@ -292,15 +299,7 @@ TEST_CASE(
   const uint64_t seed = 20261203;
   INFO("seed " << seed);
   ClusterView cluster(options, seed, /*probe=*/nullptr);
-  metadata::BookieSet set;
-  for (const char* id : {"x", "y", "z"}) {
-    proto::BookieServiceInfo b;
-    b.set_bookie_id(id);
-    b.set_grpc_endpoint("127.0.0.1:1");
-    b.set_network_location(absl::StrCat("/r/rack-", id));
-    set.writable.push_back(b);
-  }
-  cluster.SetBookies(set);
+  SetBookiesOneRackEach(cluster, {"x", "y", "z"});
   // Polled a second apart, the last just now: x writes 30 MiB/s (a 25 MiB/s
   // ledger of this client's among them), y and z 10.
   const absl::Time now = absl::Now();
