@@ -150,6 +150,11 @@ void AddAdaptivePlacement(ConfigTable<ClientOptions>& t) {
                 BK_FIELD(placement.adaptive.latency_floor_memory), {1, 1e7},
                 "adaptive: how slowly a bookie's latency floor rises to "
                 "reports above it (a slowed bookie becomes its own normal)");
+  t.Value("adaptivePlacementRankMatchMinSpread",
+          BK_FIELD(placement.adaptive.rank_match_min_spread), "ratio", {0, 100},
+          "adaptive: rank matching by rate only while recent slot rates "
+          "spread at least this much (coefficient of variation); below it "
+          "the rankless draw; 0 always");
   t.SecondsReal("adaptivePlacementLeastLoadedReportAgeSeconds",
                 BK_FIELD(placement.adaptive.least_loaded_report_age), {0, 3600},
                 "adaptive: when every candidate's report is at most this old "

@@ -124,6 +124,18 @@ double AdaptiveChooser::Quantile(double slot_mib, double u) const {
   return (below + u * equal) / static_cast<double>(rates_.size());
 }
 
+bool AdaptiveChooser::RatesSpread() const {
+  if (options_.rank_match_min_spread <= 0 || rates_.size() < 8) return true;
+  double sum = 0;
+  for (double r : rates_) sum += r;
+  const double mean = sum / static_cast<double>(rates_.size());
+  if (!(mean > 0)) return false;
+  double sq = 0;
+  for (double r : rates_) sq += (r - mean) * (r - mean);
+  const double cv = std::sqrt(sq / static_cast<double>(rates_.size())) / mean;
+  return cv >= options_.rank_match_min_spread;
+}
+
 bool AdaptiveChooser::RemembersBig(double mean) const {
   const double big = options_.big_slot_multiple * mean;
   return std::any_of(rates_.begin(), rates_.end(),
@@ -273,7 +285,7 @@ size_t AdaptiveChooser::Choose(absl::Span<const BookieId* const> eligible,
   const size_t n = ranked.size();
   if (n == 1) return ranked[0].second;
 
-  if (has_rate) {
+  if (has_rate && RatesSpread()) {
     const double top = static_cast<double>(n - 1);
     const double q = Quantile(slot_mib, absl::Uniform<double>(gen, 0, 1));
     const double target = (1 - q) * top;

@@ -40,6 +40,11 @@
 //     with this client's own placements and closes (OnClosed) are close to
 //     exact, and the least loaded then spreads best (tools/sim/README.md, "The
 //     online limit").
+//     Rank matching needs slot rates that differ: while the remembered
+//     ones spread less than rank_match_min_spread (coefficient of
+//     variation 0.25), a slot with a rate is drawn as in 4 (after 3's
+//     filters): topics of nearly equal rate would each keep one target
+//     rank and pile up on the few bookies there.
 //  4. Rate unknown: the same filter as 3 without the reserve, then a draw
 //     with weights falling linearly with the load rank, from 1 +
 //     rankless_tilt (0.5) for the least loaded to 1 - rankless_tilt.
@@ -154,6 +159,9 @@ class AdaptiveChooser {
   // before it (never, when that option is 0).
   bool FreshReports(absl::Span<const BookieId* const> eligible,
                     const Topology& topology, absl::Time now) const;
+  // Whether the remembered slot rates spread enough for rank matching
+  // (rank_match_min_spread; true while fewer than 8 are remembered).
+  bool RatesSpread() const;
   // Whether any remembered slot rate is big against `mean`.
   bool RemembersBig(double mean) const;
   // Journal utilisation of a usable report, or -1.

@@ -121,6 +121,9 @@ absl::Status ValidatePlacementOptions(const PlacementOptions& o) {
   if (!std::isfinite(a.small_slot_max_multiple)) {
     return OutOfRange("adaptive.small_slot_max_multiple", "finite");
   }
+  if (!In(a.rank_match_min_spread, 0, 100)) {
+    return OutOfRange("adaptive.rank_match_min_spread", "in [0, 100]");
+  }
   if (!In(a.rank_spread, 0, 1)) {
     return OutOfRange("adaptive.rank_spread", "in [0, 1]");
   }

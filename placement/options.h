@@ -68,6 +68,12 @@ struct AdaptiveOptions {
   double rank_spread = 0.05;
   // How many recent slot rates the quantile is taken over.
   int rate_memory = 512;
+  // Rank matching only while the remembered slot rates spread at least this
+  // much (their coefficient of variation); below it the rates say nothing
+  // about where a slot should go (topics of nearly equal rate would each
+  // keep a fixed target rank and pile up there), and the rankless tilt
+  // draws instead. 0: always rank-match.
+  double rank_match_min_spread = 0.25;
   // With a rate, and every candidate's report at most this old and at most
   // this long after the one before it (polled that often): the least
   // loaded candidate (after step 1's and, for a big slot, step 2's

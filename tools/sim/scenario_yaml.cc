@@ -205,6 +205,7 @@ absl::Status ReadPlacement(const YAML::Node& node, Scenario* s) {
   ar.Get("reserve_for_big", &a.reserve_for_big);
   ar.Get("small_slot_max_multiple", &a.small_slot_max_multiple);
   ar.Get("rank_spread", &a.rank_spread);
+  ar.Get("rank_match_min_spread", &a.rank_match_min_spread);
   ar.Get("rate_memory", &a.rate_memory);
   double least_loaded_report_age_s =
       absl::ToDoubleSeconds(a.least_loaded_report_age);

@@ -74,7 +74,8 @@ TEST_CASE("the adaptive policy's constants are client keys, checked",
        {"adaptivePlacementRanklessTilt", "0.25"},
        {"adaptivePlacementSlowLatencyMultiple", "-1"},
        {"adaptivePlacementObservationMaxAgeSeconds", "5"},
-       {"adaptivePlacementLeastLoadedReportAgeSeconds", "0.5"}});
+       {"adaptivePlacementLeastLoadedReportAgeSeconds", "0.5"},
+       {"adaptivePlacementRankMatchMinSpread", "0.5"}});
   REQUIRE(o.ok());
   const placement::AdaptiveOptions& a = o->placement.adaptive;
   CHECK(a.report_window == absl::Milliseconds(1500));
@@ -91,6 +92,7 @@ TEST_CASE("the adaptive policy's constants are client keys, checked",
   CHECK(a.slow_latency_multiple == -1);
   CHECK(a.observation_max_age == absl::Seconds(5));
   CHECK(a.least_loaded_report_age == absl::Milliseconds(500));
+  CHECK(a.rank_match_min_spread == 0.5);
   // Defaults are the policy's own.
   CHECK(ClientOptionsFromKeys({})->placement.adaptive.rate_memory ==
         placement::AdaptiveOptions().rate_memory);
@@ -100,7 +102,8 @@ TEST_CASE("the adaptive policy's constants are client keys, checked",
            {"adaptivePlacementRateMemory", "4"},
            {"adaptivePlacementBigSlotChoices", "0"},
            {"adaptivePlacementRanklessTilt", "1"},
-           {"adaptivePlacementLeastLoadedReportAgeSeconds", "-1"}}) {
+           {"adaptivePlacementLeastLoadedReportAgeSeconds", "-1"},
+           {"adaptivePlacementRankMatchMinSpread", "-0.5"}}) {
     auto bad = ClientOptionsFromKeys({{key, value}});
     INFO(key << "=" << value);
     REQUIRE(absl::IsInvalidArgument(bad.status()));

@@ -1,6 +1,7 @@
 #include "placement/adaptive_chooser.h"
 
 #include <cstdint>
+#include <memory>
 #include <random>
 #include <vector>
 
@@ -143,6 +144,37 @@ TEST_CASE(
   const Counts ruled = never.Draw(2000, 1, seed);
   CHECK(ruled.size() > 1);
   CHECK_FALSE(ruled.contains(Id(7)));
+}
+
+TEST_CASE(
+    "slots of nearly equal rates are drawn with the rankless tilt, not "
+    "each sent to one rank",
+    "[placement][adaptive]") {
+  const uint64_t seed = 83;
+  INFO("seed " << seed);
+  // Topics of nearly equal rate (1.000-1.007 MiB/s): each rate's quantile
+  // is fixed, so rank matching would send it to the same ranks every time.
+  auto bench = [](double min_spread) {
+    AdaptiveOptions options;
+    options.rank_match_min_spread = min_spread;
+    auto b = std::make_unique<Bench>(40, options);
+    for (int r = 0; r < 8; ++r) b->chooser.OnPlaced({}, 1 + r * 0.001, kNow);
+    for (int i = 0; i < 40; ++i) b->Report(i, 10 + i * 0.1, 20);
+    return b;
+  };
+  const Counts tilted = bench(0.25)->Draw(4000, 1.003, seed);
+  const Counts matched = bench(0)->Draw(4000, 1.003, seed);
+  INFO("bookies drawn: tilted " << tilted.size() << ", rank-matched "
+                                << matched.size());
+  CHECK(tilted.size() == 40);
+  CHECK(matched.size() <= 10);
+  // The tilt still favours the less loaded: b0-b9 over b30-b39.
+  int low = 0, high = 0;
+  for (int i = 0; i < 10; ++i) {
+    low += tilted.contains(Id(i)) ? tilted.at(Id(i)) : 0;
+    high += tilted.contains(Id(30 + i)) ? tilted.at(Id(30 + i)) : 0;
+  }
+  CHECK(low > 2 * high);
 }
 
 TEST_CASE(
