@@ -67,16 +67,22 @@ absl::Status ValidateBookieId(const std::string& id) {
   return absl::OkStatus();
 }
 
-absl::Status ValidateNodePath(const std::string& path) {
-  const std::vector<std::string> parts = absl::StrSplit(path, '/');
-  bool ok = !parts.empty() && parts[0] == kCoordinationDir;
-  for (const auto& p : parts) {
-    if (p.empty() || p == "." || p == "..") ok = false;
+bool IsNodePath(absl::string_view path) {
+  const size_t first_slash = path.find('/');
+  const absl::string_view top = path.substr(0, first_slash);
+  if (top != kCoordinationDir && top != kPlacementsDir) return false;
+  for (absl::string_view part : absl::StrSplit(path, '/')) {
+    if (part.empty() || part == "." || part == "..") return false;
   }
-  if (!ok) {
+  return true;
+}
+
+absl::Status ValidateNodePath(const std::string& path) {
+  if (!IsNodePath(path)) {
     return absl::InvalidArgumentError(absl::StrCat(
         "invalid node path '", path, "': must be relative to the root, under ",
-        kCoordinationDir, "/, without empty, '.' or '..' components"));
+        kCoordinationDir, "/ or ", kPlacementsDir,
+        "/, without empty, '.' or '..' components"));
   }
   return absl::OkStatus();
 }

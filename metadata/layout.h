@@ -20,6 +20,10 @@
 //   <root>/underreplication/...         coordination nodes (CreateNode and
 //                                       friends): autorecovery's marks,
 //                                       locks and auditor election
+//   <root>/placements/...               coordination nodes too: new-ledger
+//                                       announcements of clients that share
+//                                       their placements (ephemeral
+//                                       sequential, short-lived)
 
 #ifndef BK_METADATA_LAYOUT_H_
 #define BK_METADATA_LAYOUT_H_
@@ -28,6 +32,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/string_view.h"
 #include "metadata/metadata_store.h"
 
 namespace bk::metadata {
@@ -74,11 +79,22 @@ class Layout {
   std::string root_;
 };
 
-// The first component of every coordination node's path.
+// The first component of a coordination node's path is one of these two.
+// <root>/underreplication/...  autorecovery's under-replication marks, ledger
+// locks and auditor election (autorecovery/underreplication.h).
 inline constexpr char kCoordinationDir[] = "underreplication";
-// Checks a coordination node's path (metadata_store.h, CreateNode).
+// <root>/placements/...  new-ledger announcements of clients that share
+// their placements (client/internal/placement_feed.h): ephemeral sequential
+// nodes, each deleted by its creator after a few seconds.
+inline constexpr char kPlacementsDir[] = "placements";
+// True for a coordination node's path (metadata_store.h, CreateNode): under
+// one of the two directories above, components non-empty, no "." or "..".
+// Cheap, allocates nothing: fit for a ZooKeeper thread.
+bool IsNodePath(absl::string_view path);
+// IsNodePath, or kInvalidArgument naming the path.
 absl::Status ValidateNodePath(const std::string& path);
-// The parent of a valid node path ("" for the top "underreplication").
+// The parent of a valid node path ("" for a top directory, "underreplication"
+// or "placements").
 std::string ParentPath(const std::string& path);
 
 // Bookie ids become znode names: non-empty, no '/', not "readonly".

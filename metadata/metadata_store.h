@@ -223,12 +223,14 @@ class MetadataStore {
   virtual absl::Status Sync() = 0;
 
   // --- Coordination nodes ----------------------------------------------------
-  // Plain nodes for what is built on the store (autorecovery's
-  // under-replication marks, its locks and its auditor election), under
-  // <root>/underreplication only: `path` is relative to the root, its first
-  // component "underreplication", components non-empty, no "." or "..";
-  // anything else is kInvalidArgument. The store does not interpret the
-  // data. Blocking.
+  // Plain nodes for what is built on the store, under two top directories:
+  // <root>/underreplication (autorecovery's under-replication marks, its
+  // locks and its auditor election) and <root>/placements (new-ledger
+  // announcements of clients that share their placements). `path` is
+  // relative to the root, its first component "underreplication" or
+  // "placements", components non-empty, no "." or ".."; anything else is
+  // kInvalidArgument. Both directories behave alike. The store does not
+  // interpret the data. Blocking, except WatchChildren.
   //
   // Ephemeral nodes live as long as this store's session: they vanish when
   // the store is destroyed or its session expires, and, unlike bookie
@@ -258,6 +260,18 @@ class MetadataStore {
       const std::string& path) = 0;
   // True when `path` is an ephemeral node of this store's current session.
   virtual absl::StatusOr<bool> OwnsNode(const std::string& path) = 0;
+  // Calls `on_change` with the sorted names of the children of the
+  // coordination node `path` now and after each change to that set (a
+  // burst of changes may be seen as one; a change to a child's data is not
+  // a change). kNotFound while the node does not exist (the watch stays:
+  // it is called again once the node is created), kInvalidArgument for a
+  // path ValidateNodePath refuses (called once, at once or on the callback
+  // thread). On the callback thread, like every watch; re-armed after a
+  // session expiry.
+  virtual std::unique_ptr<Subscription> WatchChildren(
+      const std::string& path,
+      absl::AnyInvocable<void(absl::StatusOr<std::vector<std::string>>)>
+          on_change) = 0;
 
   // Session events, on the callback thread. A listener that blocks delays
   // the re-creation of registrations until it returns.

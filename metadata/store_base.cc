@@ -195,11 +195,16 @@ std::unique_ptr<Subscription> StoreBase::AddSessionListener(
   return std::make_unique<SubscriptionImpl>(this, sub);
 }
 
+std::unique_ptr<Subscription> StoreBase::NewSubscription(uint64_t sub_id) {
+  return std::make_unique<SubscriptionImpl>(this, sub_id);
+}
+
 void StoreBase::Unsubscribe(uint64_t sub_id) {
   {
     absl::MutexLock lock(&mu_);
     ledger_watches_.erase(sub_id);
     bookie_watches_.erase(sub_id);
+    children_watches_.erase(sub_id);
     listeners_.erase(sub_id);
   }
   // A callback of this subscription may be running right now; wait it out
@@ -225,6 +230,7 @@ void StoreBase::RefreshAllWatches() {
   }
   for (LedgerId id : ids) LedgerChanged(id);
   if (bookies) BookiesChanged();
+  RearmChildrenWatches();
 }
 
 void StoreBase::NotifySession(SessionEvent event) {

@@ -5,8 +5,9 @@
 // A backend implements the Do* primitives, whose completions may run on any
 // thread (inline, or a ZooKeeper client thread) and must not block, and the
 // *AndWatch reads, which run on the callback thread and may block. It reports
-// changes with LedgerChanged / BookiesChanged (any thread, never blocks), and
-// session changes with NotifySession and RefreshAllWatches.
+// changes with LedgerChanged / BookiesChanged / ChildrenChanged (any thread,
+// never blocks), and session changes with NotifySession and
+// RefreshAllWatches.
 //
 // A derived destructor must first stop its backend from producing new work,
 // then call ShutdownCallbacks() so that pending callbacks run while the
@@ -19,6 +20,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
@@ -60,6 +62,10 @@ class StoreBase : public MetadataStore {
           on_change) final;
   std::unique_ptr<Subscription> WatchBookies(
       absl::AnyInvocable<void(absl::StatusOr<BookieSet>)> on_change) final;
+  std::unique_ptr<Subscription> WatchChildren(
+      const std::string& path,
+      absl::AnyInvocable<void(absl::StatusOr<std::vector<std::string>>)>
+          on_change) final;
   std::unique_ptr<Subscription> AddSessionListener(
       absl::AnyInvocable<void(SessionEvent)> listener) final;
 
@@ -77,13 +83,20 @@ class StoreBase : public MetadataStore {
   virtual void DoDeleteLedger(LedgerId id, Version expected,
                               StatusCallback done) = 0;
   // Current state, leaving (where the backend needs one) a watch that will
-  // call LedgerChanged / BookiesChanged on the next change.
+  // call LedgerChanged / BookiesChanged / ChildrenChanged on the next change.
   virtual absl::StatusOr<Versioned<proto::LedgerMetadata>> ReadLedgerAndWatch(
       LedgerId id) = 0;
   virtual absl::StatusOr<BookieSet> ListBookiesAndWatch() = 0;
+  // The sorted children of coordination node `path` (already validated). For
+  // a missing node: kNotFound, leaving a watch that fires when it is created.
+  virtual absl::StatusOr<std::vector<std::string>> ListChildrenAndWatch(
+      const std::string& path) = 0;
 
   void LedgerChanged(LedgerId id);
   void BookiesChanged();
+  // The node `path` (relative to the root) was created or deleted, or its
+  // set of children changed. Paths no watch names are ignored.
+  void ChildrenChanged(const std::string& path);
   // Re-reads every watched record (after a new session).
   void RefreshAllWatches();
   // Calls the session listeners: at once when called on the callback
@@ -97,13 +110,20 @@ class StoreBase : public MetadataStore {
  private:
   struct LedgerWatch;
   struct BookieWatch;
+  struct ChildrenWatch;
   struct Listener;
   class SubscriptionImpl;
 
   // Run on the callback thread.
   void RefreshLedger(LedgerId id);
   void RefreshBookies();
+  // Children watches live in children_watch.cc.
+  void RefreshChildren(const std::string& path);
+  // Posts a refresh of every watched path (after a new session).
+  void RearmChildrenWatches();
   void Unsubscribe(uint64_t sub_id);
+  // The handle that cancels subscription `sub_id` when destroyed.
+  std::unique_ptr<Subscription> NewSubscription(uint64_t sub_id);
 
   // Constant after construction.
   const std::string uri_;
@@ -113,6 +133,8 @@ class StoreBase : public MetadataStore {
   std::map<uint64_t, std::shared_ptr<LedgerWatch>> ledger_watches_
       ABSL_GUARDED_BY(mu_);
   std::map<uint64_t, std::shared_ptr<BookieWatch>> bookie_watches_
+      ABSL_GUARDED_BY(mu_);
+  std::map<uint64_t, std::shared_ptr<ChildrenWatch>> children_watches_
       ABSL_GUARDED_BY(mu_);
   std::map<uint64_t, std::shared_ptr<Listener>> listeners_ ABSL_GUARDED_BY(mu_);
 

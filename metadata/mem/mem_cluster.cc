@@ -64,7 +64,12 @@ void MemCluster::EndSession(SessionId session) {
   }
   if (changed) BookiesChangedLocked();
   for (auto it = nodes_.begin(); it != nodes_.end();) {
-    it = it->second.owner == session ? nodes_.erase(it) : std::next(it);
+    if (it->second.owner == session) {
+      NodeAddedOrRemovedLocked(it->first);
+      it = nodes_.erase(it);
+    } else {
+      ++it;
+    }
   }
 }
 

@@ -30,6 +30,8 @@ class MemObserver {
   virtual ~MemObserver() = default;
   virtual void OnLedgerChanged(LedgerId id) = 0;
   virtual void OnBookiesChanged() = 0;
+  // Coordination node `path` was created or deleted, or a child of it was.
+  virtual void OnChildrenChanged(const std::string& path) = 0;
 };
 
 class MemCluster {
@@ -109,6 +111,10 @@ class MemCluster {
  private:
   void LedgerChangedLocked(LedgerId id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void BookiesChangedLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Node `path` was created or deleted: tells the observers of it and of its
+  // parent (mem_nodes.cc).
+  void NodeAddedOrRemovedLocked(const std::string& path)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   absl::Mutex mu_;
   std::set<MemObserver*> observers_ ABSL_GUARDED_BY(mu_);

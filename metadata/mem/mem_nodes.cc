@@ -1,5 +1,7 @@
 // MemCluster's coordination nodes: a map from path to node, the in-process
-// image of ZooKeeper's znodes under <root>/underreplication.
+// image of ZooKeeper's znodes under <root>/underreplication and
+// <root>/placements. Creating or deleting a node tells the observers of its
+// path and of its parent's (children watches); a change of data does not.
 
 #include <cstdio>
 
@@ -19,6 +21,14 @@ bool IsChildOf(const std::string& path, const std::string& parent) {
 
 }  // namespace
 
+void MemCluster::NodeAddedOrRemovedLocked(const std::string& path) {
+  const std::string parent = ParentPath(path);
+  for (MemObserver* o : observers_) {
+    o->OnChildrenChanged(path);
+    if (!parent.empty()) o->OnChildrenChanged(parent);
+  }
+}
+
 absl::StatusOr<std::string> MemCluster::CreateNode(
     SessionId session, const std::string& path, std::string data,
     MetadataStore::NodeMode mode) {
@@ -37,7 +47,10 @@ absl::StatusOr<std::string> MemCluster::CreateNode(
     }
     missing.push_back(p);
   }
-  for (const auto& p : missing) nodes_[p] = Node{};
+  for (const auto& p : missing) {
+    nodes_[p] = Node{};
+    NodeAddedOrRemovedLocked(p);
+  }
   std::string name = path;
   if (mode == MetadataStore::NodeMode::kEphemeralSequential) {
     char counter[16];
@@ -51,6 +64,7 @@ absl::StatusOr<std::string> MemCluster::CreateNode(
   n.record.bytes = std::move(data);
   n.owner = mode == MetadataStore::NodeMode::kPersistent ? 0 : session;
   nodes_[name] = std::move(n);
+  NodeAddedOrRemovedLocked(name);
   return name;
 }
 
@@ -100,6 +114,7 @@ absl::Status MemCluster::DeleteNode(const std::string& path, Version expected) {
         absl::StrCat("node ", path, " has children"));
   }
   nodes_.erase(it);
+  NodeAddedOrRemovedLocked(path);
   return absl::OkStatus();
 }
 

@@ -165,6 +165,11 @@ absl::StatusOr<BookieSet> MemStore::ListBookiesAndWatch() {
   return ListBookies();
 }
 
+absl::StatusOr<std::vector<std::string>> MemStore::ListChildrenAndWatch(
+    const std::string& path) {
+  return ListChildren(path);  // the cluster tells us of every change
+}
+
 std::unique_ptr<LedgerIterator> MemStore::ListLedgers() {
   return std::make_unique<MemLedgerIterator>(cluster_);
 }

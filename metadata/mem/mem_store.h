@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
@@ -79,10 +80,15 @@ class MemStore final : public StoreBase, private MemObserver {
   absl::StatusOr<Versioned<proto::LedgerMetadata>> ReadLedgerAndWatch(
       LedgerId id) override;
   absl::StatusOr<BookieSet> ListBookiesAndWatch() override;
+  absl::StatusOr<std::vector<std::string>> ListChildrenAndWatch(
+      const std::string& path) override;
 
  private:
   void OnLedgerChanged(LedgerId id) override { LedgerChanged(id); }
   void OnBookiesChanged() override { BookiesChanged(); }
+  void OnChildrenChanged(const std::string& path) override {
+    ChildrenChanged(path);
+  }
   absl::StatusOr<Versioned<proto::LedgerMetadata>> Read(LedgerId id);
   // Runs on the callback thread after an expiry.
   void StartNewSession();

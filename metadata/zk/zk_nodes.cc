@@ -1,6 +1,7 @@
 // Coordination nodes on ZooKeeper: plain znodes under <root>/underreplication
-// (metadata_store.h, CreateNode). These calls block; they run on callers'
-// threads, never on a ZooKeeper thread.
+// and <root>/placements (metadata_store.h, CreateNode). These calls block;
+// they run on callers' threads or the callback thread, never on a ZooKeeper
+// thread.
 
 #include <algorithm>
 #include <utility>
@@ -110,6 +111,30 @@ absl::StatusOr<std::vector<std::string>> ZkStore::ListChildren(
   if (l.rc != ZOK) return ZkError(l.rc, uri() + full);
   std::sort(l.children.begin(), l.children.end());
   return std::move(l.children);
+}
+
+absl::StatusOr<std::vector<std::string>> ZkStore::ListChildrenAndWatch(
+    const std::string& path) {
+  const std::string full = NodePath(path);
+  // getChildren leaves no watch on a missing node: then an exists watch
+  // catches its creation. Should the node appear between the two calls,
+  // list again; a node that keeps flapping is listed again later.
+  constexpr int kAttempts = 3;
+  for (int attempt = 0; attempt < kAttempts; ++attempt) {
+    ZkResult l = session_->Call(
+        [&](ZkDone d) { session_->GetChildren(full, true, std::move(d)); });
+    if (l.rc == ZOK) {
+      std::sort(l.children.begin(), l.children.end());
+      return std::move(l.children);
+    }
+    if (l.rc != ZNONODE) return ZkError(l.rc, uri() + full);
+    ZkResult e = session_->Call(
+        [&](ZkDone d) { session_->Exists(full, true, std::move(d)); });
+    if (e.rc == ZNONODE) return ZkError(ZNONODE, uri() + full);
+    if (e.rc != ZOK) return ZkError(e.rc, uri() + full);
+  }
+  ChildrenChanged(path);
+  return ZkError(ZNONODE, uri() + full);
 }
 
 absl::StatusOr<bool> ZkStore::OwnsNode(const std::string& path) {

@@ -82,12 +82,25 @@ absl::Status ZkStore::Sync() {
   return absl::OkStatus();
 }
 
-void ZkStore::OnWatchEvent(int, const std::string& path) {
+void ZkStore::OnWatchEvent(int type, const std::string& path) {
   // Runs on a ZooKeeper thread: only hand off.
   const std::string parent = path.substr(0, path.rfind('/'));
   if (path == layout_.Available() || path == layout_.Readonly() ||
       parent == layout_.Available() || parent == layout_.Readonly()) {
     BookiesChanged();  // membership, or one bookie's info
+    return;
+  }
+  const std::string& root = layout_.root();
+  if (path.size() > root.size() + 1 &&
+      path.compare(0, root.size(), root) == 0 && path[root.size()] == '/' &&
+      IsNodePath(absl::string_view(path).substr(root.size() + 1))) {
+    // A children watch (ZOO_CHILD_EVENT), or the exists watch left on a
+    // missing node (ZOO_CREATED_EVENT); both fire on deletion. A data
+    // change (ZOO_CHANGED_EVENT, from an exists watch that met the node)
+    // changes no children.
+    if (type != ZOO_CHANGED_EVENT) {
+      ChildrenChanged(path.substr(root.size() + 1));
+    }
     return;
   }
   const std::string prefix = layout_.Ledgers() + "/";

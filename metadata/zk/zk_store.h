@@ -88,6 +88,8 @@ class ZkStore final : public StoreBase {
   absl::StatusOr<Versioned<proto::LedgerMetadata>> ReadLedgerAndWatch(
       LedgerId id) override;
   absl::StatusOr<BookieSet> ListBookiesAndWatch() override;
+  absl::StatusOr<std::vector<std::string>> ListChildrenAndWatch(
+      const std::string& path) override;  // zk_nodes.cc
 
  private:
   ZkStore(std::string uri, std::string root, const OpenOptions& options);

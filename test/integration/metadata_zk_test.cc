@@ -73,6 +73,8 @@ struct ZkBackend {
 #define CONTRACT_BACKEND ZkBackend
 
 #include "test/unit/metadata/store_contract.inc"
+// After store_contract.inc, whose helpers it uses.
+#include "test/unit/metadata/children_watch_contract.inc"
 
 TEST_CASE(
     "an unreachable ensemble fails within the connect timeout, naming "

@@ -155,6 +155,12 @@ class ForwardingStore : public metadata::MetadataStore {
   absl::StatusOr<bool> OwnsNode(const std::string& path) override {
     return target_->OwnsNode(path);
   }
+  std::unique_ptr<metadata::Subscription> WatchChildren(
+      const std::string& path,
+      absl::AnyInvocable<void(absl::StatusOr<std::vector<std::string>>)>
+          on_change) override {
+    return target_->WatchChildren(path, std::move(on_change));
+  }
   std::unique_ptr<metadata::Subscription> AddSessionListener(
       absl::AnyInvocable<void(metadata::SessionEvent)> listener) override {
     return target_->AddSessionListener(std::move(listener));

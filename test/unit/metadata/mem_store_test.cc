@@ -23,6 +23,8 @@ struct MemBackend {
 #define CONTRACT_BACKEND MemBackend
 
 #include "test/unit/metadata/store_contract.inc"
+// After store_contract.inc, whose helpers it uses.
+#include "test/unit/metadata/children_watch_contract.inc"
 
 TEST_CASE("mem:// without a name gives each store a private cluster",
           "[metadata]") {
