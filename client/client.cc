@@ -72,6 +72,10 @@ absl::StatusOr<std::unique_ptr<LedgerWriter>> Client::CreateLedger(
   md.set_metadata_format_version(1);
   auto version = ctx_->store()->CreateLedger(*id, md);
   if (!version.ok()) return Annotate(version.status(), *id);
+  if (ctx_->feed() != nullptr) {
+    ctx_->feed()->Announce(*id, placement->ensemble, o.write_quorum,
+                           o.expected_write_bytes_per_second);
+  }
   bk::log::Get("client")->info("ledger={} created on [{}] E={} WQ={} AQ={}",
                                *id, absl::StrJoin(placement->ensemble, ","),
                                o.ensemble_size, o.write_quorum, o.ack_quorum);

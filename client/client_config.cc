@@ -160,6 +160,12 @@ void AddAdaptivePlacement(ConfigTable<ClientOptions>& t) {
                 "adaptive: when every candidate's report is at most this old "
                 "and polled at most this often, a ledger with a rate goes to "
                 "the least loaded bookies instead of rank matching; 0 never");
+  t.Value("adaptivePlacementShareNewLedgers",
+          BK_FIELD(placement.adaptive.share_new_ledgers), "-", {},
+          "adaptive: while bookies are polled at least every "
+          "adaptivePlacementLeastLoadedReportAgeSeconds, announce each new "
+          "ledger to the other clients (<root>/placements) and count theirs "
+          "until reports show them");
   t.SecondsReal("adaptivePlacementProbeTimeoutSeconds",
                 BK_FIELD(placement_probe_timeout), {0.001, 60},
                 "adaptive: longest createLedger or a replacement waits for "

@@ -69,6 +69,14 @@ bool In(double v, double lo, double hi) {
 
 }  // namespace
 
+bool SharesNewLedgers(const PlacementOptions& options,
+                      absl::Duration poll_interval, double poll_jitter) {
+  const AdaptiveOptions& a = options.adaptive;
+  return options.weighting == Weighting::kAdaptive && a.share_new_ledgers &&
+         a.least_loaded_report_age > absl::ZeroDuration() &&
+         poll_interval * (1 + poll_jitter) <= a.least_loaded_report_age;
+}
+
 absl::Status ValidatePlacementOptions(const PlacementOptions& o) {
   if (o.min_num_racks_per_write_quorum < 1) {
     return OutOfRange("minNumRacksPerWriteQuorum", ">= 1");

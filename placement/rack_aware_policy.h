@@ -106,9 +106,9 @@ class RackAwarePolicy final : public EnsemblePlacementPolicy {
   // Another client created a ledger with `hints` on `ensemble` (E =
   // ensemble.size()). The adaptive weighting counts its slots like this
   // client's own placements until reports show them, and remembers their
-  // rate; other weightings ignore it. For a client that learns other
-  // clients' new ledgers (the simulator's clients.shared_placements
-  // reference runs); no client of this library calls it yet.
+  // rate; other weightings ignore it. The client's placement feed calls
+  // it for every ledger another client announces
+  // (AdaptiveOptions::share_new_ledgers), as does the simulator.
   void OnPlacedElsewhere(const std::vector<BookieId>& ensemble,
                          int write_quorum, const LedgerHints& hints);
 

@@ -114,6 +114,13 @@ absl::StatusOr<std::shared_ptr<ClientContext>> ClientContext::Create(
         cluster->SetBookies(*set);
         self->RefreshBookieGroups();
       });
+  if (placement::SharesNewLedgers(c.options_.placement,
+                                  c.options_.get_bookie_info_interval,
+                                  c.options_.get_bookie_info_jitter)) {
+    c.feed_ = std::make_unique<PlacementFeed>(c.store_.get(), cluster,
+                                              c.probe_.get(), c.options_.env);
+    log->info("placement feed on: new ledgers shared with other clients");
+  }
   std::weak_ptr<ClientContext> weak = ctx;
   c.timer_.PostAfter(kTickPeriod, [weak] {
     if (auto self = weak.lock()) self->Tick();
@@ -137,6 +144,7 @@ void ClientContext::Shutdown() {
   closing_ = true;
   if (poller_.joinable()) poller_.join();
   bookie_watch_.reset();
+  feed_.reset();
   if (pool_) pool_->Close();
   timer_.Shutdown();
   worker_.Shutdown();

@@ -22,6 +22,7 @@
 #include "client/internal/bookie_client.h"
 #include "client/internal/client_probe.h"
 #include "client/internal/cluster_view.h"
+#include "client/internal/placement_feed.h"
 #include "common/executor.h"
 #include "metadata/metadata_store.h"
 
@@ -75,6 +76,8 @@ class ClientContext {
   ClusterView* cluster() { return cluster_.get(); }
   BookiePool* pool() { return pool_.get(); }
   ClientProbe* probe() { return probe_.get(); }
+  // Null unless this client shares its new ledgers (placement_feed.h).
+  PlacementFeed* feed() { return feed_.get(); }
   // Runs user callbacks, in order.
   Executor* completions() { return &completions_; }
   // Blocking work: ensemble changes, metadata writes.
@@ -99,6 +102,7 @@ class ClientContext {
   std::unique_ptr<ClusterView> cluster_;
   std::unique_ptr<BookiePool> pool_;
   std::unique_ptr<metadata::Subscription> bookie_watch_;
+  std::unique_ptr<PlacementFeed> feed_;
 
   // Own synchronisation.
   Executor completions_;

@@ -59,6 +59,15 @@ ClientProbe::ClientProbe(std::shared_ptr<prometheus::Registry> registry)
                      .Register(r);
   probes_answered_ = &probes.Add({{"result", "answered"}});
   probes_failed_ = &probes.Add({{"result", "failed"}});
+  auto& feed = prometheus::BuildCounter()
+                   .Name("bk_client_placement_feed_total")
+                   .Help(
+                       "Placement feed: new ledgers announced to and heard "
+                       "from other clients, and feed calls that failed")
+                   .Register(r);
+  feed_announced_ = &feed.Add({{"event", "announced"}});
+  feed_heard_ = &feed.Add({{"event", "heard"}});
+  feed_failed_ = &feed.Add({{"event", "failed"}});
   pending_adds_ = &prometheus::BuildGauge()
                        .Name("bk_client_pending_adds")
                        .Help("Adds appended and not yet confirmed")
@@ -88,6 +97,9 @@ void ClientProbe::PlacementProbes(int answered, int failed) {
   probes_answered_->Increment(answered);
   probes_failed_->Increment(failed);
 }
+void ClientProbe::FeedAnnounced() { feed_announced_->Increment(); }
+void ClientProbe::FeedHeard() { feed_heard_->Increment(); }
+void ClientProbe::FeedFailed() { feed_failed_->Increment(); }
 void ClientProbe::PendingAdds(int64_t delta_adds, int64_t delta_bytes) {
   pending_adds_->Increment(static_cast<double>(delta_adds));
   pending_add_bytes_->Increment(static_cast<double>(delta_bytes));

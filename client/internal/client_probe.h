@@ -13,6 +13,11 @@
 //   bk_client_placement_probes_total      counter {result="answered"|"failed"}
 //                                         (probe on placement: GetBookieInfo
 //                                         to candidates before a placement)
+//   bk_client_placement_feed_total        counter {event="announced"|
+//                                         "heard"|"failed"} (the placement
+//                                         feed: new ledgers told to and
+//                                         heard from other clients, and
+//                                         announcements or reads that failed)
 //
 // Thread-safe (prometheus-cpp metrics are).
 
@@ -47,6 +52,10 @@ class ClientProbe {
   // One placement's probe round: candidates that answered in time, and
   // those that did not (error, unknown, or too late).
   void PlacementProbes(int answered, int failed);
+  // The placement feed (placement_feed.h).
+  void FeedAnnounced();
+  void FeedHeard();
+  void FeedFailed();
   // Deltas of the pending gauges.
   void PendingAdds(int64_t delta_adds, int64_t delta_bytes);
 
@@ -67,6 +76,9 @@ class ClientProbe {
   prometheus::Counter* info_error_;
   prometheus::Counter* probes_answered_;
   prometheus::Counter* probes_failed_;
+  prometheus::Counter* feed_announced_;
+  prometheus::Counter* feed_heard_;
+  prometheus::Counter* feed_failed_;
   prometheus::Gauge* pending_adds_;
   prometheus::Gauge* pending_add_bytes_;
 };

@@ -272,6 +272,14 @@ void ClusterView::OnLedgerClosed(const std::vector<std::string>& ensemble,
   policy_.OnLedgerClosed(ensemble, write_quorum, hints);
 }
 
+void ClusterView::OnPlacedElsewhere(const std::vector<std::string>& ensemble,
+                                    int write_quorum,
+                                    const placement::LedgerHints& hints) {
+  absl::MutexLock l(&mu_);
+  AdvanceLocked(options_.env->Now());
+  policy_.OnPlacedElsewhere(ensemble, write_quorum, hints);
+}
+
 void ClusterView::OnBookieInfo(const std::string& id,
                                const proto::GetBookieInfoResponse& info,
                                absl::Time received_at) {

@@ -119,6 +119,11 @@ class ClusterView {
   // room the closed one left.
   void OnLedgerClosed(const std::vector<std::string>& ensemble,
                       int write_quorum, const placement::LedgerHints& hints);
+  // Another client created a ledger with `hints` on `ensemble` (heard
+  // through the placement feed): counted like this client's own placements
+  // until reports show it (RackAwarePolicy::OnPlacedElsewhere).
+  void OnPlacedElsewhere(const std::vector<std::string>& ensemble,
+                         int write_quorum, const placement::LedgerHints& hints);
   void OnBookieInfo(const std::string& id,
                     const proto::GetBookieInfoResponse& info,
                     absl::Time received_at);

@@ -75,7 +75,8 @@ TEST_CASE("the adaptive policy's constants are client keys, checked",
        {"adaptivePlacementSlowLatencyMultiple", "-1"},
        {"adaptivePlacementObservationMaxAgeSeconds", "5"},
        {"adaptivePlacementLeastLoadedReportAgeSeconds", "0.5"},
-       {"adaptivePlacementRankMatchMinSpread", "0.5"}});
+       {"adaptivePlacementRankMatchMinSpread", "0.5"},
+       {"adaptivePlacementShareNewLedgers", "false"}});
   REQUIRE(o.ok());
   const placement::AdaptiveOptions& a = o->placement.adaptive;
   CHECK(a.report_window == absl::Milliseconds(1500));
@@ -93,6 +94,8 @@ TEST_CASE("the adaptive policy's constants are client keys, checked",
   CHECK(a.observation_max_age == absl::Seconds(5));
   CHECK(a.least_loaded_report_age == absl::Milliseconds(500));
   CHECK(a.rank_match_min_spread == 0.5);
+  CHECK_FALSE(a.share_new_ledgers);
+  CHECK(ClientOptionsFromKeys({})->placement.adaptive.share_new_ledgers);
   // Defaults are the policy's own.
   CHECK(ClientOptionsFromKeys({})->placement.adaptive.rate_memory ==
         placement::AdaptiveOptions().rate_memory);

@@ -330,3 +330,34 @@ TEST_CASE("the policy's read order puts down and read-only replicas last",
 
 }  // namespace
 }  // namespace bk::placement
+
+namespace bk::placement {
+namespace {
+
+TEST_CASE(
+    "a client shares its new ledgers only with adaptive weighting, the "
+    "option on, and polls within least_loaded_report_age",
+    "[placement]") {
+  PlacementOptions o;
+  o.weighting = Weighting::kAdaptive;
+  // 2 s by default: a 1 s poll with 20 % jitter (1.2 s at most) shares, a
+  // 5 s poll does not, nor does 1.8 s with 20 % jitter (2.16 s).
+  CHECK(SharesNewLedgers(o, absl::Seconds(1), 0.2));
+  CHECK(SharesNewLedgers(o, absl::Seconds(2), 0));
+  CHECK_FALSE(SharesNewLedgers(o, absl::Seconds(5), 0.2));
+  CHECK_FALSE(SharesNewLedgers(o, absl::Milliseconds(1800), 0.2));
+  PlacementOptions off = o;
+  off.adaptive.share_new_ledgers = false;
+  CHECK_FALSE(SharesNewLedgers(off, absl::Seconds(1), 0.2));
+  PlacementOptions never = o;
+  never.adaptive.least_loaded_report_age = absl::ZeroDuration();
+  CHECK_FALSE(SharesNewLedgers(never, absl::Seconds(1), 0));
+  for (Weighting w : {Weighting::kNone, Weighting::kDisk, Weighting::kLoad}) {
+    PlacementOptions other = o;
+    other.weighting = w;
+    CHECK_FALSE(SharesNewLedgers(other, absl::Seconds(1), 0.2));
+  }
+}
+
+}  // namespace
+}  // namespace bk::placement

@@ -1,0 +1,130 @@
+// The placement feed between real clients on a real ZooKeeper server, with
+// real bookie processes: what one adaptive client creates, another client
+// polling every second hears at once; a client polling slowly or with the
+// feed turned off neither announces nor hears; and a client's announcements
+// are gone from <root>/placements when it is.
+
+#include <catch2/catch.hpp>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "client/client.h"
+#include "metadata/layout.h"
+#include "metadata/metadata_store.h"
+#include "prometheus/registry.h"
+#include "test/support/bookie_cluster.h"
+#include "test/support/poll_until.h"
+#include "test/support/test_seed.h"
+#include "test/support/zk_server.h"
+
+namespace bk::client {
+namespace {
+
+uint64_t Seed() { return bk::testing::TestSeed(); }
+
+// bk_client_placement_feed_total{event=...}; -1 when absent.
+double Feed(const Client& client, const std::string& event) {
+  for (const auto& family : client.metrics_registry()->Collect()) {
+    if (family.name != "bk_client_placement_feed_total") continue;
+    for (const auto& m : family.metric) {
+      for (const auto& label : m.label) {
+        if (label.name == "event" && label.value == event) {
+          return m.counter.value;
+        }
+      }
+    }
+  }
+  return -1;
+}
+
+ClientOptions Adaptive(const std::string& uri, uint64_t seed,
+                       absl::Duration poll) {
+  ClientOptions o;
+  o.metadata_service_uri = uri;
+  o.seed = seed;
+  o.placement.weighting = placement::Weighting::kAdaptive;
+  o.get_bookie_info_interval = poll;
+  return o;
+}
+
+TEST_CASE(
+    "placement feed: ledgers one client creates are heard by another that "
+    "polls every second, and by no client that does not share",
+    "[integration][client]") {
+  INFO("seed " << Seed());
+  const std::string uri =
+      "zk://" + test::SharedZkServer().hosts() + "/client-it/feed";
+  test::BookieCluster::Options co;
+  co.bookie_binary = BK_BOOKIE_BINARY;
+  co.metadata_uri = uri;
+  co.bookies = 3;
+  co.racks = {"/region/rack0", "/region/rack1", "/region/rack2"};
+  auto cluster = test::BookieCluster::Start(co);
+  INFO(cluster.status().ToString());
+  REQUIRE(cluster.ok());
+
+  // 1 s polls with 20 % jitter: within the 2 s least-loaded report age,
+  // so both share.
+  auto a = Client::Create(Adaptive(uri, Seed(), absl::Seconds(1)));
+  REQUIRE(a.ok());
+  auto b = Client::Create(Adaptive(uri, Seed() + 1, absl::Seconds(1)));
+  REQUIRE(b.ok());
+  // 5 s polls: no feed. Nor with the feed turned off.
+  auto slow = Client::Create(Adaptive(uri, Seed() + 2, absl::Seconds(5)));
+  REQUIRE(slow.ok());
+  ClientOptions off_options = Adaptive(uri, Seed() + 3, absl::Seconds(1));
+  off_options.placement.adaptive.share_new_ledgers = false;
+  auto off = Client::Create(off_options);
+  REQUIRE(off.ok());
+  CHECK(Feed(**a, "announced") == 0);
+  CHECK(Feed(**a, "heard") == 0);
+
+  // b's feed has taken its first list once a's first announcement is
+  // heard; what came before that list is history to it. So announce until
+  // b hears, then count from there (announcements of the loop still on
+  // their way may add to what b hears, never to more than a announced).
+  std::vector<std::unique_ptr<LedgerWriter>> writers;
+  const auto create = [&](Client& c) {
+    auto w = c.CreateLedger({.ensemble_size = 2,
+                             .write_quorum = 2,
+                             .ack_quorum = 2,
+                             .password = "pw",
+                             .expected_write_bytes_per_second = 1 << 20});
+    REQUIRE(w.ok());
+    writers.push_back(std::move(*w));
+  };
+  REQUIRE(bk::testing::PollUntil([&] {
+    create(**a);
+    return Feed(**b, "heard") >= 1;
+  }));
+  const double heard = Feed(**b, "heard");
+  for (int i = 0; i < 3; ++i) create(**a);
+  REQUIRE(bk::testing::PollUntil([&] {
+    return Feed(**a, "announced") == static_cast<double>(writers.size());
+  }));
+  REQUIRE(
+      bk::testing::PollUntil([&] { return Feed(**b, "heard") >= heard + 3; }));
+  CHECK(Feed(**b, "heard") <= Feed(**a, "announced"));
+  // a does not hear its own; the others have no feed at all.
+  CHECK(Feed(**a, "heard") == 0);
+  CHECK(Feed(**a, "failed") == 0);
+  CHECK(Feed(**b, "failed") == 0);
+  for (auto* c : {&*slow, &*off}) {
+    CHECK(Feed(**c, "announced") == 0);
+    CHECK(Feed(**c, "heard") == 0);
+  }
+
+  // a's announcements go with it, before their ten seconds are up.
+  for (auto& w : writers) REQUIRE(w->Close().ok());
+  writers.clear();
+  a->reset();
+  auto store = metadata::Open(uri);
+  REQUIRE(store.ok());
+  auto children = (*store)->ListChildren(metadata::kPlacementsDir);
+  REQUIRE(children.ok());
+  CHECK(children->empty());
+}
+
+}  // namespace
+}  // namespace bk::client
