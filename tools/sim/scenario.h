@@ -78,11 +78,13 @@ struct ClientConfig {
   // the monitor's). Reports are then exact but as old as the poll interval
   // makes them: what staleness alone costs, apart from measurement.
   bool exact_polls = false;
-  // Reference runs only: every client's policy learns each new ledger
-  // another client created (its ensemble and rate hint) at once, as a
-  // client watching the metadata store's ledgers would, and counts it like
-  // its own placements (RackAwarePolicy::OnPlacedElsewhere). Measures what
-  // other clients' placements since the last report cost.
+  // Every client's policy learns each new ledger another client created
+  // (its ensemble and rate hint) at once and counts it like its own
+  // placements (RackAwarePolicy::OnPlacedElsewhere). Adaptive clients do
+  // so anyway where the client's placement feed would
+  // (placement::SharesNewLedgers: placement.adaptive.share_new_ledgers and
+  // polls of at most least_loaded_report_age); true forces it for every
+  // weighting and poll interval (a reference run).
   bool shared_placements = false;
 };
 

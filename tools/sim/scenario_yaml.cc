@@ -210,6 +210,7 @@ absl::Status ReadPlacement(const YAML::Node& node, Scenario* s) {
   double least_loaded_report_age_s =
       absl::ToDoubleSeconds(a.least_loaded_report_age);
   ar.Get("least_loaded_report_age_s", &least_loaded_report_age_s);
+  ar.Get("share_new_ledgers", &a.share_new_ledgers);
   ar.Get("rankless_tilt", &a.rankless_tilt);
   ar.Get("slow_latency_multiple", &a.slow_latency_multiple);
   ar.Get("observation_max_age_s", &observation_max_age_s);

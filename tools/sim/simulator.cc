@@ -41,6 +41,14 @@ struct Event {
   }
 };
 
+// The placement options the clients of one weighting run with.
+placement::PlacementOptions PlacementOf(const Scenario& s,
+                                        placement::Weighting weighting) {
+  placement::PlacementOptions options = s.placement;
+  options.weighting = weighting;
+  return options;
+}
+
 // The policy's clock: a fixed epoch plus simulated seconds.
 absl::Time ToTime(double seconds) {
   return absl::FromUnixSeconds(1'700'000'000) + absl::Seconds(seconds);
@@ -59,7 +67,12 @@ class Run {
         latency_(cluster_.bookies.size(), 0.0),
         written_(cluster_.bookies.size(), 0.0),
         failing_(cluster_.bookies.size(), false),
-        next_interval_end_(s.metrics_interval_s) {
+        next_interval_end_(s.metrics_interval_s),
+        shares_new_ledgers_(s.clients.shared_placements ||
+                            placement::SharesNewLedgers(
+                                PlacementOf(s, weighting),
+                                absl::Seconds(s.clients.report_interval_s),
+                                s.clients.report_jitter)) {
     result_.weighting = weighting;
     for (int c = 0; c < s.clients.count; ++c) {
       clients_.push_back(
@@ -420,15 +433,19 @@ class Run {
       }
     }
     ++result_.ledgers_created;
-    if (s_.clients.shared_placements) TellOthers(c, at_s, l.ensemble, rate);
+    if (shares_new_ledgers_) TellOthers(c, at_s, l.ensemble, rate);
     l.member_bytes.assign(l.ensemble.size(), 0.0);
     metrics_.AddPlacement(at_s, l.ensemble);
     t.ledger = std::move(l);
     Account(client, t.ledger, +1);
   }
 
-  // clients.shared_placements: every other client's policy learns client
-  // c's new ledger on `ensemble` at `at_s`, with its rate as the hint.
+  // Clients that share their new ledgers (placement.adaptive.
+  // share_new_ledgers on 1 s polls, as the client's placement feed does,
+  // or the clients.shared_placements reference run): every other client's
+  // policy learns client c's new ledger on `ensemble` at `at_s`, with its
+  // rate as the hint. At once: the feed's ZooKeeper round trips take
+  // milliseconds, under one tick.
   void TellOthers(int c, double at_s, const std::vector<int>& ensemble,
                   double rate) {
     std::vector<placement::BookieId> ids;
@@ -469,6 +486,7 @@ class Run {
   std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events_;
   uint64_t next_seq_ = 0;
   double next_interval_end_;
+  const bool shares_new_ledgers_;  // TellOthers on every new ledger
   double offered_bytes_measured_ = 0;
   PolicyRun result_;
 };

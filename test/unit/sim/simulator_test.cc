@@ -210,6 +210,36 @@ TEST_CASE(
 }
 
 TEST_CASE(
+    "adaptive clients share their new ledgers as the client's feed does: on "
+    "1 s polls by default, not on slow polls, and not when turned off",
+    "[sim]") {
+  const uint64_t seed = 61;
+  INFO("seed " << seed);
+  Scenario s = Load("small");
+  const auto stddev = [&](const Scenario& sc) {
+    return SimulatePolicy(sc, placement::Weighting::kAdaptive, seed)
+        .summary.throughput_stddev;
+  };
+  // Slow polls: the default shares nothing, so it places exactly as a
+  // client with sharing off; forcing it (the reference run) changes that.
+  s.clients.report_interval_s = 30;
+  Scenario slow_off = s;
+  slow_off.placement.adaptive.share_new_ledgers = false;
+  CHECK(stddev(s) == stddev(slow_off));
+  Scenario slow_forced = s;
+  slow_forced.clients.shared_placements = true;
+  CHECK(stddev(slow_forced) != stddev(s));
+  // 1 s polls: the default shares, as forcing it does; turned off, not.
+  s.clients.report_interval_s = 1;
+  Scenario fresh_forced = s;
+  fresh_forced.clients.shared_placements = true;
+  Scenario fresh_off = s;
+  fresh_off.placement.adaptive.share_new_ledgers = false;
+  CHECK(stddev(s) == stddev(fresh_forced));
+  CHECK(stddev(s) != stddev(fresh_off));
+}
+
+TEST_CASE(
     "probe on placement: random placement sends no probes and places as "
     "before, adaptive sends D per slot and places every ledger",
     "[sim]") {

@@ -34,7 +34,7 @@ TEST_CASE("targets run every variant for every seed and print every table",
     INFO("seed " << seed);
     CHECK(FindRun(*r, seed, "base", Weighting::kNone) != nullptr);
     CHECK(FindRun(*r, seed, "base", Weighting::kLoad) != nullptr);
-    for (const char* v : {"base", "fresh", "fresh_shared", "blind", "no_gray",
+    for (const char* v : {"base", "fresh", "fresh_unshared", "blind", "no_gray",
                           "perfect", "clairvoyant", "greedy", "herd_60s_20c",
                           "herd_30s_50c", "herd_60s_50c", "partitioned"}) {
       INFO(v);
