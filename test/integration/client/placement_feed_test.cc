@@ -14,6 +14,7 @@
 #include "metadata/metadata_store.h"
 #include "prometheus/registry.h"
 #include "test/support/bookie_cluster.h"
+#include "test/support/labelled_counter.h"
 #include "test/support/poll_until.h"
 #include "test/support/test_seed.h"
 #include "test/support/zk_server.h"
@@ -25,17 +26,9 @@ uint64_t Seed() { return bk::testing::TestSeed(); }
 
 // bk_client_placement_feed_total{event=...}; -1 when absent.
 double Feed(const Client& client, const std::string& event) {
-  for (const auto& family : client.metrics_registry()->Collect()) {
-    if (family.name != "bk_client_placement_feed_total") continue;
-    for (const auto& m : family.metric) {
-      for (const auto& label : m.label) {
-        if (label.name == "event" && label.value == event) {
-          return m.counter.value;
-        }
-      }
-    }
-  }
-  return -1;
+  return bk::testing::LabelledCounter(*client.metrics_registry(),
+                                      "bk_client_placement_feed_total", "event",
+                                      event);
 }
 
 ClientOptions Adaptive(const std::string& uri, uint64_t seed,

@@ -16,6 +16,7 @@
 #include "metadata/metadata_store.h"
 #include "prometheus/registry.h"
 #include "test/support/bookie_cluster.h"
+#include "test/support/labelled_counter.h"
 #include "test/support/test_seed.h"
 #include "test/support/zk_server.h"
 
@@ -161,17 +162,9 @@ int ReplaceAll(std::vector<std::unique_ptr<LedgerWriter>>& writers,
 }
 
 double Probes(const Client& client, const std::string& result) {
-  for (const auto& family : client.metrics_registry()->Collect()) {
-    if (family.name != "bk_client_placement_probes_total") continue;
-    for (const auto& m : family.metric) {
-      for (const auto& label : m.label) {
-        if (label.name == "result" && label.value == result) {
-          return m.counter.value;
-        }
-      }
-    }
-  }
-  return -1;
+  return bk::testing::LabelledCounter(*client.metrics_registry(),
+                                      "bk_client_placement_probes_total",
+                                      "result", result);
 }
 
 TEST_CASE(
