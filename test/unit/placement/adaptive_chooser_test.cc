@@ -8,65 +8,18 @@
 #include "catch2/catch.hpp"
 #include "placement/rack_aware_policy.h"
 #include "placement/weighted_selection.h"
+#include "test/unit/placement/chooser_bench.h"
 #include "test/unit/placement/test_cluster.h"
 
 namespace bk::placement {
 namespace {
 
+using testing::Bench;
 using testing::Counts;
 using testing::Id;
+using testing::kNow;
+using testing::kPolled;
 using testing::MakeBookies;
-
-const absl::Time kNow = absl::FromUnixSeconds(1'700'000'000);
-
-// A report a poll old: older than least_loaded_report_age, so the rank
-// rule, not the least loaded, chooses (the tests of that rule).
-const absl::Time kPolled = kNow - absl::Seconds(10);
-
-// A chooser over n bookies in one rack; bookie i reports writing
-// load(i) MiB/s with journal utilisation util(i) percent, received at `at`.
-struct Bench {
-  Bench(int n, const AdaptiveOptions& options = AdaptiveOptions{})
-      : chooser(options) {
-    topology.SetMembers(MakeBookies(n, 1), {});
-    for (const BookieId& id : topology.writable()) ids.push_back(&id);
-  }
-  void Report(int i, double mib, double util, absl::Time at = kPolled,
-              double latency_ms = 1) {
-    const BookieInfo info{.journal_io_util = util,
-                          .write_bytes_per_second = mib * kBytesPerMiB,
-                          .add_latency_p99_ms = latency_ms};
-    // As RackAwarePolicy::OnBookieInfo does.
-    chooser.OnReport(Id(i), topology.Report(Id(i)), info, at);
-    topology.SetReport(Id(i), info, at);
-  }
-  // Two reports of the same figures `gap` apart, the last at `at`: a client
-  // polling every `gap`.
-  void Polled(int i, double mib, double util, absl::Time at, absl::Duration gap,
-              double latency_ms = 1) {
-    Report(i, mib, util, at - gap, latency_ms);
-    Report(i, mib, util, at, latency_ms);
-  }
-  // Counts of `draws` choices for a slot of `slot_mib`, each placement
-  // forgotten at once (the view is prepared once).
-  Counts Draw(int draws, double slot_mib, uint64_t seed) {
-    std::mt19937_64 gen(seed);
-    const AdaptiveChooser::View view = chooser.Prepare(topology, kNow);
-    Counts counts;
-    for (int d = 0; d < draws; ++d) {
-      ++counts[*ids[chooser.Choose(ids, slot_mib, view, topology, kNow, gen)]];
-    }
-    return counts;
-  }
-  // Teaches the chooser's quantiles: slot rates 1, 2, ..., 100.
-  void LearnRates() {
-    for (int r = 1; r <= 100; ++r) chooser.OnPlaced({}, r, kNow);
-  }
-
-  Topology topology;
-  AdaptiveChooser chooser;
-  std::vector<const BookieId*> ids;
-};
 
 TEST_CASE(
     "without reports, every bookie is drawn alike, with or without a "
@@ -84,66 +37,6 @@ TEST_CASE(
       CHECK(counts.at(Id(i)) == Approx(2000).epsilon(0.15));
     }
   }
-}
-
-TEST_CASE(
-    "with every report fresh a slot with a rate goes to the least loaded "
-    "bookie, with one report a poll old the rank rule draws",
-    "[placement][adaptive]") {
-  const uint64_t seed = 71;
-  INFO("seed " << seed);
-  Bench b(40);
-  b.LearnRates();
-  const absl::Time fresh = kNow - absl::Seconds(1);
-  // b7 writes least; b0 is less loaded still but its journal is saturated.
-  for (int i = 0; i < 40; ++i) {
-    b.Polled(i,
-             i == 0   ? 0.1
-             : i == 7 ? 0.5
-                      : 1.0 + i,
-             i == 0 ? 95 : 20, fresh, absl::Seconds(1));
-  }
-  for (double slot : {0.5, 30.0, 500.0}) {
-    INFO("slot " << slot);
-    const Counts counts = b.Draw(500, slot, seed);
-    CHECK(counts.size() == 1);
-    CHECK(counts.at(Id(7)) == 500);
-  }
-  // Without a rate: the rankless draw, fresh or not.
-  CHECK(b.Draw(2000, -1, seed).size() > 10);
-  // One report older than least_loaded_report_age: the rank rule, which
-  // sends a light slot to the fuller bookies, a few ranks around its
-  // target.
-  Bench stale(40);
-  stale.LearnRates();
-  for (int i = 0; i < 40; ++i) {
-    stale.Polled(i, i == 7 ? 0.5 : 1.0 + i, 20, i == 20 ? kPolled : fresh,
-                 absl::Seconds(1));
-  }
-  const Counts light = stale.Draw(2000, 1, seed);
-  CHECK(light.size() > 1);
-  CHECK_FALSE(light.contains(Id(7)));
-  // Every report a moment old, but polled every 30 s: the rule too (other
-  // clients' views are up to a poll old).
-  Bench slow_polls(40);
-  slow_polls.LearnRates();
-  for (int i = 0; i < 40; ++i) {
-    slow_polls.Polled(i, i == 7 ? 0.5 : 1.0 + i, 20, fresh, absl::Seconds(30));
-  }
-  const Counts polled = slow_polls.Draw(2000, 1, seed);
-  CHECK(polled.size() > 1);
-  CHECK_FALSE(polled.contains(Id(7)));
-  // least_loaded_report_age 0: never.
-  AdaptiveOptions off;
-  off.least_loaded_report_age = absl::ZeroDuration();
-  Bench never(40, off);
-  never.LearnRates();
-  for (int i = 0; i < 40; ++i) {
-    never.Polled(i, i == 7 ? 0.5 : 1.0 + i, 20, fresh, absl::Seconds(1));
-  }
-  const Counts ruled = never.Draw(2000, 1, seed);
-  CHECK(ruled.size() > 1);
-  CHECK_FALSE(ruled.contains(Id(7)));
 }
 
 TEST_CASE(
@@ -175,54 +68,6 @@ TEST_CASE(
     high += tilted.contains(Id(30 + i)) ? tilted.at(Id(30 + i)) : 0;
   }
   CHECK(low > 2 * high);
-}
-
-TEST_CASE(
-    "with fresh reports a bookie reporting slow adds is not the least "
-    "loaded, though it writes least",
-    "[placement][adaptive]") {
-  const uint64_t seed = 79;
-  INFO("seed " << seed);
-  Bench b(20);
-  b.LearnRates();
-  const absl::Time fresh = kNow - absl::Seconds(1);
-  // b2's journal was slowed down: it writes least, and its adds take 60 ms
-  // against 1 ms elsewhere (over 16 x the median). b5 is next least.
-  for (int i = 0; i < 20; ++i) {
-    b.Polled(i,
-             i == 2   ? 0.5
-             : i == 5 ? 1.0
-                      : 2.0 + i,
-             20, fresh, absl::Seconds(1), i == 2 ? 60 : 1);
-  }
-  const Counts counts = b.Draw(300, 3, seed);
-  CHECK(counts.size() == 1);
-  CHECK(counts.at(Id(5)) == 300);
-}
-
-TEST_CASE(
-    "a ledger this client closed comes off its bookies until reports show "
-    "it, so the next one can take its room",
-    "[placement][adaptive]") {
-  const uint64_t seed = 73;
-  INFO("seed " << seed);
-  Bench b(10);
-  b.LearnRates();
-  const absl::Time fresh = kNow - absl::Seconds(1);
-  // b3 carries a 25 MiB/s slot of this client's: 30 reported, the rest 10.
-  for (int i = 0; i < 10; ++i) {
-    b.Polled(i, i == 3 ? 30 : 10, 20, fresh, absl::Seconds(1));
-  }
-  CHECK_FALSE(b.Draw(200, 25, seed).contains(Id(3)));
-  b.chooser.OnClosed({Id(3)}, 25, kNow - absl::Milliseconds(500));
-  const AdaptiveChooser::View view = b.chooser.Prepare(b.topology, kNow);
-  CHECK(view.load.at(Id(3)) == Approx(5));
-  const Counts counts = b.Draw(200, 25, seed);
-  CHECK(counts.size() == 1);
-  CHECK(counts.at(Id(3)) == 200);
-  // An unknown rate changes nothing.
-  b.chooser.OnClosed({Id(4)}, -1, kNow);
-  CHECK(b.chooser.Prepare(b.topology, kNow).load.at(Id(4)) == Approx(10));
 }
 
 TEST_CASE(
