@@ -6,6 +6,7 @@
 //                    [--only=echo,shm,disk] [--deadlock_detection=false]
 //                    [--write_cache_mb=256] [--malloc_tuning=true]
 //                    [--drop_pages=default|off|on|both]
+//                    [--entry_log_direct=default|off|on|both]
 //
 // (a) echo: bookie/echo/echo_service.h, the Bookie service whose AddEntries
 //     answers every entry EOK at once, with the add path's stream structure
@@ -19,6 +20,8 @@
 //     entryLogRemoveFromPageCache as the bookie's defaults (default: both
 //     on), both off, both on, or both off then both on in the same run,
 //     for a same-run comparison.
+// --entry_log_direct: the same for entryLogDirectIo (the entry log written
+//     with O_DIRECT); with both flags at "both", every combination.
 // Client and server share the process (and this machine's two vCPUs). Each
 // client stream keeps up to --window entries in flight in batches of
 // --batch. Reports adds/s, p50/p99/p999 add latency (batch sent -> entry
@@ -114,6 +117,7 @@ struct Flags {
   uint64_t write_cache_mb = 256;
   bool malloc_tuning = true;
   std::string drop_pages = "default";  // default | off | on | both
+  std::string entry_log_direct = "default";  // default | off | on | both
 };
 
 [[noreturn]] void Usage(const std::string& why) {
@@ -122,6 +126,7 @@ struct Flags {
                "streams, batch, size, window, disk_dir, shm_dir, only "
                "(echo,shm,disk), deadlock_detection, write_cache_mb, "
                "malloc_tuning (true|false), drop_pages "
+               "(default|off|on|both), entry_log_direct "
                "(default|off|on|both)\n",
                why.c_str());
   std::exit(2);
@@ -192,6 +197,12 @@ Flags ParseFlags(int argc, char** argv) {
         Usage("--drop_pages takes default, off, on or both, not '" + v + "'");
       }
       f.drop_pages = v;
+    } else if (k == "entry_log_direct") {
+      if (v != "default" && v != "off" && v != "on" && v != "both") {
+        Usage("--entry_log_direct takes default, off, on or both, not '" + v +
+              "'");
+      }
+      f.entry_log_direct = v;
     } else {
       Usage("unknown flag --" + k);
     }
@@ -271,10 +282,11 @@ StreamLoadResult RunEcho(const Flags& f) {
   return RunStreamLoad(absl::StrCat("127.0.0.1:", (*server)->port), LoadOf(f));
 }
 
-// `drop_pages`: unset keeps the store's defaults.
+// `drop_pages`, `direct`: unset keeps the store's defaults.
 StreamLoadResult RunBookie(const Flags& f, const std::string& journal_base,
                            const std::string& ledger_base,
-                           std::optional<bool> drop_pages) {
+                           std::optional<bool> drop_pages,
+                           std::optional<bool> direct) {
   const std::string jdir =
       absl::StrCat(journal_base, "/bk_add_bench_journal.", getpid());
   const std::string ldir =
@@ -295,6 +307,7 @@ StreamLoadResult RunBookie(const Flags& f, const std::string& journal_base,
       so.journal.remove_from_page_cache = *drop_pages;
       so.storage.entry_log_remove_from_page_cache = *drop_pages;
     }
+    if (direct.has_value()) so.storage.entry_log_direct_io = *direct;
     auto store = BookieStoreImpl::Open(Env::Default(), so);
     if (!store.ok()) {
       std::fprintf(stderr, "%s\n", store.status().ToString().c_str());
@@ -344,16 +357,26 @@ int Main(int argc, char** argv) {
     RunEcho(warm);
     echo = Report("echo", RunEcho(f), f.size).adds_per_s;
   }
-  std::vector<std::optional<bool>> drops;
-  if (f.drop_pages == "default") drops.push_back(std::nullopt);
-  if (f.drop_pages == "off" || f.drop_pages == "both") drops.push_back(false);
-  if (f.drop_pages == "on" || f.drop_pages == "both") drops.push_back(true);
-  for (std::optional<bool> drop : drops) {
+  auto choices = [](const std::string& v) {
+    std::vector<std::optional<bool>> out;
+    if (v == "default") out.push_back(std::nullopt);
+    if (v == "off" || v == "both") out.push_back(false);
+    if (v == "on" || v == "both") out.push_back(true);
+    return out;
+  };
+  std::vector<std::pair<std::optional<bool>, std::optional<bool>>> runs;
+  for (std::optional<bool> drop : choices(f.drop_pages)) {
+    for (std::optional<bool> direct : choices(f.entry_log_direct)) {
+      runs.emplace_back(drop, direct);
+    }
+  }
+  for (const auto& [drop, direct] : runs) {
     const std::string tag =
-        !drop.has_value() ? "" : (*drop ? "+drop" : "-drop");
+        absl::StrCat(!drop.has_value() ? "" : (*drop ? "+drop" : "-drop"),
+                     !direct.has_value() ? "" : (*direct ? "+direct" : "-direct"));
     if (want("shm")) {
       const double v =
-          Report("shm" + tag, RunBookie(f, f.shm_dir, f.disk_dir, drop), f.size)
+          Report("shm" + tag, RunBookie(f, f.shm_dir, f.disk_dir, drop, direct), f.size)
               .adds_per_s;
       if (echo > 0) {
         std::printf("shm%s / echo = %.0f %% (target >= 40 %%)\n", tag.c_str(),
@@ -363,7 +386,7 @@ int Main(int argc, char** argv) {
     if (want("disk")) {
       PrintSync("before disk run", f.disk_dir);
       const double v =
-          Report("disk" + tag, RunBookie(f, f.disk_dir, f.disk_dir, drop),
+          Report("disk" + tag, RunBookie(f, f.disk_dir, f.disk_dir, drop, direct),
                  f.size)
               .adds_per_s;
       PrintSync("after disk run", f.disk_dir);

@@ -138,6 +138,12 @@ void AddLedgerStorage(ConfigTable<DaemonOptions>& t) {
           "the newest bytes of each entry log left in the page cache for "
           "readers catching up (entryLogRemoveFromPageCache); 0 drops all "
           "synced pages");
+  t.Value("entryLogDirectIo", BK_FIELD(store.storage.entry_log_direct_io),
+          "-", {},
+          "write entry logs with O_DIRECT from an aligned buffer, each sync "
+          "padded to 4 KiB (no page-cache copy, no write-back, nothing to "
+          "drop); falls back to the page cache where O_DIRECT is refused. "
+          "Bookies older than this option cannot read logs written with it");
   t.Millis("flushInterval", BK_FIELD(store.storage.flush_interval),
            {10, 3600000}, "longest time between write-cache flushes");
   t.Millis("gcWaitTime", BK_FIELD(store.storage.gc_wait_time), {1000, 86400000},

@@ -10,9 +10,9 @@
 
 namespace bk::bookie::entrylog {
 
-void EncodeFileHeader(uint64_t log_id, char* dst) {
+void EncodeFileHeader(uint64_t log_id, char* dst, uint32_t version) {
   std::memcpy(dst + kMagicOffset, kMagic, sizeof(kMagic));
-  coding::PutFixed32BE(dst + kVersionOffset, kVersion);
+  coding::PutFixed32BE(dst + kVersionOffset, version);
   coding::PutFixed32BE(dst + kHeaderSizeOffset, kFileHeaderSize);
   coding::PutFixed64BE(dst + kLogIdOffset, log_id);
   coding::PutFixed32BE(dst + kReservedOffset, 0);
@@ -20,7 +20,8 @@ void EncodeFileHeader(uint64_t log_id, char* dst) {
                        crc32c::Mask(crc32c::Value(dst, kHeaderCrcOffset)));
 }
 
-absl::StatusOr<uint64_t> DecodeFileHeader(const char* src, size_t n) {
+absl::StatusOr<uint64_t> DecodeFileHeader(const char* src, size_t n,
+                                          uint32_t* version_out) {
   if (n < kFileHeaderSize) {
     return absl::DataLossError(
         absl::StrCat("entry log header truncated: ", n, " bytes"));
@@ -33,10 +34,11 @@ absl::StatusOr<uint64_t> DecodeFileHeader(const char* src, size_t n) {
     return absl::DataLossError("entry log header: CRC mismatch");
   }
   const uint32_t version = coding::GetFixed32BE(src + kVersionOffset);
-  if (version != kVersion) {
+  if (version != kVersion && version != kPaddedVersion) {
     return absl::DataLossError(
         absl::StrCat("entry log header: unsupported version ", version));
   }
+  if (version_out != nullptr) *version_out = version;
   if (coding::GetFixed32BE(src + kHeaderSizeOffset) != kFileHeaderSize) {
     return absl::DataLossError("entry log header: unexpected header size");
   }
@@ -74,6 +76,10 @@ RecordHeader DecodeRecordHeader(const char* src) {
       static_cast<int64_t>(coding::GetFixed64BE(src + kRecEntryOffset));
   h.masked_crc = coding::GetFixed32BE(src + kRecCrcOffset);
   return h;
+}
+
+uint32_t DecodeRecordLength(const char* src) {
+  return coding::GetFixed32BE(src + kRecLengthOffset);
 }
 
 bool RecordCrcMatches(const char* header_bytes, absl::string_view data) {

@@ -28,6 +28,20 @@
 //
 // A location in the index is (log id, offset of the record header).
 // Records are only ever appended; a log is never rewritten in place.
+//
+// Version 2 (logs written with O_DIRECT, entryLogDirectIo): the same
+// header and records, but every write is a whole number of
+// kPaddingAlignment blocks, so a sync that ends inside a block pads the
+// rest of it with zero bytes (and the next block too when fewer than 4
+// bytes are left, so the padding always holds a whole length field). The
+// header block is padded the same way: the first record starts at
+// kPaddingAlignment. A record's length is never 0 (a packaged entry has a
+// header), so a zero length at a record boundary of a version 2 log means
+// padding: the next record starts at the next multiple of
+// kPaddingAlignment above it. In a version 1 log a zero length is
+// corruption, as before. A bookie that knows only version 1 refuses a
+// version 2 log by its header ("unsupported version 2") rather than
+// misreading it.
 
 #ifndef BK_BOOKIE_STORAGE_ENTRY_LOG_FORMAT_H_
 #define BK_BOOKIE_STORAGE_ENTRY_LOG_FORMAT_H_
@@ -45,6 +59,8 @@ namespace bk::bookie::entrylog {
 
 inline constexpr char kMagic[8] = {'B', 'K', 'E', 'N', 'T', 'L', 'O', 'G'};
 inline constexpr uint32_t kVersion = 1;
+inline constexpr uint32_t kPaddedVersion = 2;
+inline constexpr uint64_t kPaddingAlignment = 4096;
 
 inline constexpr size_t kMagicOffset = 0;
 inline constexpr size_t kVersionOffset = 8;
@@ -83,9 +99,18 @@ inline std::string LogFileName(uint64_t log_id) {
 }
 
 // Encodes the file header of log `log_id` into dst[0, kFileHeaderSize).
-void EncodeFileHeader(uint64_t log_id, char* dst);
+// `version`: kVersion or kPaddedVersion.
+void EncodeFileHeader(uint64_t log_id, char* dst, uint32_t version = kVersion);
 // Checks a file header; returns the log id or DataLoss saying what is wrong.
-absl::StatusOr<uint64_t> DecodeFileHeader(const char* src, size_t n);
+// `version`, when given, receives the header's version (1 or 2).
+absl::StatusOr<uint64_t> DecodeFileHeader(const char* src, size_t n,
+                                          uint32_t* version = nullptr);
+
+// Where the record after padding at `offset` starts in a version 2 log: the
+// next multiple of kPaddingAlignment above `offset`.
+inline uint64_t AfterPadding(uint64_t offset) {
+  return (offset / kPaddingAlignment + 1) * kPaddingAlignment;
+}
 
 // Encodes a record header for `data` into dst[0, kRecordHeaderSize).
 void EncodeRecordHeader(uint64_t ledger_id, int64_t entry_id,
@@ -105,6 +130,8 @@ struct RecordHeader {
   uint32_t masked_crc = 0;
 };
 RecordHeader DecodeRecordHeader(const char* src);
+// The length field alone (src[0, 4)): 0 marks padding in a version 2 log.
+uint32_t DecodeRecordLength(const char* src);
 // True when `data` matches the CRC in `header_bytes` (a full record header).
 bool RecordCrcMatches(const char* header_bytes, absl::string_view data);
 

@@ -41,12 +41,13 @@ absl::StatusOr<std::shared_ptr<EntryLogReader>> EntryLogReader::Open(
   char header[entrylog::kFileHeaderSize];
   auto n = (*file)->Read(0, sizeof(header), header);
   if (!n.ok()) return n.status();
-  auto id = entrylog::DecodeFileHeader(header, *n);
+  uint32_t version = 0;
+  auto id = entrylog::DecodeFileHeader(header, *n, &version);
   if (!id.ok()) {
     return absl::DataLossError(absl::StrCat(path, ": ", id.status().message()));
   }
-  return std::shared_ptr<EntryLogReader>(
-      new EntryLogReader(std::move(*file), *id));
+  return std::shared_ptr<EntryLogReader>(new EntryLogReader(
+      std::move(*file), *id, version == entrylog::kPaddedVersion));
 }
 
 absl::StatusOr<EntryBuffer> EntryLogReader::Read(uint64_t offset,
@@ -85,8 +86,8 @@ EntryLogScanner::EntryLogScanner(const EntryLogReader& reader, uint64_t start,
       pos_(std::max<uint64_t>(start, entrylog::kFileHeaderSize)) {}
 
 absl::StatusOr<bool> EntryLogScanner::Ensure(size_t n) {
-  if (pos_ + n > end_) {
-    available_ = end_ - pos_;
+  if (pos_ >= end_ || pos_ + n > end_) {
+    available_ = pos_ < end_ ? end_ - pos_ : 0;
     return false;
   }
   const uint64_t have_end = buf_offset_ + buf_size_;
@@ -113,6 +114,17 @@ absl::StatusOr<bool> EntryLogScanner::Ensure(size_t n) {
 }
 
 absl::StatusOr<bool> EntryLogScanner::Next(ScannedRecord* out) {
+  // Padding of a version 2 log: a zero length field, then zeros up to the
+  // next aligned block (possibly several in a row: the header block, a
+  // padding shorter than a length field).
+  while (reader_.padded()) {
+    auto ok = Ensure(sizeof(uint32_t));
+    if (!ok.ok()) return ok.status();
+    if (!*ok) break;  // the end, or a torn length field: as below
+    const char* h = buf_.get() + (pos_ - buf_offset_);
+    if (entrylog::DecodeRecordLength(h) != 0) break;
+    pos_ = entrylog::AfterPadding(pos_);
+  }
   auto ok = Ensure(entrylog::kRecordHeaderSize);
   if (!ok.ok()) return ok.status();
   if (!*ok) {

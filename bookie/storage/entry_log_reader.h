@@ -36,13 +36,18 @@ class EntryLogReader {
 
   uint64_t log_id() const { return log_id_; }
   const RandomAccessFile& file() const { return *file_; }
+  // A version 2 log, whose records may be followed by zero padding
+  // (entry_log_format.h).
+  bool padded() const { return padded_; }
 
  private:
-  EntryLogReader(std::unique_ptr<RandomAccessFile> file, uint64_t log_id)
-      : file_(std::move(file)), log_id_(log_id) {}
+  EntryLogReader(std::unique_ptr<RandomAccessFile> file, uint64_t log_id,
+                 bool padded)
+      : file_(std::move(file)), log_id_(log_id), padded_(padded) {}
 
   const std::unique_ptr<RandomAccessFile> file_;
   const uint64_t log_id_;
+  const bool padded_;
 };
 
 // One record as the scanner sees it. `data` points into the scanner's buffer
@@ -58,7 +63,8 @@ struct ScannedRecord {
 // Reads records sequentially from `start` up to `end` (exclusive) with large
 // preads. A record that runs past `end` or past the end of the file is a
 // torn tail: Next returns false and torn_tail() is true. A record with a bad
-// length or CRC inside the range is DataLoss.
+// length or CRC inside the range is DataLoss. In a version 2 log the
+// scanner steps over padding (entry_log_format.h) to the next record.
 class EntryLogScanner {
  public:
   EntryLogScanner(const EntryLogReader& reader, uint64_t start, uint64_t end,

@@ -10,6 +10,14 @@
 // sync breaks the writer for good (sticky): every later call returns the
 // first error, and nothing appended since the last good Sync may be trusted.
 //
+// Direct mode (entryLogDirectIo): the file is opened with O_DIRECT and
+// records are copied into one aligned buffer, written in whole 4 KiB blocks
+// once 1 MiB has gathered and at every Sync, which pads the last block with
+// zeros (a version 2 log, entry_log_format.h). The kernel then neither
+// copies the bytes into its page cache nor writes them back later, and
+// nothing needs dropping after a sync. Where the filesystem refuses
+// O_DIRECT (tmpfs) the writer falls back to the buffered version 1 log.
+//
 // Not thread-safe: the owner serialises all calls.
 
 #ifndef BK_BOOKIE_STORAGE_ENTRY_LOG_WRITER_H_
@@ -18,6 +26,7 @@
 #include <sys/uio.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
@@ -48,9 +57,11 @@ class EntryLogWriter {
   // `drop_synced_pages`: each successful Sync drops from the page cache
   // the synced pages more than `keep_cached_bytes` behind the end
   // (entryLogRemoveFromPageCache, entryLogPageCacheKeepBytes).
+  // `direct_io`: direct mode, above (drop_synced_pages then has no use).
   static absl::StatusOr<std::unique_ptr<EntryLogWriter>> Create(
       Env* env, const std::string& dir, uint64_t log_id,
-      bool drop_synced_pages = false, uint64_t keep_cached_bytes = 0);
+      bool drop_synced_pages = false, uint64_t keep_cached_bytes = 0,
+      bool direct_io = false);
 
   EntryLogWriter(const EntryLogWriter&) = delete;
   EntryLogWriter& operator=(const EntryLogWriter&) = delete;
@@ -64,12 +75,42 @@ class EntryLogWriter {
   absl::Status Close();
 
   uint64_t log_id() const { return log_id_; }
-  // Bytes appended so far, header included.
+  // Bytes appended so far, header included (and, in direct mode, the
+  // padding of every sync so far).
   uint64_t size() const { return size_; }
+  // Direct mode is in use (asked for and offered by the filesystem).
+  bool direct() const { return direct_ != nullptr; }
   const absl::Status& status() const { return status_; }
 
  private:
   static constexpr int kMaxIovecs = 1024;
+
+  // Direct mode's state: the aligned buffer holding what is not written
+  // yet, which starts at file offset `written` (a block boundary).
+  struct Direct {
+    struct Free {
+      void operator()(char* p) const { std::free(p); }
+    };
+    std::unique_ptr<char, Free> buf;
+    size_t capacity = 0;
+    size_t used = 0;
+    uint64_t written = 0;
+  };
+  static constexpr size_t kDirectWriteBytes = 1 << 20;
+
+  absl::Status AppendBuffered(absl::Span<const EntryLogItem> items,
+                              absl::Span<uint64_t> offsets);
+  absl::Status AppendDirect(absl::Span<const EntryLogItem> items,
+                            absl::Span<uint64_t> offsets);
+  // Makes room for `bytes` more in the direct buffer.
+  void Reserve(size_t bytes);
+  // Writes the direct buffer's whole blocks; with `pad`, all of it, the
+  // last block padded (entry_log_format.h).
+  absl::Status WriteDirect(bool pad);
+  absl::Status Fail(absl::Status s) {
+    if (status_.ok()) status_ = s;
+    return s;
+  }
 
   EntryLogWriter(std::unique_ptr<WritableFile> file, uint64_t log_id,
                  uint64_t size, bool drop_synced_pages,
@@ -91,6 +132,7 @@ class EntryLogWriter {
   // Scratch reused across appends so that a flush does not allocate.
   std::vector<char> headers_;
   std::vector<struct iovec> iov_;
+  std::unique_ptr<Direct> direct_;  // null in buffered mode
 };
 
 }  // namespace bk::bookie

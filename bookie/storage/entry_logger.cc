@@ -21,7 +21,7 @@ bool ParseLogName(const std::string& name, uint64_t* id) {
 
 absl::StatusOr<std::unique_ptr<EntryLogger>> EntryLogger::Open(
     Env* env, const std::string& dir, uint64_t size_limit, uint64_t min_next_id,
-    bool drop_synced_pages, uint64_t keep_cached_bytes) {
+    bool drop_synced_pages, uint64_t keep_cached_bytes, bool direct_io) {
   if (absl::Status s = env->CreateDirRecursive(dir); !s.ok()) return s;
   auto children = env->GetChildren(dir);
   if (!children.ok()) return children.status();
@@ -35,7 +35,8 @@ absl::StatusOr<std::unique_ptr<EntryLogger>> EntryLogger::Open(
     if (size.ok()) bytes += *size;
   }
   return std::unique_ptr<EntryLogger>(new EntryLogger(
-      env, dir, size_limit, next, bytes, drop_synced_pages, keep_cached_bytes));
+      env, dir, size_limit, next, bytes, drop_synced_pages, keep_cached_bytes,
+      direct_io));
 }
 
 std::string EntryLogger::PathOf(uint64_t log_id) const {
@@ -52,7 +53,7 @@ absl::Status EntryLogger::Roll() {
     writer_.reset();
   }
   auto w = EntryLogWriter::Create(env_, dir_, next_id_, drop_synced_pages_,
-                                  keep_cached_bytes_);
+                                  keep_cached_bytes_, direct_io_);
   if (!w.ok()) return w.status();
   ++next_id_;
   writer_ = std::move(*w);

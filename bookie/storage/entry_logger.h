@@ -44,12 +44,12 @@ struct EntryLocation {
 class EntryLogger {
  public:
   // Lists the logs in `dir`; the first new log gets an id above every
-  // existing one and above `min_next_id`. `drop_synced_pages`: see
-  // EntryLogWriter::Create.
+  // existing one and above `min_next_id`. `drop_synced_pages`,
+  // `keep_cached_bytes`, `direct_io`: see EntryLogWriter::Create.
   static absl::StatusOr<std::unique_ptr<EntryLogger>> Open(
       Env* env, const std::string& dir, uint64_t size_limit,
       uint64_t min_next_id, bool drop_synced_pages = false,
-      uint64_t keep_cached_bytes = 0);
+      uint64_t keep_cached_bytes = 0, bool direct_io = false);
 
   // Appends the items (rolling as needed) and fills locations[i].
   // REQUIRES: locations.size() == items.size().
@@ -75,12 +75,13 @@ class EntryLogger {
  private:
   EntryLogger(Env* env, std::string dir, uint64_t size_limit, uint64_t next_id,
               uint64_t existing_bytes, bool drop_synced_pages,
-              uint64_t keep_cached_bytes)
+              uint64_t keep_cached_bytes, bool direct_io)
       : env_(env),
         dir_(std::move(dir)),
         size_limit_(size_limit),
         drop_synced_pages_(drop_synced_pages),
         keep_cached_bytes_(keep_cached_bytes),
+        direct_io_(direct_io),
         next_id_(next_id),
         total_bytes_(existing_bytes) {}
 
@@ -92,6 +93,7 @@ class EntryLogger {
   const uint64_t size_limit_;
   const bool drop_synced_pages_;
   const uint64_t keep_cached_bytes_;
+  const bool direct_io_;
 
   // Serialised by the owner (see the class comment).
   std::unique_ptr<EntryLogWriter> writer_;

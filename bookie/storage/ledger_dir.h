@@ -102,6 +102,8 @@ class LedgerDir {
     // entry_log_page_cache_keep_bytes.
     bool remove_from_page_cache = false;
     uint64_t page_cache_keep_bytes = 0;
+    // See LedgerStorageOptions::entry_log_direct_io.
+    bool direct_io = false;
     absl::Duration max_throttle_time = absl::Seconds(10);
     uint64_t compaction_rate_bytes_per_second = 0;
     int shards = 16;

@@ -58,6 +58,7 @@ absl::StatusOr<std::unique_ptr<LedgerStorage>> LedgerStorage::Open(
     o.flush_entry_log_bytes = options.flush_entry_log_bytes;
     o.remove_from_page_cache = options.entry_log_remove_from_page_cache;
     o.page_cache_keep_bytes = options.entry_log_page_cache_keep_bytes;
+    o.direct_io = options.entry_log_direct_io;
     o.max_throttle_time = options.max_throttle_time;
     o.compaction_rate_bytes_per_second =
         options.compaction_rate_bytes_per_second;

@@ -56,6 +56,16 @@ struct LedgerStorageOptions {
   bool entry_log_remove_from_page_cache = true;
   uint64_t entry_log_page_cache_keep_bytes = 64ull << 20;
 
+  // entryLogDirectIo (ours, false; BookKeeper's direct entry logger of
+  // BP-47 is the same idea): entry logs are written with O_DIRECT from an
+  // aligned buffer, each sync padding its last 4 KiB block (version 2 logs,
+  // entry_log_format.h). The kernel then neither copies flushed bytes into
+  // its page cache nor writes them back, and no page is dropped; reads of
+  // flushed entries the caches miss come from the disk (as with keep bytes
+  // 0 above). Where O_DIRECT is refused (tmpfs) logs are written as
+  // without it. Logs written with it are refused by bookies that predate it.
+  bool entry_log_direct_io = false;
+
   // flushInterval: the background flush runs at least this often: 60 s.
   absl::Duration flush_interval = absl::Seconds(60);
   // Testing aid: false turns off the background flusher (only Flush()

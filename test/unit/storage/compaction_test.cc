@@ -28,9 +28,13 @@ TEST_CASE(
   const uint32_t seed = std::random_device{}();
   INFO("seed " << seed);
   std::mt19937 rng(seed);
-  TempDir dir;
+  // Buffered (version 1) and direct (version 2, padded) entry logs.
+  const bool direct = GENERATE(false, true);
+  INFO("entryLogDirectIo " << direct);
+  TempDir dir(direct ? TempDir::Where::kDisk : TempDir::Where::kTmp);
   auto options = SmallOptions(dir.path());
   options.entry_log_size_limit = 64 << 10;
+  options.entry_log_direct_io = direct;
   constexpr int kLedgers = 20, kEntries = 30;
   std::set<uint64_t> deleted;
   {
