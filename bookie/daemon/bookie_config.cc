@@ -200,6 +200,10 @@ void AddDiskAndRequests(ConfigTable<DaemonOptions>& t) {
   t.Value("rangeReadNice", BK_FIELD(service.range_read_nice), "-", {0, 19},
           "0: range reads run on gRPC's threads; 1..19: on a thread of their "
           "own at that niceness, yielding the CPU to adds");
+  t.Value("tailEntriesEnabled", BK_FIELD(service.tail_entries), "-", {},
+          "serve TailEntries streams to tailing readers; off, they get "
+          "UNIMPLEMENTED (as from a bookie that predates them) and long-poll "
+          "this bookie instead");
   t.Bytes("nettyMaxFrameSizeBytes", BK_FIELD(service.max_message_bytes),
           "bytes", {},
           "largest gRPC message accepted; larger adds get EBADREQ");

@@ -77,6 +77,10 @@ struct ServiceOptions {
   int range_read_nice = 0;
   // Longest long-poll wait a client may ask for.
   absl::Duration max_long_poll = absl::Seconds(30);
+  // tailEntriesEnabled (ours, true): serve TailEntries streams. Off, the
+  // bookie answers them UNIMPLEMENTED, as a bookie that predates them does,
+  // and tailing readers long-poll it instead.
+  bool tail_entries = true;
   // Window of the add-latency quantile in load reports (the load monitor's
   // window: stat interval x slide window size).
   int latency_window_seconds = 3;

@@ -14,6 +14,13 @@ namespace bk::bookie {
 namespace {
 
 constexpr uint32_t kMaxEntriesPerMessage = 256;
+
+// The answer of a bookie with tailEntriesEnabled=false: finished at once.
+class Unimplemented final
+    : public grpc::ServerWriteReactor<proto::ReadEntryResponse> {
+ public:
+  void OnDone() override { delete this; }
+};
 constexpr size_t kMaxMessageBytes = 1 << 20;
 
 // Lifecycle: created by the handler, which calls Start. One step at a time
@@ -192,6 +199,14 @@ class TailReactor final
 grpc::ServerWriteReactor<proto::ReadEntryResponse>*
 BookieServiceImpl::TailEntries(grpc::CallbackServerContext* /*ctx*/,
                                const proto::TailEntriesRequest* req) {
+  if (!options_.tail_entries) {
+    // What gRPC answers for a method the service does not have.
+    auto* off = new Unimplemented();
+    off->Finish(grpc::Status(grpc::StatusCode::UNIMPLEMENTED,
+                             "TailEntries is off on this bookie "
+                             "(tailEntriesEnabled=false)"));
+    return off;
+  }
   auto* reactor = new TailReactor(this, *req, long_poll_permits_.TryAcquire());
   reactor->Start();
   return reactor;

@@ -62,7 +62,8 @@ void FaultyStore::ReleaseSwallowed() {
 
 LocalBookies::LocalBookies(int n, int racks, const std::string& tls_cert,
                            const std::string& tls_key,
-                           const std::string& tls_trust) {
+                           const std::string& tls_trust,
+                           const bookie::ServiceOptions& service) {
   uri_ = "mem://client-test-" + std::to_string(getpid()) + "-" +
          std::to_string(cluster_counter++);
   auto store = metadata::Open(uri_);
@@ -75,7 +76,7 @@ LocalBookies::LocalBookies(int n, int racks, const std::string& tls_cert,
     b->store = std::move(*s);
     b->faulty = std::make_unique<FaultyStore>(b->store.get());
     b->service = std::make_unique<bookie::BookieServiceImpl>(
-        b->faulty.get(), bookie::ServiceOptions{},
+        b->faulty.get(), service,
         [i](uint64_t) {
           proto::GetBookieInfoResponse r;
           r.set_total_disk_capacity(100 << 20);

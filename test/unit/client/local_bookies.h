@@ -109,7 +109,11 @@ class LocalBookies {
   // against these CAs) when `tls_trust` is given too.
   LocalBookies(int n, int racks = 1, const std::string& tls_cert = "",
                const std::string& tls_key = "",
-               const std::string& tls_trust = "");
+               const std::string& tls_trust = "",
+               const bookie::ServiceOptions& service = {});
+  // `n` bookies in one rack, their services with `service`.
+  LocalBookies(int n, const bookie::ServiceOptions& service)
+      : LocalBookies(n, 1, "", "", "", service) {}
   ~LocalBookies();
 
   const std::string& metadata_uri() const { return uri_; }

@@ -3,6 +3,7 @@
 // off, end, or their bookie goes away.
 
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <future>
 
 #include "client/internal/tail_iterator.h"
@@ -78,6 +79,51 @@ TEST_CASE(
       CHECK(absl::IsOutOfRange(end.status()));
     }
   }
+}
+
+TEST_CASE(
+    "a tail reads by long polls from bookies that answer TailEntries "
+    "UNIMPLEMENTED, retrying streams only after a growing back-off",
+    "[client]") {
+  // As bookies that predate TailEntries answer (tailEntriesEnabled=false).
+  bookie::ServiceOptions old_bookies;
+  old_bookies.tail_entries = false;
+  LocalBookies bookies(3, old_bookies);
+  auto writer_client = MakeClient(FastOptions(bookies));
+  auto reader_client = MakeClient(PatientReader(bookies, true));
+  auto w = writer_client->CreateLedger({.ensemble_size = 3,
+                                        .write_quorum = 2,
+                                        .ack_quorum = 2,
+                                        .password = "p"});
+  REQUIRE(w.ok());
+  AppendConfirmed(w->get(), 0, 9);
+  auto r = reader_client->OpenLedger((*w)->ledger_id(), "p", false);
+  REQUIRE(r.ok());
+  REQUIRE((*r)->ReadLac().ok());
+  const int64_t lac = (*r)->LastAddConfirmed();
+  auto tail = (*r)->Tail(0);
+  auto* impl = dynamic_cast<TailIteratorImpl*>(tail.get());
+  REQUIRE(impl != nullptr);
+  ExpectTail(tail.get(), 0, lac);
+  const absl::Time caught_up = absl::Now();
+  CHECK(absl::IsDeadlineExceeded(tail->Next(absl::Milliseconds(50)).status()));
+  CHECK(impl->generations() >= 1u);  // it tried
+  AppendConfirmed(w->get(), 10, 29);
+  ExpectTail(tail.get(), lac + 1, 28);
+  for (int i = 0; i < 20; ++i) {
+    REQUIRE(
+        absl::IsDeadlineExceeded(tail->Next(absl::Milliseconds(50)).status()));
+  }
+  CHECK(impl->entries_pushed() == 0);
+  // Every generation ends at once; the back-off doubles from 100 ms after
+  // each, so in `waited` there are at most 2 + log2(1 + waited / 100 ms).
+  const double waited_ms = absl::ToDoubleMilliseconds(absl::Now() - caught_up);
+  INFO("generations " << impl->generations() << " in " << waited_ms << " ms");
+  CHECK(static_cast<double>(impl->generations()) <=
+        2 + std::log2(1 + waited_ms / 100));
+  REQUIRE((*w)->Close().ok());
+  ExpectTail(tail.get(), 29, 29);
+  CHECK(absl::IsOutOfRange(tail->Next(absl::Seconds(30)).status()));
 }
 
 TEST_CASE(
