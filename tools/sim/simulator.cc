@@ -242,18 +242,21 @@ class Run {
       any = any || failing_[b];
     }
     if (!any) return;
-    for (auto& client : clients_) {
-      for (Topic& t : client->topics()) {
+    for (size_t c = 0; c < clients_.size(); ++c) {
+      for (Topic& t : clients_[c]->topics()) {
         Ledger& l = t.ledger;
         if (l.ensemble.empty() || at_s < l.next_replace_s) continue;
         for (size_t i = 0; i < l.ensemble.size(); ++i) {
-          if (failing_[l.ensemble[i]]) Replace(*client, l, i, at_s);
+          if (failing_[l.ensemble[i]]) {
+            Replace(static_cast<int>(c), l, i, at_s);
+          }
         }
       }
     }
   }
 
-  void Replace(SimClient& client, Ledger& l, size_t index, double at_s) {
+  void Replace(int c, Ledger& l, size_t index, double at_s) {
+    SimClient& client = *clients_[c];
     placement::RackAwarePolicy& policy = client.policy();
     const absl::Time now = ToTime(at_s);
     policy.AdvanceTime(now);
@@ -281,6 +284,15 @@ class Run {
       return;
     }
     ++result_.ensemble_changes;
+    if (shares_new_ledgers_) {
+      // As the client's feed announces an ensemble change.
+      const placement::LedgerHints hints = Hints(l.bytes_per_second);
+      const int size = static_cast<int>(ids.size());
+      ForEachPeer(c, at_s, [&](placement::RackAwarePolicy& peer) {
+        peer.OnReplacedElsewhere(ids[index], r->bookie, size,
+                                 s_.ledgers.write_quorum, hints);
+      });
+    }
     Account(client, l, -1);
     FlushSlot(l.member_bytes[index]);
     l.ensemble[index] = Index(r->bookie);
@@ -381,20 +393,25 @@ class Run {
     SimClient& client = *clients_[c];
     Topic& t = client.topics()[k];
     client.policy().AdvanceTime(ToTime(at_s));
-    Close(client, t);
+    Close(at_s, c, t);
     Open(at_s, c, k, DrawLifetime(s_.ledgers, t.rng));
   }
 
-  void Close(SimClient& client, Topic& t) {
+  void Close(double at_s, int c, Topic& t) {
+    SimClient& client = *clients_[c];
     // The client knows the ledger it closes, as a broker rolling a ledger
-    // does: its policy takes it off those bookies until reports catch up.
+    // does: its policy takes it off those bookies until reports catch up,
+    // and clients that share new ledgers share the close too (the feed's
+    // close announcement).
     if (!t.ledger.ensemble.empty()) {
-      std::vector<placement::BookieId> ids;
-      ids.reserve(t.ledger.ensemble.size());
-      for (int b : t.ledger.ensemble)
-        ids.push_back(cluster_.bookies[b].node.id);
-      client.policy().OnLedgerClosed(ids, s_.ledgers.write_quorum,
-                                     Hints(t.ledger.bytes_per_second));
+      const std::vector<placement::BookieId> ids = Ids(t.ledger.ensemble);
+      const placement::LedgerHints hints = Hints(t.ledger.bytes_per_second);
+      client.policy().OnLedgerClosed(ids, s_.ledgers.write_quorum, hints);
+      if (shares_new_ledgers_) {
+        ForEachPeer(c, at_s, [&](placement::RackAwarePolicy& peer) {
+          peer.OnClosedElsewhere(ids, s_.ledgers.write_quorum, hints);
+        });
+      }
     }
     Account(client, t.ledger, -1);
     FlushSlots(t.ledger);
@@ -445,18 +462,33 @@ class Run {
   // or the clients.shared_placements reference run): every other client's
   // policy learns client c's new ledger on `ensemble` at `at_s`, with its
   // rate as the hint. At once: the feed's ZooKeeper round trips take
-  // milliseconds, under one tick.
+  // milliseconds, under one tick. Closes and ensemble changes are shared
+  // the same way (Close, Replace).
   void TellOthers(int c, double at_s, const std::vector<int>& ensemble,
                   double rate) {
-    std::vector<placement::BookieId> ids;
-    ids.reserve(ensemble.size());
-    for (int b : ensemble) ids.push_back(cluster_.bookies[b].node.id);
+    const std::vector<placement::BookieId> ids = Ids(ensemble);
+    ForEachPeer(c, at_s, [&](placement::RackAwarePolicy& peer) {
+      peer.OnPlacedElsewhere(ids, s_.ledgers.write_quorum, Hints(rate));
+    });
+  }
+
+  // Calls `tell` with the policy of every client but c, its clock moved to
+  // `at_s` first.
+  template <typename Tell>
+  void ForEachPeer(int c, double at_s, Tell tell) {
     for (size_t o = 0; o < clients_.size(); ++o) {
       if (static_cast<int>(o) == c) continue;
       placement::RackAwarePolicy& peer = clients_[o]->policy();
       peer.AdvanceTime(ToTime(at_s));
-      peer.OnPlacedElsewhere(ids, s_.ledgers.write_quorum, Hints(rate));
+      tell(peer);
     }
+  }
+
+  std::vector<placement::BookieId> Ids(const std::vector<int>& bookies) const {
+    std::vector<placement::BookieId> ids;
+    ids.reserve(bookies.size());
+    for (int b : bookies) ids.push_back(cluster_.bookies[b].node.id);
+    return ids;
   }
 
   void Account(SimClient& client, const Ledger& l, int sign) {
