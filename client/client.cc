@@ -134,6 +134,10 @@ std::vector<std::string> Client::QuarantinedBookies() const {
   return ctx_->cluster()->Quarantined();
 }
 
+std::map<std::string, double> Client::PlacementLoadEstimates() const {
+  return ctx_->cluster()->EstimatedLoads();
+}
+
 std::shared_ptr<prometheus::Registry> Client::metrics_registry() const {
   return ctx_->probe()->registry();
 }

@@ -104,6 +104,13 @@ class Client {
   // Bookies currently kept out of placements for their errors.
   std::vector<std::string> QuarantinedBookies() const;
 
+  // Adaptive placement's estimate of each writable bookie's write MiB/s:
+  // its last report plus the ledgers this client (and, through the
+  // placement feed, other clients) placed and less those closed or moved
+  // since, that reports do not show yet. Empty for other weightings. A
+  // read-out for tools and tests; placement does not depend on calling it.
+  std::map<std::string, double> PlacementLoadEstimates() const;
+
   // The registry the client's metrics are in (the one passed in options,
   // or the client's own).
   std::shared_ptr<prometheus::Registry> metrics_registry() const;

@@ -172,16 +172,42 @@ void RackAwarePolicy::OnPlacedElsewhere(const std::vector<BookieId>& ensemble,
 void RackAwarePolicy::OnLedgerClosed(const std::vector<BookieId>& ensemble,
                                      int write_quorum,
                                      const LedgerHints& hints) {
-  if (ensemble.empty() || options_.weighting != Weighting::kAdaptive) return;
-  chooser_.OnClosed(
-      ensemble, SlotMiB(hints, static_cast<int>(ensemble.size()), write_quorum),
-      now_);
+  if (ensemble.empty()) return;
+  RecordClosed(ensemble,
+               SlotMiB(hints, static_cast<int>(ensemble.size()), write_quorum));
+}
+
+void RackAwarePolicy::OnClosedElsewhere(const std::vector<BookieId>& ensemble,
+                                        int write_quorum,
+                                        const LedgerHints& hints) {
+  OnLedgerClosed(ensemble, write_quorum, hints);
+}
+
+void RackAwarePolicy::OnReplacedElsewhere(const BookieId& leaving,
+                                          const BookieId& joining,
+                                          int ensemble_size, int write_quorum,
+                                          const LedgerHints& hints) {
+  if (ensemble_size < 1) return;
+  const double slot_mib = SlotMiB(hints, ensemble_size, write_quorum);
+  RecordClosed({leaving}, slot_mib);
+  RecordPlaced({joining}, slot_mib);
+}
+
+absl::flat_hash_map<BookieId, double> RackAwarePolicy::EstimatedLoads() const {
+  if (options_.weighting != Weighting::kAdaptive) return {};
+  return chooser_.Prepare(topology_, now_).load;
 }
 
 void RackAwarePolicy::RecordPlaced(const std::vector<BookieId>& bookies,
                                    double slot_mib) {
   if (options_.weighting != Weighting::kAdaptive) return;
   chooser_.OnPlaced(bookies, slot_mib, now_);
+}
+
+void RackAwarePolicy::RecordClosed(const std::vector<BookieId>& bookies,
+                                   double slot_mib) {
+  if (options_.weighting != Weighting::kAdaptive) return;
+  chooser_.OnClosed(bookies, slot_mib, now_);
 }
 
 size_t RackAwarePolicy::Draw(const std::vector<const BookieId*>& eligible,
@@ -416,7 +442,13 @@ absl::StatusOr<ReplacementResult> RackAwarePolicy::ReplaceBookie(
       [this](const BookieSet& ex, const std::vector<std::string>& g) {
         return OutsideGroups(ex, g);
       });
-  if (result.ok()) RecordPlaced({result->bookie}, slot_mib);
+  if (result.ok()) {
+    // The new member takes the ledger's adds from now on, and the replaced
+    // one stops taking them: its slot comes off as a close's would, on that
+    // bookie alone.
+    RecordPlaced({result->bookie}, slot_mib);
+    RecordClosed({ensemble[index]}, slot_mib);
+  }
   return result;
 }
 

@@ -119,6 +119,25 @@ class RackAwarePolicy final : public EnsemblePlacementPolicy {
   // one left; other weightings ignore it.
   void OnLedgerClosed(const std::vector<BookieId>& ensemble, int write_quorum,
                       const LedgerHints& hints);
+  // Another client closed a ledger with `hints` on `ensemble` (heard
+  // through the placement feed): the same effect as OnLedgerClosed.
+  void OnClosedElsewhere(const std::vector<BookieId>& ensemble,
+                         int write_quorum, const LedgerHints& hints);
+  // Another client's ledger with `hints`, on an ensemble of `ensemble_size`
+  // members, changed ensemble: `leaving` stopped taking its adds (counted
+  // as closed on that bookie alone) and `joining` started (counted as
+  // placed there), as this client's own successful ReplaceBookie counts
+  // them.
+  void OnReplacedElsewhere(const BookieId& leaving, const BookieId& joining,
+                           int ensemble_size, int write_quorum,
+                           const LedgerHints& hints);
+
+  // The adaptive weighting's estimate of each writable bookie's write
+  // MiB/s at the policy's time: its report brought forward, plus the
+  // placements and less the closes this client counts and reports do not
+  // show yet (adaptive_chooser.h, step 0). Empty for other weightings.
+  // Read-only, for tools and tests.
+  absl::flat_hash_map<BookieId, double> EstimatedLoads() const;
 
   // Probe on placement (adaptive weighting with
   // options.adaptive.probe_candidates = D > 0; empty otherwise): the
@@ -175,6 +194,9 @@ class RackAwarePolicy final : public EnsemblePlacementPolicy {
   static double SlotMiB(const LedgerHints& hints, int ensemble_size,
                         int write_quorum);
   void RecordPlaced(const std::vector<BookieId>& bookies, double slot_mib);
+  // A ledger's slots of `slot_mib` left `bookies` (closed, or replaced
+  // there): the adaptive weighting takes them off until reports show it.
+  void RecordClosed(const std::vector<BookieId>& bookies, double slot_mib);
   void PrepareView();
   // The pool: writable, not excluded, not in the default rack when
   // enforcing, in reppRegionsToWrite (region mode, when set), and not

@@ -280,6 +280,31 @@ void ClusterView::OnPlacedElsewhere(const std::vector<std::string>& ensemble,
   policy_.OnPlacedElsewhere(ensemble, write_quorum, hints);
 }
 
+void ClusterView::OnClosedElsewhere(const std::vector<std::string>& ensemble,
+                                    int write_quorum,
+                                    const placement::LedgerHints& hints) {
+  absl::MutexLock l(&mu_);
+  AdvanceLocked(options_.env->Now());
+  policy_.OnClosedElsewhere(ensemble, write_quorum, hints);
+}
+
+void ClusterView::OnReplacedElsewhere(const std::string& leaving,
+                                      const std::string& joining,
+                                      int ensemble_size, int write_quorum,
+                                      const placement::LedgerHints& hints) {
+  absl::MutexLock l(&mu_);
+  AdvanceLocked(options_.env->Now());
+  policy_.OnReplacedElsewhere(leaving, joining, ensemble_size, write_quorum,
+                              hints);
+}
+
+std::map<std::string, double> ClusterView::EstimatedLoads() const {
+  absl::MutexLock l(&mu_);
+  const absl::flat_hash_map<std::string, double> loads =
+      policy_.EstimatedLoads();
+  return std::map<std::string, double>(loads.begin(), loads.end());
+}
+
 void ClusterView::OnBookieInfo(const std::string& id,
                                const proto::GetBookieInfoResponse& info,
                                absl::Time received_at) {

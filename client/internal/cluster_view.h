@@ -124,6 +124,17 @@ class ClusterView {
   // until reports show it (RackAwarePolicy::OnPlacedElsewhere).
   void OnPlacedElsewhere(const std::vector<std::string>& ensemble,
                          int write_quorum, const placement::LedgerHints& hints);
+  // Another client closed a ledger with `hints` on `ensemble` (heard
+  // through the placement feed): as OnLedgerClosed.
+  void OnClosedElsewhere(const std::vector<std::string>& ensemble,
+                         int write_quorum, const placement::LedgerHints& hints);
+  // Another client's ledger with `hints` (E = `ensemble_size`) changed
+  // ensemble: `leaving` counted as closed there, `joining` as placed
+  // (RackAwarePolicy::OnReplacedElsewhere).
+  void OnReplacedElsewhere(const std::string& leaving,
+                           const std::string& joining, int ensemble_size,
+                           int write_quorum,
+                           const placement::LedgerHints& hints);
   void OnBookieInfo(const std::string& id,
                     const proto::GetBookieInfoResponse& info,
                     absl::Time received_at);
@@ -143,6 +154,10 @@ class ClusterView {
   void Tick(absl::Time now, const std::map<std::string, int64_t>& inflight);
 
   std::vector<std::string> Quarantined() const;
+  // The adaptive policy's estimate of each writable bookie's write MiB/s,
+  // as of the view's latest time (RackAwarePolicy::EstimatedLoads); empty
+  // for other weightings. Read-only, for tools and tests.
+  std::map<std::string, double> EstimatedLoads() const;
 
  private:
   struct Health {

@@ -172,10 +172,21 @@ absl::Status WriteHandle::ChangeEnsemble(
     }
     auto v = ctx_->store()->CompareAndSetLedger(ledger_id_, updated, version);
     if (v.ok()) {
-      absl::MutexLock l(&mu_);
-      metadata_ = std::move(updated);
-      version_ = *v;
+      {
+        absl::MutexLock l(&mu_);
+        metadata_ = std::move(updated);
+        version_ = *v;
+      }
       *new_ensemble = next;
+      // Other clients' placement learns that the replaced bookies stopped
+      // taking this ledger's adds and their replacements started.
+      if (ctx_->feed() != nullptr) {
+        for (const auto& [slot, bookie] : failed) {
+          ctx_->feed()->AnnounceReplaced(ledger_id_, next, bookie, next[slot],
+                                         write_quorum_,
+                                         hints.expected_write_bytes_per_second);
+        }
+      }
       return absl::OkStatus();
     }
     if (!absl::IsAborted(v.status())) return v.status();

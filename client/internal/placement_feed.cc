@@ -51,9 +51,43 @@ void PlacementFeed::Announce(int64_t ledger_id,
                              int write_quorum,
                              double expected_write_bytes_per_second) {
   proto::PlacementAnnouncement a;
+  a.set_kind(proto::PlacementAnnouncement::NEW_LEDGER);
+  for (const std::string& b : ensemble) a.add_bookies(b);
+  Post(std::move(a), ledger_id, write_quorum, expected_write_bytes_per_second);
+}
+
+void PlacementFeed::AnnounceClosed(int64_t ledger_id,
+                                   const std::vector<std::string>& ensemble,
+                                   int write_quorum,
+                                   double expected_write_bytes_per_second) {
+  if (!(expected_write_bytes_per_second >= 0)) return;
+  proto::PlacementAnnouncement a;
+  a.set_kind(proto::PlacementAnnouncement::CLOSED);
+  // In `ensemble`, not `bookies`: older readers reject it (metadata.proto).
+  for (const std::string& b : ensemble) a.add_ensemble(b);
+  Post(std::move(a), ledger_id, write_quorum, expected_write_bytes_per_second);
+}
+
+void PlacementFeed::AnnounceReplaced(int64_t ledger_id,
+                                     const std::vector<std::string>& ensemble,
+                                     const std::string& leaving,
+                                     const std::string& joining,
+                                     int write_quorum,
+                                     double expected_write_bytes_per_second) {
+  if (!(expected_write_bytes_per_second >= 0)) return;
+  proto::PlacementAnnouncement a;
+  a.set_kind(proto::PlacementAnnouncement::REPLACED);
+  for (const std::string& b : ensemble) a.add_ensemble(b);
+  a.set_leaving(leaving);
+  a.set_joining(joining);
+  Post(std::move(a), ledger_id, write_quorum, expected_write_bytes_per_second);
+}
+
+void PlacementFeed::Post(proto::PlacementAnnouncement a, int64_t ledger_id,
+                         int write_quorum,
+                         double expected_write_bytes_per_second) {
   a.set_origin(origin_);
   a.set_ledger_id(ledger_id);
-  for (const std::string& b : ensemble) a.add_bookies(b);
   a.set_write_quorum_size(write_quorum);
   a.set_expected_write_bytes_per_second(expected_write_bytes_per_second >= 0
                                             ? expected_write_bytes_per_second
@@ -120,25 +154,69 @@ void PlacementFeed::Hear(const std::string& name) {
     return;
   }
   proto::PlacementAnnouncement a;
-  if (!a.ParseFromString(node->value) || a.bookies_size() == 0 ||
-      a.write_quorum_size() < 1 || a.write_quorum_size() > a.bookies_size()) {
+  if (!a.ParseFromString(node->value)) {
     if (probe_) probe_->FeedFailed();
     bk::log::Get("client")->warn(
         "placement feed: {} is not a placement announcement", name);
     return;
   }
   if (a.origin() == origin_) return;
+  const Outcome outcome = Apply(a);
+  if (outcome == Outcome::kIgnored) return;
+  if (outcome == Outcome::kMalformed) {
+    if (probe_) probe_->FeedFailed();
+    bk::log::Get("client")->warn(
+        "placement feed: {} is not a placement announcement", name);
+    return;
+  }
+  if (probe_) probe_->FeedHeard();
+  absl::MutexLock l(&mu_);
+  ++heard_;
+}
+
+PlacementFeed::Outcome PlacementFeed::Apply(const proto::PlacementAnnouncement& a) {
   placement::LedgerHints hints;
   hints.expected_write_bytes_per_second =
       a.expected_write_bytes_per_second() >= 0
           ? a.expected_write_bytes_per_second()
           : -1;
-  cluster_->OnPlacedElsewhere(
-      std::vector<std::string>(a.bookies().begin(), a.bookies().end()),
-      a.write_quorum_size(), hints);
-  if (probe_) probe_->FeedHeard();
-  absl::MutexLock l(&mu_);
-  ++heard_;
+  const int wq = a.write_quorum_size();
+  switch (a.kind()) {
+    case proto::PlacementAnnouncement::NEW_LEDGER: {
+      if (a.bookies_size() == 0 || wq < 1 || wq > a.bookies_size()) {
+        return Outcome::kMalformed;
+      }
+      cluster_->OnPlacedElsewhere(
+          std::vector<std::string>(a.bookies().begin(), a.bookies().end()),
+          wq, hints);
+      return Outcome::kApplied;
+    }
+    case proto::PlacementAnnouncement::CLOSED: {
+      if (a.bookies_size() != 0 || a.ensemble_size() == 0 || wq < 1 ||
+          wq > a.ensemble_size()) {
+        return Outcome::kMalformed;
+      }
+      cluster_->OnClosedElsewhere(
+          std::vector<std::string>(a.ensemble().begin(), a.ensemble().end()),
+          wq, hints);
+      return Outcome::kApplied;
+    }
+    case proto::PlacementAnnouncement::REPLACED: {
+      const bool joined =
+          std::find(a.ensemble().begin(), a.ensemble().end(), a.joining()) !=
+          a.ensemble().end();
+      if (a.bookies_size() != 0 || a.ensemble_size() == 0 || wq < 1 ||
+          wq > a.ensemble_size() || a.leaving().empty() ||
+          a.joining().empty() || a.leaving() == a.joining() || !joined) {
+        return Outcome::kMalformed;
+      }
+      cluster_->OnReplacedElsewhere(a.leaving(), a.joining(), a.ensemble_size(),
+                                    wq, hints);
+      return Outcome::kApplied;
+    }
+    default:
+      return Outcome::kIgnored;  // a later kind
+  }
 }
 
 bool PlacementFeed::listening() const {

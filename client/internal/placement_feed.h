@@ -1,29 +1,37 @@
 // PlacementFeed: the clients of one cluster tell each other of the ledgers
-// they create, so that adaptive placement counts a new ledger on its
-// bookies from the moment it is placed, not from the first report that
-// shows its writes (a bookie's report window and a poll later). On 1 s
-// polls that lag is what is left between the adaptive policy and the
-// greedy reference (tools/sim/README.md, "The online limit").
+// they create, close and move, so that adaptive placement counts a new
+// ledger on its bookies from the moment it is placed, not from the first
+// report that shows its writes (a bookie's report window and a poll
+// later), and takes a closed ledger, or a bookie an ensemble change left,
+// off at once. On 1 s polls that lag is what is left between the adaptive
+// policy and the greedy reference (tools/sim/README.md, "The online
+// limit").
 //
-// How: each new ledger is announced as an ephemeral sequential node
+// How: each event is announced as an ephemeral sequential node
 // <root>/placements/p-NNNNNNNNNN holding a proto::PlacementAnnouncement
-// (ensemble, write quorum, rate hint), which its creator deletes after
+// (its kind, the ensemble, write quorum, rate hint; for an ensemble change
+// the bookie leaving and the one joining), which its creator deletes after
 // kAnnouncementLife (and which vanishes with its session). Every feed
 // watches the children of placements/ and reads each node newer than the
-// newest it has seen, leaving out its own (by origin); what it reads goes
-// to ClusterView::OnPlacedElsewhere. The nodes present when the feed starts
-// are history and are not read.
+// newest it has seen, leaving out its own (by origin); a new ledger goes
+// to ClusterView::OnPlacedElsewhere, a close to OnClosedElsewhere, an
+// ensemble change to OnReplacedElsewhere. The nodes present when the feed
+// starts are history and are not read. A close or an ensemble change is
+// written so that a reader from before they were announced rejects it
+// rather than count it as a new ledger (proto/metadata.proto).
 //
-// Cost per ledger created: two metadata writes (the create and the delete)
-// and, for each other client with a feed, one children list (a burst of
-// creations may share one) and one read.
+// Cost per event announced (a ledger created, closed, or an ensemble
+// change; closes and changes without a rate are not announced, they would
+// change nothing): two metadata writes (the create and the delete) and,
+// for each other client with a feed, one children list (a burst may share
+// one) and one read.
 //
 // Who runs one: ClientContext, when placement::SharesNewLedgers holds for
 // the client's options (adaptive weighting, share_new_ledgers, bookies
 // polled at least every least_loaded_report_age).
 //
-// Threads: Announce never blocks (the writes run on the feed's own
-// thread); what is heard is read and applied on the store's callback
+// Threads: the Announce calls never block (the writes run on the feed's
+// own thread); what is heard is read and applied on the store's callback
 // thread. Thread-safe.
 
 #ifndef BK_CLIENT_INTERNAL_PLACEMENT_FEED_H_
@@ -42,6 +50,7 @@
 #include "client/internal/cluster_view.h"
 #include "common/executor.h"
 #include "metadata/metadata_store.h"
+#include "proto/metadata.pb.h"
 
 namespace bk::client::internal {
 
@@ -70,6 +79,21 @@ class PlacementFeed {
   // and counted (bk_client_placement_feed_total{event="failed"}).
   void Announce(int64_t ledger_id, const std::vector<std::string>& ensemble,
                 int write_quorum, double expected_write_bytes_per_second);
+  // Announces that this client closed a ledger whose last ensemble was
+  // `ensemble`, written at `expected_write_bytes_per_second` (the rate its
+  // own policy takes off, RackAwarePolicy::OnLedgerClosed). Nothing is
+  // announced without a rate. As Announce otherwise.
+  void AnnounceClosed(int64_t ledger_id,
+                      const std::vector<std::string>& ensemble,
+                      int write_quorum, double expected_write_bytes_per_second);
+  // Announces an ensemble change of a ledger this client writes: `leaving`
+  // was replaced by `joining`, giving `ensemble` (which holds `joining`).
+  // Nothing is announced without a rate. As Announce otherwise.
+  void AnnounceReplaced(int64_t ledger_id,
+                        const std::vector<std::string>& ensemble,
+                        const std::string& leaving, const std::string& joining,
+                        int write_quorum,
+                        double expected_write_bytes_per_second);
 
   // Announcements of other clients applied so far.
   int64_t heard() const;
@@ -78,9 +102,16 @@ class PlacementFeed {
   bool listening() const;
 
  private:
+  // The fields every kind shares; posts the write.
+  void Post(proto::PlacementAnnouncement a, int64_t ledger_id,
+            int write_quorum, double expected_write_bytes_per_second);
   // On the store's callback thread.
   void OnChildren(absl::StatusOr<std::vector<std::string>> names);
   void Hear(const std::string& name);
+  enum class Outcome { kApplied, kIgnored, kMalformed };
+  // Hands a well-formed announcement of another client to the cluster
+  // view. Kinds this client does not know are ignored.
+  Outcome Apply(const proto::PlacementAnnouncement& a);
   // On writer_.
   void Write(const std::string& data);
 

@@ -421,6 +421,10 @@ absl::Status WriteHandle::Close() {
   // Its bookies stop taking this ledger's writes now; the broker's next
   // ledger (a roll) may take the room before a report shows it.
   ctx_->cluster()->OnLedgerClosed(ensemble, write_quorum_, hints);
+  if (ctx_->feed() != nullptr) {
+    ctx_->feed()->AnnounceClosed(ledger_id_, ensemble, write_quorum_,
+                                 hints.expected_write_bytes_per_second);
+  }
   return absl::OkStatus();
 }
 

@@ -80,7 +80,9 @@ struct ClientConfig {
   bool exact_polls = false;
   // Every client's policy learns each new ledger another client created
   // (its ensemble and rate hint) at once and counts it like its own
-  // placements (RackAwarePolicy::OnPlacedElsewhere). Adaptive clients do
+  // placements (RackAwarePolicy::OnPlacedElsewhere), and likewise each
+  // close and ensemble change (OnClosedElsewhere, OnReplacedElsewhere), as
+  // the client's placement feed announces them. Adaptive clients do
   // so anyway where the client's placement feed would
   // (placement::SharesNewLedgers: placement.adaptive.share_new_ledgers and
   // polls of at most least_loaded_report_age); true forces it for every

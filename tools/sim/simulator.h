@@ -35,6 +35,10 @@
 // quarantines the failed bookie for clients.quarantine_s, and the old
 // bookie stops receiving the ledger's adds. A refused replacement is
 // retried a second later.
+// Sharing (placement::SharesNewLedgers, or clients.shared_placements):
+// every other client's policy learns each new ledger, close and ensemble
+// change at once (OnPlacedElsewhere, OnClosedElsewhere,
+// OnReplacedElsewhere), as the client's placement feed announces them.
 // The lower bound is taken per metrics interval over the time-weighted
 // bytes each ledger member received in it (ideal_balance.h): a ledger that
 // changed ensemble or closed inside the interval counts as the parts it

@@ -1,15 +1,20 @@
 // The placement feed between real clients on a real ZooKeeper server, with
 // real bookie processes: what one adaptive client creates, another client
 // polling every second hears at once; a client polling slowly or with the
-// feed turned off neither announces nor hears; and a client's announcements
-// are gone from <root>/placements when it is.
+// feed turned off neither announces nor hears; a writer's ensemble change
+// and close are announced and heard too; and a client's announcements are
+// gone from <root>/placements when it is.
 
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <chrono>
+#include <future>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "client/client.h"
+#include "client/ledger_writer.h"
 #include "metadata/layout.h"
 #include "metadata/metadata_store.h"
 #include "prometheus/registry.h"
@@ -117,6 +122,81 @@ TEST_CASE(
   auto children = (*store)->ListChildren(metadata::kPlacementsDir);
   REQUIRE(children.ok());
   CHECK(children->empty());
+}
+
+TEST_CASE(
+    "placement feed: a writer's ensemble change and its close are announced "
+    "and heard by another client that polls every second",
+    "[integration][client]") {
+  INFO("seed " << Seed());
+  const std::string uri =
+      "zk://" + test::SharedZkServer().hosts() + "/client-it/feed-close";
+  test::BookieCluster::Options co;
+  co.bookie_binary = BK_BOOKIE_BINARY;
+  co.metadata_uri = uri;
+  co.bookies = 3;
+  co.racks = {"/region/rack0", "/region/rack1", "/region/rack2"};
+  auto cluster = test::BookieCluster::Start(co);
+  INFO(cluster.status().ToString());
+  REQUIRE(cluster.ok());
+
+  ClientOptions a_options = Adaptive(uri, Seed(), absl::Seconds(1));
+  a_options.add_entry_timeout = absl::Seconds(5);
+  auto a = Client::Create(a_options);
+  REQUIRE(a.ok());
+  auto b = Client::Create(Adaptive(uri, Seed() + 1, absl::Seconds(1)));
+  REQUIRE(b.ok());
+
+  // As above: create until b hears, so that b's feed is listening.
+  std::vector<std::unique_ptr<LedgerWriter>> writers;
+  REQUIRE(bk::testing::PollUntil([&] {
+    auto w = (*a)->CreateLedger({.ensemble_size = 2,
+                                 .write_quorum = 2,
+                                 .ack_quorum = 2,
+                                 .password = "pw",
+                                 .expected_write_bytes_per_second = 1 << 20});
+    REQUIRE(w.ok());
+    writers.push_back(std::move(*w));
+    return Feed(**b, "heard") >= 1;
+  }));
+  const double created = static_cast<double>(writers.size());
+  REQUIRE(bk::testing::PollUntil(
+      [&] { return Feed(**a, "announced") == created; }));
+  const double heard = Feed(**b, "heard");
+
+  // The last ledger loses a member: the writer replaces it with the third
+  // bookie and announces the change.
+  LedgerWriter& w = *writers.back();
+  auto store = metadata::Open(uri);
+  REQUIRE(store.ok());
+  auto md = (*store)->ReadLedger(w.ledger_id());
+  REQUIRE(md.ok());
+  const std::string lost = md->value.segments(0).bookies(0);
+  REQUIRE((*cluster)->Kill((*cluster)->IndexOf(lost)).ok());
+  auto added = w.Append(std::string("after the loss"));
+  REQUIRE(added.wait_for(std::chrono::seconds(60)) ==
+          std::future_status::ready);
+  REQUIRE(added.get().ok());
+  md = (*store)->ReadLedger(w.ledger_id());
+  REQUIRE(md.ok());
+  // No entry was confirmed before: the change rewrites the one segment.
+  const auto& last = md->value.segments(md->value.segments_size() - 1);
+  REQUIRE(std::find(last.bookies().begin(), last.bookies().end(), lost) ==
+          last.bookies().end());
+  REQUIRE(bk::testing::PollUntil(
+      [&] { return Feed(**a, "announced") == created + 1; }));
+
+  // Its close is announced too.
+  REQUIRE(w.Close().ok());
+  REQUIRE(bk::testing::PollUntil(
+      [&] { return Feed(**a, "announced") == created + 2; }));
+  REQUIRE(
+      bk::testing::PollUntil([&] { return Feed(**b, "heard") >= heard + 2; }));
+  CHECK(Feed(**b, "heard") <= Feed(**a, "announced"));
+  CHECK(Feed(**a, "heard") == 0);
+  CHECK(Feed(**a, "failed") == 0);
+  CHECK(Feed(**b, "failed") == 0);
+  writers.clear();
 }
 
 }  // namespace

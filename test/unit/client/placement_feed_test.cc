@@ -1,7 +1,9 @@
 // The placement feed (client/internal/placement_feed.h) on the in-process
 // metadata store: what one client announces, another counts in its
-// placement; nothing of its own, nothing from before it started, nothing
-// malformed; and its announcements are gone when it is.
+// placement; closes and ensemble changes move the other client's
+// estimates back; nothing of its own, nothing from before it started,
+// nothing malformed, no kind it does not know; and its announcements are
+// gone when it is.
 
 #include "client/internal/placement_feed.h"
 
@@ -18,6 +20,7 @@
 #include "metadata/metadata_store.h"
 #include "test/support/poll_until.h"
 #include "test/support/test_seed.h"
+#include "proto/metadata.pb.h"
 
 namespace bk::client::internal {
 namespace {
@@ -140,6 +143,102 @@ TEST_CASE(
   auto children = store_b->ListChildren(metadata::kPlacementsDir);
   REQUIRE(children.ok());
   CHECK(children->size() == 1);
+}
+
+TEST_CASE(
+    "a close and an ensemble change one client announces move another "
+    "client's estimates as its own would",
+    "[client][placement_feed]") {
+  const uint64_t seed = bk::testing::TestSeed();
+  INFO("seed " << seed);
+  const std::string uri = absl::StrCat("mem://placement-feed-", seed, "-c");
+  auto store_a = OpenStore(uri);
+  auto store_b = OpenStore(uri);
+  auto view_a = PolledView(seed);
+  auto view_b = PolledView(seed + 1);
+  PlacementFeed feed_a(store_a.get(), view_a.get(), nullptr, Env::Default());
+  PlacementFeed feed_b(store_b.get(), view_b.get(), nullptr, Env::Default());
+  REQUIRE(PollUntil([&] { return feed_a.listening() && feed_b.listening(); }));
+  auto load = [&](const std::string& id) {
+    return view_b->EstimatedLoads().at(id);
+  };
+  REQUIRE(load("x") == Approx(10).margin(0.01));
+
+  // A places a 25 MiB/s ledger on x, moves it to y, then closes it.
+  const double rate = 25.0 * (1 << 20);
+  feed_a.Announce(7, {"x"}, 1, rate);
+  REQUIRE(PollUntil([&] { return feed_b.heard() == 1; }, absl::Seconds(30)));
+  CHECK(load("x") == Approx(35).margin(0.01));
+  feed_a.AnnounceReplaced(7, {"y"}, "x", "y", 1, rate);
+  REQUIRE(PollUntil([&] { return feed_b.heard() == 2; }, absl::Seconds(30)));
+  CHECK(load("x") == Approx(10).margin(0.01));
+  CHECK(load("y") == Approx(37).margin(0.01));
+  feed_a.AnnounceClosed(7, {"y"}, 1, rate);
+  REQUIRE(PollUntil([&] { return feed_b.heard() == 3; }, absl::Seconds(30)));
+  CHECK(load("y") == Approx(12).margin(0.01));
+  CHECK(load("z") == Approx(14).margin(0.01));
+
+  // A's own policy heard none of it.
+  CHECK(feed_a.heard() == 0);
+  CHECK(view_a->EstimatedLoads().at("x") == Approx(10).margin(0.01));
+}
+
+TEST_CASE(
+    "a close or an ensemble change leaves the ensemble field older readers "
+    "take as a new ledger empty, and a kind the reader does not know is "
+    "ignored",
+    "[client][placement_feed]") {
+  const uint64_t seed = bk::testing::TestSeed();
+  INFO("seed " << seed);
+  const std::string uri = absl::StrCat("mem://placement-feed-", seed, "-d");
+  auto store_a = OpenStore(uri);
+  auto store_b = OpenStore(uri);
+  auto view_a = PolledView(seed);
+  auto view_b = PolledView(seed + 1);
+  PlacementFeed feed_a(store_a.get(), view_a.get(), nullptr, Env::Default());
+  PlacementFeed feed_b(store_b.get(), view_b.get(), nullptr, Env::Default());
+  REQUIRE(PollUntil([&] { return feed_a.listening() && feed_b.listening(); }));
+
+  // Closes and changes without a rate would change nothing: not written.
+  feed_a.AnnounceClosed(1, {"x"}, 1, -1);
+  feed_a.AnnounceReplaced(1, {"y"}, "x", "y", 1, -1);
+  feed_a.AnnounceClosed(1, {"x", "z"}, 2, 3.0 * (1 << 20));
+  feed_a.AnnounceReplaced(1, {"y", "z"}, "x", "y", 2, 3.0 * (1 << 20));
+  REQUIRE(PollUntil([&] { return feed_b.heard() == 2; }, absl::Seconds(30)));
+  auto names = store_b->ListChildren(metadata::kPlacementsDir);
+  REQUIRE(names.ok());
+  REQUIRE(names->size() == 2);
+  for (const std::string& name : *names) {
+    auto node =
+        store_b->ReadNode(absl::StrCat(metadata::kPlacementsDir, "/", name));
+    REQUIRE(node.ok());
+    proto::PlacementAnnouncement a;
+    REQUIRE(a.ParseFromString(node->value));
+    INFO(a.ShortDebugString());
+    // A reader from before `kind` rejects an announcement without bookies.
+    CHECK(a.bookies_size() == 0);
+    CHECK(a.ensemble_size() == 2);
+    CHECK(a.kind() != proto::PlacementAnnouncement::NEW_LEDGER);
+  }
+
+  // A later kind: neither applied nor a failure; what follows is heard.
+  const double x_before = view_b->EstimatedLoads().at("x");
+  proto::PlacementAnnouncement later;
+  later.set_origin("someone else");
+  later.set_kind(static_cast<proto::PlacementAnnouncement::Kind>(42));
+  later.add_ensemble("x");
+  later.set_write_quorum_size(1);
+  later.set_expected_write_bytes_per_second(100.0 * (1 << 20));
+  REQUIRE(
+      store_a
+          ->CreateNode(absl::StrCat(metadata::kPlacementsDir, "/p-"),
+                       later.SerializeAsString(),
+                       metadata::MetadataStore::NodeMode::kEphemeralSequential)
+          .ok());
+  feed_a.Announce(2, {"z"}, 1, 3.0 * (1 << 20));
+  REQUIRE(PollUntil([&] { return feed_b.heard() == 3; }, absl::Seconds(30)));
+  CHECK(feed_b.heard() == 3);
+  CHECK(view_b->EstimatedLoads().at("x") == Approx(x_before).margin(0.01));
 }
 
 }  // namespace
