@@ -93,8 +93,11 @@ AdaptiveChooser::View AdaptiveChooser::Prepare(const Topology& topology,
 
 void AdaptiveChooser::OnPlaced(absl::Span<const BookieId> bookies,
                                double slot_mib, absl::Time at) {
-  for (const BookieId& id : bookies) estimate_.OnPlaced(id, slot_mib, at);
+  // A slot without a rate (slot_mib < 0: no hint) adds nothing the
+  // estimate could count. Passed on, it would pend as a negative rate,
+  // which the estimate takes for a closed slot (OnClosed).
   if (!(slot_mib >= 0)) return;
+  for (const BookieId& id : bookies) estimate_.OnPlaced(id, slot_mib, at);
   const size_t cap = static_cast<size_t>(options_.rate_memory);
   if (rates_.size() < cap) {
     rates_.push_back(slot_mib);

@@ -81,6 +81,24 @@ TEST_CASE(
 }
 
 TEST_CASE(
+    "a placement without a rate leaves every estimate as it was",
+    "[placement][adaptive]") {
+  const uint64_t seed = 101;
+  INFO("seed " << seed);
+  Fixture f(seed);
+  const auto before = f.policy().EstimatedLoads();
+  absl::StatusOr<PlacementResult> placed =
+      f.policy().NewEnsemble(2, 2, 2, {}, LedgerHints{});
+  REQUIRE(placed.ok());
+  absl::StatusOr<ReplacementResult> r =
+      f.policy().ReplaceBookie(placed->ensemble, 0, 2, 2, {}, LedgerHints{});
+  REQUIRE(r.ok());
+  f.policy().OnPlacedElsewhere({Id(3), Id(4)}, 2, LedgerHints{});
+  // Before the fix a rate-less slot pended as -1 MiB/s: 9 here.
+  CHECK(f.policy().EstimatedLoads() == before);
+}
+
+TEST_CASE(
     "a refused replacement leaves every estimate as it was",
     "[placement][adaptive]") {
   const uint64_t seed = 89;
