@@ -116,7 +116,7 @@ struct Flags {
   bool deadlock_detection = false;
   uint64_t write_cache_mb = 256;
   bool malloc_tuning = true;
-  std::string drop_pages = "default";  // default | off | on | both
+  std::string drop_pages = "default";        // default | off | on | both
   std::string entry_log_direct = "default";  // default | off | on | both
 };
 
@@ -371,12 +371,13 @@ int Main(int argc, char** argv) {
     }
   }
   for (const auto& [drop, direct] : runs) {
-    const std::string tag =
-        absl::StrCat(!drop.has_value() ? "" : (*drop ? "+drop" : "-drop"),
-                     !direct.has_value() ? "" : (*direct ? "+direct" : "-direct"));
+    const std::string tag = absl::StrCat(
+        !drop.has_value() ? "" : (*drop ? "+drop" : "-drop"),
+        !direct.has_value() ? "" : (*direct ? "+direct" : "-direct"));
     if (want("shm")) {
       const double v =
-          Report("shm" + tag, RunBookie(f, f.shm_dir, f.disk_dir, drop, direct), f.size)
+          Report("shm" + tag, RunBookie(f, f.shm_dir, f.disk_dir, drop, direct),
+                 f.size)
               .adds_per_s;
       if (echo > 0) {
         std::printf("shm%s / echo = %.0f %% (target >= 40 %%)\n", tag.c_str(),
@@ -386,8 +387,8 @@ int Main(int argc, char** argv) {
     if (want("disk")) {
       PrintSync("before disk run", f.disk_dir);
       const double v =
-          Report("disk" + tag, RunBookie(f, f.disk_dir, f.disk_dir, drop, direct),
-                 f.size)
+          Report("disk" + tag,
+                 RunBookie(f, f.disk_dir, f.disk_dir, drop, direct), f.size)
               .adds_per_s;
       PrintSync("after disk run", f.disk_dir);
       if (echo > 0) {

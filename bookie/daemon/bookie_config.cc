@@ -138,8 +138,8 @@ void AddLedgerStorage(ConfigTable<DaemonOptions>& t) {
           "the newest bytes of each entry log left in the page cache for "
           "readers catching up (entryLogRemoveFromPageCache); 0 drops all "
           "synced pages");
-  t.Value("entryLogDirectIo", BK_FIELD(store.storage.entry_log_direct_io),
-          "-", {},
+  t.Value("entryLogDirectIo", BK_FIELD(store.storage.entry_log_direct_io), "-",
+          {},
           "write entry logs with O_DIRECT from an aligned buffer, each sync "
           "padded to 4 KiB (no page-cache copy, no write-back, nothing to "
           "drop); falls back to the page cache where O_DIRECT is refused. "

@@ -34,9 +34,9 @@ absl::StatusOr<std::unique_ptr<EntryLogger>> EntryLogger::Open(
     auto size = env->GetFileSize(absl::StrCat(dir, "/", name));
     if (size.ok()) bytes += *size;
   }
-  return std::unique_ptr<EntryLogger>(new EntryLogger(
-      env, dir, size_limit, next, bytes, drop_synced_pages, keep_cached_bytes,
-      direct_io));
+  return std::unique_ptr<EntryLogger>(
+      new EntryLogger(env, dir, size_limit, next, bytes, drop_synced_pages,
+                      keep_cached_bytes, direct_io));
 }
 
 std::string EntryLogger::PathOf(uint64_t log_id) const {

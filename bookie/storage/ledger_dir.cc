@@ -54,10 +54,10 @@ absl::StatusOr<std::unique_ptr<LedgerDir>> LedgerDir::Open(
             return absl::OkStatus();
           });
   if (!s.ok()) return s;
-  auto logger = EntryLogger::Open(
-      env, options.dir, options.entry_log_size_limit, max_meta_id + 1,
-      options.remove_from_page_cache, options.page_cache_keep_bytes,
-      options.direct_io);
+  auto logger =
+      EntryLogger::Open(env, options.dir, options.entry_log_size_limit,
+                        max_meta_id + 1, options.remove_from_page_cache,
+                        options.page_cache_keep_bytes, options.direct_io);
   if (!logger.ok()) return logger.status();
   d->logger_ = std::move(*logger);
   auto ids = d->logger_->ListLogs();

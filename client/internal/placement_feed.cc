@@ -174,7 +174,8 @@ void PlacementFeed::Hear(const std::string& name) {
   ++heard_;
 }
 
-PlacementFeed::Outcome PlacementFeed::Apply(const proto::PlacementAnnouncement& a) {
+PlacementFeed::Outcome PlacementFeed::Apply(
+    const proto::PlacementAnnouncement& a) {
   placement::LedgerHints hints;
   hints.expected_write_bytes_per_second =
       a.expected_write_bytes_per_second() >= 0
@@ -187,8 +188,8 @@ PlacementFeed::Outcome PlacementFeed::Apply(const proto::PlacementAnnouncement& 
         return Outcome::kMalformed;
       }
       cluster_->OnPlacedElsewhere(
-          std::vector<std::string>(a.bookies().begin(), a.bookies().end()),
-          wq, hints);
+          std::vector<std::string>(a.bookies().begin(), a.bookies().end()), wq,
+          hints);
       return Outcome::kApplied;
     }
     case proto::PlacementAnnouncement::CLOSED: {
@@ -202,9 +203,8 @@ PlacementFeed::Outcome PlacementFeed::Apply(const proto::PlacementAnnouncement& 
       return Outcome::kApplied;
     }
     case proto::PlacementAnnouncement::REPLACED: {
-      const bool joined =
-          std::find(a.ensemble().begin(), a.ensemble().end(), a.joining()) !=
-          a.ensemble().end();
+      const bool joined = std::find(a.ensemble().begin(), a.ensemble().end(),
+                                    a.joining()) != a.ensemble().end();
       if (a.bookies_size() != 0 || a.ensemble_size() == 0 || wq < 1 ||
           wq > a.ensemble_size() || a.leaving().empty() ||
           a.joining().empty() || a.leaving() == a.joining() || !joined) {

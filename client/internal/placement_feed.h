@@ -103,8 +103,8 @@ class PlacementFeed {
 
  private:
   // The fields every kind shares; posts the write.
-  void Post(proto::PlacementAnnouncement a, int64_t ledger_id,
-            int write_quorum, double expected_write_bytes_per_second);
+  void Post(proto::PlacementAnnouncement a, int64_t ledger_id, int write_quorum,
+            double expected_write_bytes_per_second);
   // On the store's callback thread.
   void OnChildren(absl::StatusOr<std::vector<std::string>> names);
   void Hear(const std::string& name);

@@ -131,8 +131,8 @@ WriteResult WriteLoad::Run() {
         // machine); now it wakes at most once per add, and at most 2,000
         // times a second.
         const absl::Time next =
-            start + absl::Seconds(static_cast<double>(issued + 1) /
-                                  options_.rate);
+            start +
+            absl::Seconds(static_cast<double>(issued + 1) / options_.rate);
         absl::SleepFor(std::max(kMinPacingSleep, next - absl::Now()));
         continue;
       }

@@ -18,9 +18,9 @@
 #include "common/env.h"
 #include "metadata/layout.h"
 #include "metadata/metadata_store.h"
+#include "proto/metadata.pb.h"
 #include "test/support/poll_until.h"
 #include "test/support/test_seed.h"
-#include "proto/metadata.pb.h"
 
 namespace bk::client::internal {
 namespace {

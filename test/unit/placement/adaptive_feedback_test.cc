@@ -23,8 +23,7 @@ const absl::Time kNow = absl::FromUnixSeconds(1'700'000'000);
 // 10 MiB/s at kNow.
 class Fixture {
  public:
-  explicit Fixture(uint64_t seed,
-                   Weighting weighting = Weighting::kAdaptive)
+  explicit Fixture(uint64_t seed, Weighting weighting = Weighting::kAdaptive)
       : gen_(seed), policy_(Options(weighting), gen_) {
     policy_.OnClusterChanged(MakeBookies(10, 1), {});
     for (int i = 0; i < 10; ++i) {
@@ -80,9 +79,8 @@ TEST_CASE(
   CHECK(f.Load(r->bookie) == Approx(50));    // joined: counted as placed
 }
 
-TEST_CASE(
-    "a placement without a rate leaves every estimate as it was",
-    "[placement][adaptive]") {
+TEST_CASE("a placement without a rate leaves every estimate as it was",
+          "[placement][adaptive]") {
   const uint64_t seed = 101;
   INFO("seed " << seed);
   Fixture f(seed);
@@ -98,9 +96,8 @@ TEST_CASE(
   CHECK(f.policy().EstimatedLoads() == before);
 }
 
-TEST_CASE(
-    "a refused replacement leaves every estimate as it was",
-    "[placement][adaptive]") {
+TEST_CASE("a refused replacement leaves every estimate as it was",
+          "[placement][adaptive]") {
   const uint64_t seed = 89;
   INFO("seed " << seed);
   Fixture f(seed);
@@ -142,9 +139,8 @@ TEST_CASE(
   CHECK(f.Load(Id(1)) == Approx(10));
 }
 
-TEST_CASE(
-    "other weightings keep no estimates, whatever they hear",
-    "[placement]") {
+TEST_CASE("other weightings keep no estimates, whatever they hear",
+          "[placement]") {
   for (Weighting w : {Weighting::kNone, Weighting::kDisk, Weighting::kLoad}) {
     INFO("weighting " << WeightingName(w));
     Fixture f(101, w);

@@ -83,7 +83,8 @@ TEST_CASE(
   // padding takes the next block too, so that it holds a length field.
   for (uint64_t gap = 0; gap <= 5; ++gap) {
     const uint64_t pos = (*w)->size() % kBlock;
-    uint64_t n = (2 * kBlock - pos - gap - entrylog::kRecordHeaderSize) % kBlock;
+    uint64_t n =
+        (2 * kBlock - pos - gap - entrylog::kRecordHeaderSize) % kBlock;
     if (n < 100) n += kBlock;
     append(n);
     REQUIRE((*w)->size() % kBlock == (kBlock - gap) % kBlock);
@@ -136,8 +137,8 @@ TEST_CASE(
   CHECK((*w)->size() ==
         entrylog::kFileHeaderSize + entrylog::kRecordHeaderSize + 1000);
   REQUIRE((*w)->Close().ok());
-  auto r = EntryLogReader::Open(Env::Default(),
-                                dir.Sub(entrylog::LogFileName(4)));
+  auto r =
+      EntryLogReader::Open(Env::Default(), dir.Sub(entrylog::LogFileName(4)));
   REQUIRE(r.ok());
   CHECK_FALSE((*r)->padded());
   auto got = (*r)->Read(offset, 9, 0);
