@@ -7,6 +7,20 @@
 #include "bookie/storage/entry_log_format.h"
 
 namespace bk::bookie {
+namespace {
+
+// `item`'s record header into h[0, kRecordHeaderSize), from the data's own
+// CRC when the caller has it.
+void EncodeHeader(const EntryLogItem& item, char* h) {
+  if (item.has_data_crc) {
+    entrylog::EncodeRecordHeaderWithDataCrc(
+        item.ledger_id, item.entry_id, item.data->size(), item.data_crc, h);
+  } else {
+    entrylog::EncodeRecordHeader(item.ledger_id, item.entry_id, *item.data, h);
+  }
+}
+
+}  // namespace
 
 absl::StatusOr<std::unique_ptr<EntryLogWriter>> EntryLogWriter::Create(
     Env* env, const std::string& dir, uint64_t log_id, bool drop_synced_pages,
@@ -81,13 +95,7 @@ absl::Status EntryLogWriter::AppendDirect(absl::Span<const EntryLogItem> items,
     const EntryLogItem& item = items[i];
     Reserve(entrylog::kRecordHeaderSize + item.data->size());
     char* h = d.buf.get() + d.used;
-    if (item.has_data_crc) {
-      entrylog::EncodeRecordHeaderWithDataCrc(
-          item.ledger_id, item.entry_id, item.data->size(), item.data_crc, h);
-    } else {
-      entrylog::EncodeRecordHeader(item.ledger_id, item.entry_id, *item.data,
-                                   h);
-    }
+    EncodeHeader(item, h);
     std::memcpy(h + entrylog::kRecordHeaderSize, item.data->data(),
                 item.data->size());
     offsets[i] = d.written + d.used;
@@ -136,13 +144,7 @@ absl::Status EntryLogWriter::AppendBuffered(
     for (size_t k = 0; k < n; ++k) {
       const EntryLogItem& item = items[i + k];
       char* h = headers_.data() + k * entrylog::kRecordHeaderSize;
-      if (item.has_data_crc) {
-        entrylog::EncodeRecordHeaderWithDataCrc(
-            item.ledger_id, item.entry_id, item.data->size(), item.data_crc, h);
-      } else {
-        entrylog::EncodeRecordHeader(item.ledger_id, item.entry_id, *item.data,
-                                     h);
-      }
+      EncodeHeader(item, h);
       iov_[2 * k] = {h, entrylog::kRecordHeaderSize};
       iov_[2 * k + 1] = {const_cast<char*>(item.data->data()),
                          item.data->size()};
