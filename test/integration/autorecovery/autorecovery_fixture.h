@@ -143,6 +143,19 @@ struct Fixture {
     return id;
   }
 
+  // `at_least` closed ledgers of `n` entries, then more until one names
+  // `bookie`. Placement is seeded random over the racks, so a few ledgers
+  // can miss a given bookie (six E3 ledgers miss one of a two-bookie rack
+  // with probability 1/64); a test that then kills that bookie needs it
+  // to hold something.
+  void ClosedLedgersNaming(const std::string& bookie, int at_least, int n) {
+    for (int i = 0; i < at_least; ++i) ClosedLedger(n);
+    for (int extra = 0; !Names(bookie); ++extra) {
+      REQUIRE(extra < 64);
+      ClosedLedger(n);
+    }
+  }
+
   // Whether any ledger's metadata names `bookie`. A ledger whose metadata
   // cannot be read fails the test rather than being passed over.
   bool Names(const std::string& bookie) {

@@ -229,11 +229,10 @@ TEST_CASE(
             {"--autoRecoveryDaemonEnabled=true", "--lostBookieRecoveryDelay=0",
              "--autoRecoveryPollIntervalMs=200", "--rwRereplicateBackoffMs=500",
              "--ledgerPasswordFile="});
-  for (int i = 0; i < 10; ++i) f.ClosedLedger(40);
+  const std::string gone = f.cluster->id(3);
+  f.ClosedLedgersNaming(gone, 10, 40);
   REQUIRE(PollUntil(
       [&] { return !CurrentAuditor(f.store.get()).value_or("").empty(); }));
-  const std::string gone = f.cluster->id(3);
-  REQUIRE(f.Names(gone));
   REQUIRE(f.cluster->Kill(3).ok());
   REQUIRE(PollUntil([&] { return !f.Names(gone) && f.NothingMarked(); },
                     absl::Seconds(120), absl::Milliseconds(500)));
@@ -246,9 +245,8 @@ TEST_CASE(
     "[integration][autorecovery][slow]") {
   INFO("seed " << Seed());
   Fixture f("midcopy");
-  for (int i = 0; i < 6; ++i) f.ClosedLedger(200);
   const std::string gone = f.cluster->id(3);
-  REQUIRE(f.Names(gone));
+  f.ClosedLedgersNaming(gone, 6, 200);
   REQUIRE(f.cluster->Kill(3).ok());
   // A slow worker (20 KB/s): it is still copying its first ledger when
   // killed.
@@ -294,7 +292,8 @@ TEST_CASE(
     "[integration][autorecovery][slow]") {
   INFO("seed " << Seed());
   Fixture f("verbs");
-  for (int i = 0; i < 6; ++i) f.ClosedLedger(40);
+  const std::string gone = f.cluster->id(3);
+  f.ClosedLedgersNaming(gone, 6, 40);
   auto bkctl = [&](std::vector<std::string> args) {
     args.insert(args.begin() + 1, {"--metadata-uri", f.uri});
     auto r = bk::testing::RunProcess(BKCTL_PATH, args, absl::Seconds(120));
@@ -305,8 +304,6 @@ TEST_CASE(
   CHECK(none.exit.exit_code == 1);
   CHECK(none.out.find("\"auditor\": null") != std::string::npos);
 
-  const std::string gone = f.cluster->id(3);
-  REQUIRE(f.Names(gone));
   REQUIRE(f.cluster->Kill(3).ok());
   // A mark by hand, as an auditor would make it: listed.
   UnderreplicationManager marks(f.store.get());
