@@ -26,6 +26,9 @@ void AddTimeouts(ConfigTable<ClientOptions>& t) {
           "user:password, mode 0600");
   t.SecondsReal("addEntryTimeoutSec", BK_FIELD(add_entry_timeout), {0.001, 1e6},
                 "an add unanswered this long fails its bookie");
+  t.Millis("addEntryLagTimeoutMs", BK_FIELD(add_entry_lag_timeout), {0, 1e7},
+           "an add the rest of its write quorum answered this long ago fails "
+           "the one bookie still silent; 0 disables");
   t.SecondsReal("readEntryTimeoutSec", BK_FIELD(read_entry_timeout),
                 {0.001, 1e6},
                 "longest one read request to one bookie may take");

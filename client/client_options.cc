@@ -22,6 +22,9 @@ absl::Status Validate(const ClientOptions& o) {
   if (o.add_entry_timeout <= absl::ZeroDuration()) {
     return Bad("addEntryTimeoutSec", "must be > 0");
   }
+  if (o.add_entry_lag_timeout < absl::ZeroDuration()) {
+    return Bad("addEntryLagTimeoutMs", "must be >= 0");
+  }
   if (o.read_entry_timeout <= absl::ZeroDuration()) {
     return Bad("readEntryTimeoutSec", "must be > 0");
   }

@@ -57,6 +57,15 @@ struct ClientOptions {
   // addEntryTimeoutSec: an add not acknowledged by a bookie within this is
   // a failure of that bookie (ensemble change).
   absl::Duration add_entry_timeout = absl::Seconds(10);
+  // addEntryLagTimeoutMs: when every other bookie of an add's write quorum
+  // answered it this long ago and one has still not, that one is failed
+  // for the ledger (ensemble change) without waiting for
+  // addEntryTimeoutSec. A gray-failing bookie -- slow, not down -- at
+  // AQ == WQ otherwise holds every ledger on it for the whole add timeout
+  // (the idea of Kafka's replica.lag.time.max.ms, for a writer's
+  // ensemble). Only ledgers with AQ == WQ >= 2 are watched: at AQ < WQ a
+  // lagging bookie holds nothing up and is left alone. Zero disables it.
+  absl::Duration add_entry_lag_timeout = absl::Seconds(3);
   // readEntryTimeoutSec: one read request to one bookie.
   absl::Duration read_entry_timeout = absl::Seconds(10);
   // speculativeReadTimeout (ms in BookKeeper): after this without an answer

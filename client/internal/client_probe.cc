@@ -38,6 +38,10 @@ ClientProbe::ClientProbe(std::shared_ptr<prometheus::Registry> registry)
   ensemble_changes_ =
       MakeCounter(r, "bk_client_ensemble_changes_total",
                   "Ensemble changes written to ledger metadata");
+  lagging_bookies_ = MakeCounter(
+      r, "bk_client_lagging_bookies_total",
+      "Bookies failed in a ledger because the rest of an add's write quorum "
+      "answered addEntryLagTimeoutMs before them");
   speculative_reads_ =
       MakeCounter(r, "bk_client_speculative_reads_total",
                   "Reads sent to another replica after speculativeReadTimeout");
@@ -87,6 +91,7 @@ void ClientProbe::EntryRead(absl::Duration latency) {
   read_latency_->Observe(absl::ToDoubleSeconds(latency));
 }
 void ClientProbe::EnsembleChanged() { ensemble_changes_->Increment(); }
+void ClientProbe::LaggingBookie() { lagging_bookies_->Increment(); }
 void ClientProbe::SpeculativeRead() { speculative_reads_->Increment(); }
 void ClientProbe::Quarantined() { quarantines_->Increment(); }
 void ClientProbe::Recovered() { recoveries_->Increment(); }

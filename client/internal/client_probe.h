@@ -4,6 +4,9 @@
 //   bk_client_add_latency_seconds         histogram, Append to confirmation
 //   bk_client_read_latency_seconds        histogram, one entry read
 //   bk_client_ensemble_changes_total      counter
+//   bk_client_lagging_bookies_total       counter, bookies failed in a
+//                                         ledger for lagging its write
+//                                         quorum (addEntryLagTimeoutMs)
 //   bk_client_speculative_reads_total     counter
 //   bk_client_quarantines_total           counter
 //   bk_client_pending_adds                gauge, adds not yet confirmed
@@ -45,6 +48,7 @@ class ClientProbe {
   void AddConfirmed(absl::Duration latency);
   void EntryRead(absl::Duration latency);
   void EnsembleChanged();
+  void LaggingBookie();
   void SpeculativeRead();
   void Quarantined();
   void Recovered();
@@ -69,6 +73,7 @@ class ClientProbe {
   prometheus::Histogram* add_latency_;
   prometheus::Histogram* read_latency_;
   prometheus::Counter* ensemble_changes_;
+  prometheus::Counter* lagging_bookies_;
   prometheus::Counter* speculative_reads_;
   prometheus::Counter* quarantines_;
   prometheus::Counter* recoveries_;

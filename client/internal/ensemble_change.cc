@@ -72,6 +72,11 @@ void WriteHandle::RunEnsembleChange() {
             if (std::find(ws.begin(), ws.end(), slot) == ws.end()) continue;
             p.acked &= ~bit;  // the replacement needs its own copy
             p.sent = now;
+            // The replacement's lag, if it is the last one, runs from now.
+            p.lagging_since =
+                watch_lag_ && std::popcount(p.acked) == write_quorum_ - 1
+                    ? now
+                    : absl::InfiniteFuture();
             sends.push_back({slot, ensemble_[slot], p.entry_id, p.body});
           }
         }

@@ -33,6 +33,8 @@ WriteHandle::WriteHandle(ClientContext* ctx, int64_t ledger_id,
       write_quorum_(metadata.value.write_quorum_size()),
       ack_quorum_(metadata.value.ack_quorum_size()),
       expected_write_bytes_per_second_(expected_write_bytes_per_second),
+      watch_lag_(write_quorum_ >= 2 && ack_quorum_ == write_quorum_ &&
+                 ctx->options().add_entry_lag_timeout > absl::ZeroDuration()),
       created_(absl::Now()),
       metadata_(std::move(metadata.value)),
       version_(metadata.version) {
@@ -196,7 +198,12 @@ void WriteHandle::OnAddAnswers(const std::string& bookie,
         if (a.entry_id < first || a.entry_id > pending_.back().entry_id) {
           continue;
         }
-        pending_[a.entry_id - first].acked |= uint64_t{1} << slot;
+        Pending& p = pending_[a.entry_id - first];
+        p.acked |= uint64_t{1} << slot;
+        if (watch_lag_ && std::popcount(p.acked) == write_quorum_ - 1 &&
+            p.lagging_since == absl::InfiniteFuture()) {
+          p.lagging_since = now;
+        }
         acked = true;
       } else if (absl::IsFailedPrecondition(a.status)) {
         FailLocked(absl::FailedPreconditionError(absl::StrCat(
@@ -326,15 +333,29 @@ void WriteHandle::CheckTimeouts(absl::Time now) {
     }
   }
   const absl::Duration timeout = ctx_->options().add_entry_timeout;
+  const absl::Duration lag = ctx_->options().add_entry_lag_timeout;
   int scanned = 0;
   for (const Pending& p : pending_) {
     if (++scanned > kTimeoutScan) break;
-    if (now - p.sent < timeout) continue;
+    const bool timed_out = now - p.sent >= timeout;
+    const bool lagging = watch_lag_ && now - p.lagging_since >= lag;
+    if (!timed_out && !lagging) continue;
     for (int slot : WriteSet(p.entry_id, ensemble_size_, write_quorum_)) {
       if ((p.acked >> slot) & 1 || dead_[slot] || failed_.count(slot)) continue;
-      bk::log::Get("client")->warn(
-          "ledger={} entry={} bookie={} add timed out after {}", ledger_id_,
-          p.entry_id, ensemble_[slot], absl::FormatDuration(timeout));
+      if (timed_out) {
+        bk::log::Get("client")->warn(
+            "ledger={} entry={} bookie={} add timed out after {}", ledger_id_,
+            p.entry_id, ensemble_[slot], absl::FormatDuration(timeout));
+      } else {
+        // The write set's one silent member (lagging_since is set only
+        // then): a gray failure, replaced before the add timeout.
+        bk::log::Get("client")->warn(
+            "ledger={} entry={} bookie={} lags: the rest of the write quorum "
+            "answered {} ago",
+            ledger_id_, p.entry_id, ensemble_[slot],
+            absl::FormatDuration(now - p.lagging_since));
+        ctx_->probe()->LaggingBookie();
+      }
       ctx_->cluster()->OnBookieError(ensemble_[slot], p.entry_id, now);
       SlotFailedLocked(slot, ensemble_[slot]);
     }

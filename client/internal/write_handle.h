@@ -73,7 +73,9 @@ class WriteHandle final : public std::enable_shared_from_this<WriteHandle>,
   int64_t Length() const;
 
   // From the maintenance tick: adds unanswered past addEntryTimeoutSec
-  // fail their bookies; a degraded ensemble retries its change.
+  // fail their bookies, as does the last bookie of a write set the rest of
+  // which answered addEntryLagTimeoutMs ago; a degraded ensemble retries
+  // its change.
   void CheckTimeouts(absl::Time now);
 
  private:
@@ -87,6 +89,9 @@ class WriteHandle final : public std::enable_shared_from_this<WriteHandle>,
     uint64_t acked = 0;  // bit per slot
     absl::Time appended;
     absl::Time sent;  // last (re)send
+    // When all of the write set but one had answered (addEntryLagTimeoutMs
+    // runs from here); InfiniteFuture while two or more have not.
+    absl::Time lagging_since = absl::InfiniteFuture();
     AddCallback done;
   };
   struct Send {
@@ -138,6 +143,9 @@ class WriteHandle final : public std::enable_shared_from_this<WriteHandle>,
   const int write_quorum_;
   const int ack_quorum_;
   const double expected_write_bytes_per_second_;
+  // AQ == WQ >= 2 and addEntryLagTimeoutMs > 0: one silent bookie holds
+  // up the ledger's adds, and is failed once it lags the rest by that.
+  const bool watch_lag_;
   const absl::Time created_;
 
   mutable absl::Mutex mu_;
