@@ -93,6 +93,9 @@ const std::vector<FlagSpec>& SimulateFlags() {
       {"shared-placements", false,
        "reference run: every client learns other clients' new ledgers at once",
        true},
+      {"add-lag-timeout", false,
+       "seconds: this client's addEntryLagTimeoutMs (add_lag_timeout_s; 0 "
+       "off, as BookKeeper's client)"},
   };
   static const bool kProbe = (AddProbeFlags(kFlags), true);
   static_cast<void>(kProbe);
@@ -108,6 +111,9 @@ const std::vector<FlagSpec>& TargetsFlags() {
       {"seeds", false, "first-last seeds (default 1-10)"},
       {"threads", false, "runs simulated at once (default 2)"},
       {"json", false, "print JSON (default: Markdown tables)", true},
+      {"add-lag-timeout", false,
+       "seconds: addEntryLagTimeoutMs of the \"lag\" runs (default 3, the "
+       "client's default)"},
   };
   static const bool kProbe = (AddProbeFlags(kFlags), true);
   static_cast<void>(kProbe);
@@ -186,9 +192,21 @@ absl::Status OverridePolicies(const ParsedFlags& flags, sim::Scenario* s) {
   return absl::OkStatus();
 }
 
+// --add-lag-timeout, seconds in [0, 3600].
+absl::StatusOr<double> LagTimeout(const ParsedFlags& flags) {
+  double v = 0;
+  if (!absl::SimpleAtod(flags.Get("add-lag-timeout"), &v) || !(v >= 0) ||
+      v > 3600) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--add-lag-timeout: \"", flags.Get("add-lag-timeout"),
+                     "\" is not seconds in [0, 3600]"));
+  }
+  return v;
+}
+
 // Applies --no-gray-failures, --no-hints, --report-interval, --clients,
 // --perfect-reports, --clairvoyant, --greedy, --exact-polls,
-// --shared-placements, --probe-candidates
+// --shared-placements, --add-lag-timeout, --probe-candidates
 // and --probe-pick; the result is
 // validated again.
 absl::Status OverrideScenario(const ParsedFlags& flags, sim::Scenario* s) {
@@ -200,6 +218,11 @@ absl::Status OverrideScenario(const ParsedFlags& flags, sim::Scenario* s) {
   if (flags.GetBool("exact-polls")) s->clients.exact_polls = true;
   if (flags.GetBool("shared-placements")) s->clients.shared_placements = true;
   if (absl::Status st = ApplyProbeFlags(flags, s); !st.ok()) return st;
+  if (flags.Has("add-lag-timeout")) {
+    absl::StatusOr<double> v = LagTimeout(flags);
+    if (!v.ok()) return v.status();
+    s->add_lag_timeout_s = *v;
+  }
   if (flags.Has("report-interval")) {
     double v = 0;
     if (!absl::SimpleAtod(flags.Get("report-interval"), &v)) {
@@ -363,6 +386,11 @@ int TargetsCommand(const std::vector<std::string>& args, std::ostream& out,
         sim::ReadScenarioFile(flags->Get("partitioned"));
     if (!p.ok()) return Fail(err, kExitFailure, p.status());
     options.partitioned = *std::move(p);
+  }
+  if (flags->Has("add-lag-timeout")) {
+    absl::StatusOr<double> v = LagTimeout(*flags);
+    if (!v.ok()) return Fail(err, kExitUsage, v.status());
+    options.add_lag_timeout_s = *v;
   }
   // Probe on placement, for every run of both scenarios.
   for (sim::Scenario* s :

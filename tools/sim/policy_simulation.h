@@ -109,10 +109,18 @@ class PolicySimulation {
   // backlog reached max_queue_s: adds are throttled) or when an add to it
   // waits add_timeout_s or more. Every open ledger with a failing member
   // replaces it through its client's policy, and the client quarantines it.
+  // With add_lag_timeout_s at AQ == WQ >= 2 (the client's
+  // addEntryLagTimeoutMs), a ledger also replaces the member of a write set
+  // whose add latency exceeds the rest of the set's by that much: the
+  // client sees the others answer and this one not.
   void ChangeEnsembles(double at_s);
-  // Replaces ensemble[index] of client c's ledger `l` through its policy;
-  // a refused replacement is retried a second later.
-  void Replace(int c, Ledger& l, size_t index, double at_s);
+  bool WatchesLag() const;
+  // The index in l.ensemble of a lagging member, or -1.
+  int LaggingMember(const Ledger& l) const;
+  // Replaces ensemble[index] of client c's ledger `l` through its policy
+  // (`lagging`: for lag, counted in lag_changes); a refused replacement is
+  // retried a second later.
+  void Replace(int c, Ledger& l, size_t index, double at_s, bool lagging);
 
   // --- client_reports.cc ---
   // Probe on placement (placement.adaptive.probe_candidates): the policy

@@ -40,6 +40,7 @@ ordered_json ScenarioToJson(const Scenario& s) {
   j["warmup_s"] = s.warmup_s;
   j["max_queue_s"] = s.max_queue_s;
   j["add_timeout_s"] = s.add_timeout_s;
+  j["add_lag_timeout_s"] = s.add_lag_timeout_s;
   j["journal_max_group_wait_ms"] = s.journal_max_group_wait_ms;
   j["bookies"] = s.BookieCount();
   j["racks"] = s.racks;
@@ -147,6 +148,7 @@ ordered_json ResultToJson(const SimulationResult& r) {
         {"lower_bound_throughput_stddev", Round6(s.bound_throughput_stddev)},
         {"gap_closed", GapJson(GapClosed(r, run))},
         {"ensemble_changes", run.ensemble_changes},
+        {"lag_changes", run.lag_changes},
         {"replace_failures", run.replace_failures},
         {"probes_per_placement",
          Round6(run.placement_calls > 0

@@ -204,6 +204,9 @@ absl::Status ValidateScenario(const Scenario& s) {
   if (!InRange(s.max_queue_s, tick_s, 3600)) {
     return Bad("max_queue_s", "in [tick, 3600]", s.max_queue_s);
   }
+  if (!InRange(s.add_lag_timeout_s, 0, 3600)) {
+    return Bad("add_lag_timeout_s", "in [0, 3600]", s.add_lag_timeout_s);
+  }
   if (!InRange(s.add_timeout_s, 0, 3600)) {
     return Bad("add_timeout_s", "in [0, 3600]", s.add_timeout_s);
   }

@@ -133,6 +133,11 @@ struct Scenario {
   // client does on an add error or timeout (Pulsar: addEntryTimeout 30 s).
   // 0: ledgers never change ensemble. [0, 3600]
   double add_timeout_s = 30;
+  // This project's client only (addEntryLagTimeoutMs; BookKeeper's client
+  // has no such rule): at AQ == WQ, a member of a write set whose add waits
+  // this much longer than the rest of the set's is replaced as on a
+  // timeout. 0: off, BookKeeper's client (bp65.yaml). [0, 3600]
+  double add_lag_timeout_s = 0;
   double journal_max_group_wait_ms = 2;  // journalMaxGroupWaitMSec, [0, 1000]
   int racks = 1;                         // bookies round-robin over racks
   // Devices round-robin over regions first, then over `racks` racks in each

@@ -323,6 +323,7 @@ absl::StatusOr<Scenario> Parse(absl::string_view text) {
   top.Get("warmup_s", &s.warmup_s);
   top.Get("max_queue_s", &s.max_queue_s);
   top.Get("add_timeout_s", &s.add_timeout_s);
+  top.Get("add_lag_timeout_s", &s.add_lag_timeout_s);
   top.Get("journal_max_group_wait_ms", &s.journal_max_group_wait_ms);
   top.Get("racks", &s.racks);
   top.Get("regions", &s.regions);

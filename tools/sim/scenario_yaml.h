@@ -10,6 +10,7 @@
 //   herd_window_s: 10         warmup_s: 300         max_queue_s: 30
 //   add_timeout_s: 30         racks: 15             readonly_bookies: 5
 //   regions: 1                (devices over regions, then racks in each)
+//   add_lag_timeout_s: 0      (this client's addEntryLagTimeoutMs; 0 off)
 //   devices:       [{name: hdd, capacity_mib_per_second: 110, sync_ms: 6}]
 //   bookie_groups: [{count: 45, device: hdd, bookies_per_device: 3,
 //                    disk_capacity_gib: 4096, disk_used_fraction: 0.5}]

@@ -34,7 +34,10 @@
 // (ReplaceBookie, with the ledger's rate as the hint), the client
 // quarantines the failed bookie for clients.quarantine_s, and the old
 // bookie stops receiving the ledger's adds. A refused replacement is
-// retried a second later.
+// retried a second later. With add_lag_timeout_s (this project's client,
+// addEntryLagTimeoutMs) at AQ == WQ, a write set's member whose add
+// latency exceeds the rest of the set's by that much is replaced the same
+// way (counted in lag_changes): the client sees the others answer first.
 // Sharing (placement::SharesNewLedgers, or clients.shared_placements):
 // every other client's policy learns each new ledger, close and ensemble
 // change at once (OnPlacedElsewhere, OnClosedElsewhere,
@@ -64,6 +67,7 @@ struct PolicyRun {
   int64_t ledgers_created = 0;
   int64_t placement_failures = 0;  // NotEnoughBookies and other errors
   int64_t ensemble_changes = 0;    // bookies replaced in open ledgers
+  int64_t lag_changes = 0;         // of which for lagging (add_lag_timeout_s)
   int64_t replace_failures = 0;    // replacements the policy refused
   // Probe on placement: NewEnsemble and ReplaceBookie calls, and the
   // GetBookieInfo probes sent before them (0 without probing).

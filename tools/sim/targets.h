@@ -4,8 +4,14 @@
 // Per seed, on the base scenario (its report interval, its clients, rate
 // hints on, its gray failures), with the runs named after what changes:
 //  - base:       none, load and adaptive -- spread, gap closed, the tail
-//                with gray failures, and BP-65's direction (load vs none);
+//                with BookKeeper's client, and BP-65's direction (load vs
+//                none);
 //  - fresh:      adaptive with reports polled every 1 s;
+//  - lag:        load and adaptive with this project's client, which also
+//                replaces a bookie lagging its write set by
+//                add_lag_timeout_s (addEntryLagTimeoutMs) -- the tail with
+//                gray failures (the targets' client; "base" keeps the
+//                scenario's, for bp65.yaml BookKeeper's);
 //  - blind:      adaptive without rate hints;
 //  - no_gray:    none and adaptive without gray failures -- the tail that
 //                placement alone is responsible for;
@@ -43,6 +49,10 @@ struct TargetsOptions {
   std::optional<Scenario> partitioned;
   std::vector<uint64_t> seeds;
   int threads = 2;  // runs simulated at once, [1, 64]
+  // add_lag_timeout_s of the "lag" runs: the client's addEntryLagTimeoutMs
+  // default. The other runs keep the scenario's (bp65.yaml: 0, BookKeeper's
+  // client).
+  double add_lag_timeout_s = 3;
 };
 
 // One run: a variant of a scenario, one policy, one seed.

@@ -42,12 +42,13 @@ TEST_CASE("the JSON has the shape issue 9 gives", "[sim]") {
   for (const char* policy : {"none", "load", "adaptive"}) {
     INFO(policy);
     const auto& p = j["policies"][policy];
-    CHECK(p.size() == 12);
+    CHECK(p.size() == 13);
     for (const char* key :
          {"throughput_stddev", "throughput_range", "top10_throughput",
           "p50_write_latency", "p99_write_latency", "p999_write_latency",
           "herd_index", "lower_bound_throughput_stddev", "gap_closed",
-          "ensemble_changes", "replace_failures", "probes_per_placement"}) {
+          "ensemble_changes", "lag_changes", "replace_failures",
+          "probes_per_placement"}) {
       CHECK(p.contains(key));
     }
   }
@@ -96,6 +97,31 @@ TEST_CASE(
   CHECK(stuck.ensemble_changes == 0);
   // Replaced, the slowed bookie no longer throttles what it cannot write.
   CHECK(changed.summary.throttled_mib < stuck.summary.throttled_mib);
+}
+
+TEST_CASE(
+    "with add_lag_timeout_s a bookie lagging its write set is replaced "
+    "before the add timeout, at AQ == WQ only",
+    "[sim]") {
+  const uint64_t seed = 47;
+  INFO("seed " << seed);
+  Scenario s = Load("small");  // E2/WQ2/AQ2
+  // Bookie 3 slowed a hundredfold for 200 s: its backlog grows.
+  s.gray_failures = {{3, 200, 200, 100}};
+  s.add_timeout_s = 3600;
+  const PolicyRun timeout_only =
+      SimulatePolicy(s, placement::Weighting::kNone, seed);
+  CHECK(timeout_only.lag_changes == 0);
+  s.add_lag_timeout_s = 2;
+  const PolicyRun lag = SimulatePolicy(s, placement::Weighting::kNone, seed);
+  CHECK(lag.lag_changes > 0);
+  CHECK(lag.ensemble_changes >= lag.lag_changes);
+  CHECK(lag.summary.p99_write_latency < timeout_only.summary.p99_write_latency);
+  // At AQ < WQ a slow member holds no add up: nothing to replace.
+  s.ledgers.ack_quorum = 1;
+  const PolicyRun relaxed =
+      SimulatePolicy(s, placement::Weighting::kNone, seed);
+  CHECK(relaxed.lag_changes == 0);
 }
 
 TEST_CASE(

@@ -34,9 +34,11 @@ TEST_CASE("targets run every variant for every seed and print every table",
     INFO("seed " << seed);
     CHECK(FindRun(*r, seed, "base", Weighting::kNone) != nullptr);
     CHECK(FindRun(*r, seed, "base", Weighting::kLoad) != nullptr);
-    for (const char* v : {"base", "fresh", "fresh_unshared", "blind", "no_gray",
-                          "perfect", "clairvoyant", "greedy", "herd_60s_20c",
-                          "herd_30s_50c", "herd_60s_50c", "partitioned"}) {
+    CHECK(FindRun(*r, seed, "lag", Weighting::kLoad) != nullptr);
+    for (const char* v :
+         {"base", "lag", "fresh", "fresh_unshared", "blind", "no_gray",
+          "perfect", "clairvoyant", "greedy", "herd_60s_20c", "herd_30s_50c",
+          "herd_60s_50c", "partitioned"}) {
       INFO(v);
       CHECK(FindRun(*r, seed, v, Weighting::kAdaptive) != nullptr);
     }
