@@ -179,6 +179,14 @@ TEST_CASE(
   req.set_first_entry_id(0);
   req.set_last_entry_id(199);
   auto reader = slow->ReadEntries(&ctx, req);
+  // The call returns before the request reaches the bookie: wait until the
+  // stream holds the only read permit, or a probing read below could take
+  // it first and the stream be refused (seen under CI load).
+  REQUIRE(PollUntil(
+      [&] {
+        return MetricValue(b->http_port(), "bookie_reads_in_flight") == 1;
+      },
+      absl::Seconds(10)));
   // The stream holds the only read permit until the server cancels it.
   CHECK(PollUntil(
       [&] {

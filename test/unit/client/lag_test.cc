@@ -85,7 +85,7 @@ TEST_CASE(
 
 TEST_CASE(
     "no bookie is failed for lag when two of the write set are silent or "
-    "addEntryLagTimeoutMs is 0; the add timeout still replaces them",
+    "addEntryLagTimeoutMs is 0, and the add timeout still replaces them",
     "[client]") {
   struct Case {
     const char* name;
