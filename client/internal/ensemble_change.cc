@@ -55,6 +55,9 @@ void WriteHandle::RunEnsembleChange() {
           auto it = failed_.find(slot);
           if (it != failed_.end() && it->second == old) failed_.erase(it);
           dead_[slot] = false;
+          // What the old bookie never answered stays in its segment, for
+          // autorecovery; the replacement owes nothing of it.
+          unanswered_[slot].clear();
         }
         std::vector<int> replaced;
         for (int i = 0; i < ensemble_size_; ++i) {
@@ -85,6 +88,7 @@ void WriteHandle::RunEnsembleChange() {
         for (const auto& [slot, old] : failed) {
           failed_.erase(slot);
           dead_[slot] = true;
+          unanswered_[slot].clear();
         }
         std::vector<bool> live(ensemble_size_);
         for (int i = 0; i < ensemble_size_; ++i) live[i] = !dead_[i];

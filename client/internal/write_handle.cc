@@ -40,6 +40,7 @@ WriteHandle::WriteHandle(ClientContext* ctx, int64_t ledger_id,
       version_(metadata.version) {
   ensemble_ = Bookies(metadata_.segments(metadata_.segments_size() - 1));
   dead_.assign(ensemble_size_, false);
+  unanswered_.resize(ensemble_size_);
 }
 
 WriteHandle::~WriteHandle() = default;
@@ -193,12 +194,16 @@ void WriteHandle::OnAddAnswers(const std::string& bookie,
       if (state_ == State::kFailed || state_ == State::kClosed) break;
       const int slot = a.tag;
       if (a.status.ok()) {
-        if (ensemble_[slot] != bookie || pending_.empty()) continue;
-        const int64_t first = pending_.front().entry_id;
-        if (a.entry_id < first || a.entry_id > pending_.back().entry_id) {
+        if (ensemble_[slot] != bookie) continue;
+        if (pending_.empty() || a.entry_id < pending_.front().entry_id) {
+          // Confirmed already (AQ < WQ): this bookie caught up to here. A
+          // bookie answers one ledger's adds in order.
+          auto& u = unanswered_[slot];
+          while (!u.empty() && u.front().first <= a.entry_id) u.pop_front();
           continue;
         }
-        Pending& p = pending_[a.entry_id - first];
+        if (a.entry_id > pending_.back().entry_id) continue;
+        Pending& p = pending_[a.entry_id - pending_.front().entry_id];
         p.acked |= uint64_t{1} << slot;
         if (watch_lag_ && std::popcount(p.acked) == write_quorum_ - 1 &&
             p.lagging_since == absl::InfiniteFuture()) {
@@ -231,6 +236,17 @@ void WriteHandle::CompleteLocked(std::vector<Completion>* out) {
   while (!pending_.empty()) {
     Pending& p = pending_.front();
     if (std::popcount(p.acked) < ack_quorum_) break;
+    if (ack_quorum_ < write_quorum_ && std::popcount(p.acked) < write_quorum_) {
+      // The write set in place (WriteSet would allocate per entry).
+      for (int i = 0; i < write_quorum_; ++i) {
+        const int slot = static_cast<int>((p.entry_id + i) % ensemble_size_);
+        if ((p.acked >> slot) & 1 || dead_[slot] || failed_.count(slot)) {
+          continue;
+        }
+        auto& u = unanswered_[slot];
+        if (u.size() < kMaxUnanswered) u.emplace_back(p.entry_id, p.sent);
+      }
+    }
     lac_ = p.entry_id;
     length_ += p.payload_bytes;
     pending_bytes_ -= p.bytes;
@@ -256,6 +272,7 @@ void WriteHandle::FailLocked(const absl::Status& status,
   }
   pending_.clear();
   pending_bytes_ = 0;
+  for (auto& u : unanswered_) u.clear();
 }
 
 void WriteHandle::SlotFailedLocked(int slot, const std::string& bookie) {
@@ -359,6 +376,20 @@ void WriteHandle::CheckTimeouts(absl::Time now) {
       ctx_->cluster()->OnBookieError(ensemble_[slot], p.entry_id, now);
       SlotFailedLocked(slot, ensemble_[slot]);
     }
+  }
+  // Confirmed entries a bookie never answered (AQ < WQ).
+  for (int slot = 0; slot < ensemble_size_; ++slot) {
+    const auto& u = unanswered_[slot];
+    if (u.empty() || dead_[slot] || failed_.count(slot)) continue;
+    if (now - u.front().second < timeout) continue;
+    bk::log::Get("client")->warn(
+        "ledger={} entry={} bookie={} add timed out after {}; the entry was "
+        "confirmed by the ack quorum and lacks this replica until "
+        "autorecovery copies it",
+        ledger_id_, u.front().first, ensemble_[slot],
+        absl::FormatDuration(timeout));
+    ctx_->cluster()->OnBookieError(ensemble_[slot], u.front().first, now);
+    SlotFailedLocked(slot, ensemble_[slot]);
   }
 }
 

@@ -31,6 +31,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
@@ -73,9 +74,9 @@ class WriteHandle final : public std::enable_shared_from_this<WriteHandle>,
   int64_t Length() const;
 
   // From the maintenance tick: adds unanswered past addEntryTimeoutSec
-  // fail their bookies, as does the last bookie of a write set the rest of
-  // which answered addEntryLagTimeoutMs ago; a degraded ensemble retries
-  // its change.
+  // fail their bookies (confirmed ones too, at AQ < WQ), as does the last
+  // bookie of a write set the rest of which answered addEntryLagTimeoutMs ago;
+  // a degraded ensemble retries its change.
   void CheckTimeouts(absl::Time now);
 
  private:
@@ -168,6 +169,14 @@ class WriteHandle final : public std::enable_shared_from_this<WriteHandle>,
   std::map<int, std::string> failed_ ABSL_GUARDED_BY(mu_);
   // Slots left without a live bookie (no replacement found).
   std::vector<bool> dead_ ABSL_GUARDED_BY(mu_);
+  // AQ < WQ: per slot, the entries confirmed by the ack quorum before that
+  // slot's bookie answered them (entry id, sent), oldest first, at most
+  // kMaxUnanswered. A bookie silent past addEntryTimeoutSec is failed
+  // from here even though it holds no confirmation up: otherwise it would
+  // keep the ledger's new entries one replica short for good.
+  static constexpr size_t kMaxUnanswered = size_t{1} << 16;
+  std::vector<std::deque<std::pair<int64_t, absl::Time>>> unanswered_
+      ABSL_GUARDED_BY(mu_);
   bool changing_ ABSL_GUARDED_BY(mu_) = false;
   absl::Time next_retry_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
   int64_t completions_in_queue_ ABSL_GUARDED_BY(mu_) = 0;

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "absl/synchronization/mutex.h"
+#include "test/support/clock_env.h"
 #include "test/unit/client/test_util.h"
 
 namespace bk::client::testing {
@@ -47,6 +48,58 @@ TEST_CASE("AQ < WQ: a silent bookie does not hold up confirmations",
   auto r = client->OpenLedger((*w)->ledger_id(), "p");
   REQUIRE(r.ok());
   ExpectEntries(r->get(), 0, 99);
+  bookies.ReleaseAllSwallowed();
+}
+
+TEST_CASE(
+    "AQ < WQ: a bookie silent past addEntryTimeoutSec is replaced though "
+    "every entry was confirmed without it",
+    "[client]") {
+  LocalBookies bookies(4);
+  bk::testing::ClockEnv clock(Env::Default());
+  ClientOptions o = FastOptions(bookies);
+  o.env = &clock;
+  o.add_entry_timeout = absl::Hours(1);  // passes only on the test's word
+  auto client = MakeClient(o);
+  auto w = client->CreateLedger({.ensemble_size = 3,
+                                 .write_quorum = 3,
+                                 .ack_quorum = 2,
+                                 .password = "p"});
+  REQUIRE(w.ok());
+  const auto md0 = ReadMetadata(bookies, (*w)->ledger_id());
+  const std::string silent = md0.segments(0).bookies(2);
+  bookies.faults(bookies.IndexOf(silent))->drop_adds_from = 0;
+  auto fs = AppendAll(w->get(), 0, 19);
+  ExpectAllConfirmed(fs, 0);  // by the other two
+  CHECK(Metric(*client, "bk_client_ensemble_changes_total") == 0);
+  // Without the timeout the silent bookie would keep every later entry one
+  // replica short for good.
+  clock.Advance(absl::Hours(1));
+  REQUIRE(PollUntil([&] {
+    return Metric(*client, "bk_client_ensemble_changes_total") >= 1;
+  }));
+  auto more = AppendAll(w->get(), 20, 39);
+  ExpectAllConfirmed(more, 20);
+  REQUIRE((*w)->Close().ok());
+  const auto md = ReadMetadata(bookies, (*w)->ledger_id());
+  REQUIRE(md.segments_size() == 2);
+  CHECK(md.segments(1).first_entry_id() == 20);
+  for (const auto& b : md.segments(1).bookies()) CHECK(b != silent);
+  // The new segment's entries reach all three of its bookies (the third
+  // may answer after the close: AQ 2).
+  for (const auto& b : md.segments(1).bookies()) {
+    INFO(b);
+    CHECK(PollUntil([&] {
+      for (int e = 20; e < 40; ++e) {
+        if (!bookies.store(bookies.IndexOf(b))
+                 ->ReadEntry((*w)->ledger_id(), e)
+                 .ok()) {
+          return false;
+        }
+      }
+      return true;
+    }));
+  }
   bookies.ReleaseAllSwallowed();
 }
 
