@@ -10,15 +10,6 @@
 namespace bk::client::testing {
 namespace {
 
-// Appends entries first..last without waiting; returns their futures.
-std::vector<std::future<absl::StatusOr<int64_t>>> AppendAll(LedgerWriter* w,
-                                                            int first,
-                                                            int last) {
-  std::vector<std::future<absl::StatusOr<int64_t>>> fs;
-  for (int e = first; e <= last; ++e) fs.push_back(w->Append(Payload(e)));
-  return fs;
-}
-
 void ExpectAllConfirmed(std::vector<std::future<absl::StatusOr<int64_t>>>& fs,
                         int first) {
   for (size_t i = 0; i < fs.size(); ++i) {

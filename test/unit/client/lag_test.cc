@@ -13,14 +13,6 @@ namespace {
 constexpr absl::Duration kLag = absl::Hours(1);
 constexpr absl::Duration kAddTimeout = absl::Hours(1000);
 
-std::vector<std::future<absl::StatusOr<int64_t>>> AppendAll(LedgerWriter* w,
-                                                            int first,
-                                                            int last) {
-  std::vector<std::future<absl::StatusOr<int64_t>>> fs;
-  for (int e = first; e <= last; ++e) fs.push_back(w->Append(Payload(e)));
-  return fs;
-}
-
 // Moves the clock on by `step` until `f` is ready, at most `steps` times;
 // returns the steps taken (steps + 1 if it never became ready).
 int AdvanceUntilReady(bk::testing::ClockEnv& clock,

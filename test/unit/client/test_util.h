@@ -63,6 +63,14 @@ inline proto::LedgerMetadata ReadMetadata(const LocalBookies& b, int64_t id) {
   return md->value;
 }
 
+// Appends entries first..last without waiting; returns their futures.
+inline std::vector<std::future<absl::StatusOr<int64_t>>> AppendAll(
+    LedgerWriter* w, int first, int last) {
+  std::vector<std::future<absl::StatusOr<int64_t>>> fs;
+  for (int e = first; e <= last; ++e) fs.push_back(w->Append(Payload(e)));
+  return fs;
+}
+
 // Appends entries first..last one at a time, so that each entry carries
 // the LAC of the one before, and checks each is confirmed as itself.
 inline void AppendConfirmed(LedgerWriter* w, int first, int last) {
