@@ -49,8 +49,16 @@ absl::StatusOr<std::unique_ptr<LedgerWriter>> Client::CreateLedger(
   auto placement = ctx_->cluster()->NewEnsemble(o.ensemble_size, o.write_quorum,
                                                 o.ack_quorum, hints, answers);
   if (!placement.ok()) return placement.status();
+  // The policy counts the new ledger on its bookies from here; a ledger
+  // that is never created must not keep counting until reports catch up.
+  auto withdraw = [&] {
+    ctx_->cluster()->OnLedgerClosed(placement->ensemble, o.write_quorum, hints);
+  };
   auto id = ctx_->store()->NewLedgerId();
-  if (!id.ok()) return id.status();
+  if (!id.ok()) {
+    withdraw();
+    return id.status();
+  }
   proto::LedgerMetadata md;
   md.set_ensemble_size(o.ensemble_size);
   md.set_write_quorum_size(o.write_quorum);
@@ -71,7 +79,10 @@ absl::StatusOr<std::unique_ptr<LedgerWriter>> Client::CreateLedger(
   }
   md.set_metadata_format_version(1);
   auto version = ctx_->store()->CreateLedger(*id, md);
-  if (!version.ok()) return Annotate(version.status(), *id);
+  if (!version.ok()) {
+    withdraw();
+    return Annotate(version.status(), *id);
+  }
   if (ctx_->feed() != nullptr) {
     ctx_->feed()->Announce(*id, placement->ensemble, o.write_quorum,
                            o.expected_write_bytes_per_second);

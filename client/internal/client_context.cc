@@ -144,11 +144,13 @@ void ClientContext::Shutdown() {
   closing_ = true;
   if (poller_.joinable()) poller_.join();
   bookie_watch_.reset();
-  feed_.reset();
   if (pool_) pool_->Close();
   timer_.Shutdown();
   worker_.Shutdown();
   completions_.Shutdown();
+  // After the threads that announce (an ensemble change on the worker, a
+  // writer's stop reported from a callback), before the store it writes to.
+  feed_.reset();
   store_.reset();
 }
 

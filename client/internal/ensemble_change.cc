@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "client/internal/placement_probe.h"
@@ -154,6 +155,16 @@ absl::Status WriteHandle::ChangeEnsemble(
   for (const auto& [slot, bookie] : failed) excluded.push_back(bookie);
   std::vector<std::string> next = ensemble;
   std::map<std::string, proto::PlacementNote> notes;
+  // The policy counts each replacement it draws (the old bookie leaves,
+  // the new one joins); unless the new segment is written, that is taken
+  // back, or the estimates would keep a move that never happened.
+  std::vector<std::pair<std::string, std::string>> drawn;  // (left, joined)
+  absl::Cleanup take_back = [&] {
+    for (auto it = drawn.rbegin(); it != drawn.rend(); ++it) {
+      ctx_->cluster()->OnReplacedElsewhere(
+          it->second, it->first, ensemble_size_, write_quorum_, hints);
+    }
+  };
   for (const auto& [slot, bookie] : failed) {
     // Probed first when the policy probes (placement_probe.h): on the
     // worker thread, like the metadata write below, at most
@@ -161,6 +172,7 @@ absl::Status WriteHandle::ChangeEnsemble(
     auto r = ProbeAndReplace(ctx_, next, slot, write_quorum_, ack_quorum_,
                              excluded, hints);
     if (!r.ok()) return r.status();
+    drawn.emplace_back(next[slot], r->ensemble[slot]);
     next = r->ensemble;
     for (auto& [id, note] : r->notes) notes[id] = note;
   }
@@ -181,6 +193,7 @@ absl::Status WriteHandle::ChangeEnsemble(
     }
     auto v = ctx_->store()->CompareAndSetLedger(ledger_id_, updated, version);
     if (v.ok()) {
+      std::move(take_back).Cancel();
       {
         absl::MutexLock l(&mu_);
         metadata_ = std::move(updated);

@@ -123,7 +123,10 @@ void WriteHandle::AppendWith(size_t payload_size, Packager&& package,
                        "; the bookies are not keeping up"));
     }
     if (!refused.ok()) {
-      outbox_.push_back({std::move(done), Annotate(refused, ledger_id_)});
+      // failure_ names the ledger already.
+      outbox_.push_back({std::move(done), state_ == State::kFailed
+                                              ? refused
+                                              : Annotate(refused, ledger_id_)});
     } else {
       Pending p;
       p.entry_id = next_entry_++;
@@ -293,12 +296,21 @@ void WriteHandle::SlotFailedLocked(int slot, const std::string& bookie) {
 // shutdown the executor runs a task inline, and a callback may Append.
 void WriteHandle::DrainCompletions() {
   std::vector<Completion> batch;
+  bool stopped = false;
+  std::vector<std::string> ensemble;
+  placement::LedgerHints hints;
   {
     absl::MutexLock l(&mu_);
-    if (draining_ || outbox_.empty()) return;
-    draining_ = true;
-    batch.swap(outbox_);
+    stopped = state_ == State::kFailed && TakeStopLocked(&ensemble, &hints);
+    if (!draining_ && !outbox_.empty()) {
+      draining_ = true;
+      batch.swap(outbox_);
+    }
   }
+  // Before the failed adds' callbacks: a caller that rolls to a new ledger
+  // from one places it without the old one's slots.
+  if (stopped) ReportStopped(ensemble, hints);
+  if (batch.empty()) return;
   while (true) {
     ctx_->completions()->Post([c = std::move(batch)]() mutable {
       for (Completion& x : c) {
@@ -442,14 +454,19 @@ absl::Status WriteHandle::Close() {
         break;
       }
       if (reread->value.state() != proto::OPEN) {
-        absl::MutexLock l(&mu_);
-        state_ = State::kFailed;
-        failure_ = Annotate(absl::FailedPreconditionError(absl::StrCat(
-                                "cannot close: the ledger is ",
-                                LedgerStateName(reread->value.state()),
-                                " in the metadata store")),
-                            ledger_id_);
-        return failure_;
+        absl::Status failure;
+        {
+          absl::MutexLock l(&mu_);
+          state_ = State::kFailed;
+          failure_ = Annotate(absl::FailedPreconditionError(absl::StrCat(
+                                  "cannot close: the ledger is ",
+                                  LedgerStateName(reread->value.state()),
+                                  " in the metadata store")),
+                              ledger_id_);
+          failure = failure_;
+        }
+        DrainCompletions();  // reports the stop
+        return failure;
       }
       md = reread->value;
       version = reread->version;
@@ -464,20 +481,34 @@ absl::Status WriteHandle::Close() {
   watch_.reset();
   std::vector<std::string> ensemble;
   placement::LedgerHints hints;
+  bool stopped;
   {
     absl::MutexLock l(&mu_);
     state_ = State::kClosed;
-    ensemble = ensemble_;
-    hints = HintsLocked(absl::Now());
+    stopped = TakeStopLocked(&ensemble, &hints);
   }
   // Its bookies stop taking this ledger's writes now; the broker's next
   // ledger (a roll) may take the room before a report shows it.
+  if (stopped) ReportStopped(ensemble, hints);
+  return absl::OkStatus();
+}
+
+bool WriteHandle::TakeStopLocked(std::vector<std::string>* ensemble,
+                                 placement::LedgerHints* hints) {
+  if (stop_reported_) return false;
+  stop_reported_ = true;
+  *ensemble = ensemble_;
+  *hints = HintsLocked(absl::Now());
+  return true;
+}
+
+void WriteHandle::ReportStopped(const std::vector<std::string>& ensemble,
+                                const placement::LedgerHints& hints) {
   ctx_->cluster()->OnLedgerClosed(ensemble, write_quorum_, hints);
   if (ctx_->feed() != nullptr) {
     ctx_->feed()->AnnounceClosed(ledger_id_, ensemble, write_quorum_,
                                  hints.expected_write_bytes_per_second);
   }
-  return absl::OkStatus();
 }
 
 void WriteHandle::Abandon() {

@@ -124,7 +124,22 @@ class WriteHandle final : public std::enable_shared_from_this<WriteHandle>,
   // Records a failed slot; starts an ensemble change unless one runs.
   void SlotFailedLocked(int slot, const std::string& bookie)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Hands decided completions to the completion executor; first, once the
+  // writer has failed, reports the stop (ReportStopped).
   void DrainCompletions() ABSL_LOCKS_EXCLUDED(mu_);
+  // The ledger's bookies take no more of its adds, closed or not: its slots
+  // come off this client's placement estimates and other clients hear of it
+  // through the placement feed, as for a close. At most once per writer;
+  // false if it was reported already. A writer that failed (fenced,
+  // deleted, broken, destroyed) would otherwise count on its bookies until
+  // reports caught up, and in other clients' views for an announcement's
+  // life.
+  bool TakeStopLocked(std::vector<std::string>* ensemble,
+                      placement::LedgerHints* hints)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void ReportStopped(const std::vector<std::string>& ensemble,
+                     const placement::LedgerHints& hints)
+      ABSL_LOCKS_EXCLUDED(mu_);
   void RunEnsembleChange();
   // One round: replaces the slots of `failed`. Returns the new ensemble
   // and metadata version, or an error (FailedPrecondition: the ledger is no
@@ -178,6 +193,7 @@ class WriteHandle final : public std::enable_shared_from_this<WriteHandle>,
   std::vector<std::deque<std::pair<int64_t, absl::Time>>> unanswered_
       ABSL_GUARDED_BY(mu_);
   bool changing_ ABSL_GUARDED_BY(mu_) = false;
+  bool stop_reported_ ABSL_GUARDED_BY(mu_) = false;  // TakeStopLocked
   absl::Time next_retry_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
   int64_t completions_in_queue_ ABSL_GUARDED_BY(mu_) = 0;
 

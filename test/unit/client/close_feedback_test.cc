@@ -1,8 +1,12 @@
 // A writer's Close reaches the client's adaptive placement: the closed
-// ledger's rate comes off its bookies' estimates at once.
+// ledger's rate comes off its bookies' estimates at once. So does a writer
+// that stops without a close (fenced by another client's recovery, or
+// destroyed): its bookies take no more of its adds either.
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -11,15 +15,15 @@
 namespace bk::client::testing {
 namespace {
 
-TEST_CASE(
-    "closing a ledger with a rate hint takes its slots off its bookies' "
-    "placement estimates and leaves the other bookies' alone",
-    "[client][placement]") {
-  LocalBookies bookies(4);
+// 40 MiB/s over E2/WQ2: a 40 MiB/s slot on each member.
+constexpr double kSlotMiB = 40;
+
+// An adaptive client that polls its 4 bookies once, at the start, and then
+// not for the test's life: no report covers a placement, so its slots
+// count in full until the client hears the ledger stopped.
+std::unique_ptr<Client> PolledOnceClient(const LocalBookies& bookies) {
   ClientOptions o = FastOptions(bookies);
   o.placement.weighting = placement::Weighting::kAdaptive;
-  // One poll at the start, then none for the test's life: no report
-  // covers the placement, so its slots count in full until the close.
   o.get_bookie_info_interval = absl::Hours(1);
   auto client = MakeClient(o);
   // That first poll answered before the ledger is placed (a report that
@@ -27,9 +31,14 @@ TEST_CASE(
   REQUIRE(PollUntil([&] {
     return Metric(*client, "bk_client_bookie_info_polls_total") >= 4;
   }));
+  return client;
+}
 
-  // 40 MiB/s over E2/WQ2: a 40 MiB/s slot on each member.
-  constexpr double kSlotMiB = 40;
+// A ledger with a kSlotMiB slot per member and two entries confirmed; its
+// ensemble into `ensemble`.
+std::unique_ptr<LedgerWriter> HintedLedger(const LocalBookies& bookies,
+                                           Client* client,
+                                           std::vector<std::string>* ensemble) {
   auto w = client->CreateLedger(
       {.ensemble_size = 2,
        .write_quorum = 2,
@@ -38,31 +47,83 @@ TEST_CASE(
        .expected_write_bytes_per_second = kSlotMiB * (1 << 20)});
   REQUIRE(w.ok());
   const proto::LedgerMetadata md = ReadMetadata(bookies, (*w)->ledger_id());
-  const std::vector<std::string> ensemble(md.segments(0).bookies().begin(),
-                                          md.segments(0).bookies().end());
-  AppendConfirmed(w->get(), 0, 2);
+  ensemble->assign(md.segments(0).bookies().begin(),
+                   md.segments(0).bookies().end());
+  AppendConfirmed(w->get(), 0, 1);
+  return std::move(*w);
+}
 
-  const std::map<std::string, double> before = client->PlacementLoadEstimates();
+// The members' estimates counted the slot before and dropped it after; the
+// other bookies' did not move.
+void CheckSlotsTakenOff(const std::map<std::string, double>& before,
+                        const std::map<std::string, double>& after,
+                        const std::vector<std::string>& ensemble) {
   REQUIRE(before.size() == 4);
-  for (const std::string& b : ensemble) {
-    INFO("member " << b);
-    CHECK(before.at(b) >= kSlotMiB * 0.9);
-  }
-  // The writer measures its own rate after 5 s of life and closes with
-  // that (a few entries: about nothing); the hint holds until then.
-  REQUIRE((*w)->Close().ok());
-
-  const std::map<std::string, double> after = client->PlacementLoadEstimates();
+  REQUIRE(after.size() == 4);
   for (const auto& [b, load] : after) {
     INFO("bookie " << b << ": " << before.at(b) << " -> " << load);
     const bool member =
         std::find(ensemble.begin(), ensemble.end(), b) != ensemble.end();
     if (member) {
+      CHECK(before.at(b) >= kSlotMiB * 0.9);
       CHECK(load <= before.at(b) - kSlotMiB * 0.9);
     } else {
       CHECK(load == Approx(before.at(b)).margin(0.5));
     }
   }
+}
+
+TEST_CASE(
+    "closing a ledger with a rate hint takes its slots off its bookies' "
+    "placement estimates and leaves the other bookies' alone",
+    "[client][placement]") {
+  LocalBookies bookies(4);
+  auto client = PolledOnceClient(bookies);
+  std::vector<std::string> ensemble;
+  auto w = HintedLedger(bookies, client.get(), &ensemble);
+  const std::map<std::string, double> before = client->PlacementLoadEstimates();
+  // The writer measures its own rate after 5 s of life and closes with
+  // that (a few entries: about nothing); the hint holds until then.
+  REQUIRE(w->Close().ok());
+  CheckSlotsTakenOff(before, client->PlacementLoadEstimates(), ensemble);
+}
+
+TEST_CASE(
+    "a writer fenced by another client's recovery takes its slots off its "
+    "bookies' placement estimates by the time its add fails",
+    "[client][placement]") {
+  LocalBookies bookies(4);
+  auto client = PolledOnceClient(bookies);
+  std::vector<std::string> ensemble;
+  auto w = HintedLedger(bookies, client.get(), &ensemble);
+  const std::map<std::string, double> before = client->PlacementLoadEstimates();
+
+  auto recoverer = MakeClient(FastOptions(bookies));
+  auto r = recoverer->OpenLedger(w->ledger_id(), "p", /*recover=*/true);
+  REQUIRE(r.ok());
+  auto late = w->Append(Payload(2));
+  auto res = Get(late);
+  INFO(res.status().ToString());
+  REQUIRE(absl::IsFailedPrecondition(res.status()));
+  // Reported before the failed add's callback ran.
+  CheckSlotsTakenOff(before, client->PlacementLoadEstimates(), ensemble);
+  // Once only: its Close, which fails, takes nothing more off.
+  const std::map<std::string, double> after = client->PlacementLoadEstimates();
+  CHECK(absl::IsFailedPrecondition(w->Close()));
+  CHECK(client->PlacementLoadEstimates() == after);
+}
+
+TEST_CASE(
+    "a writer destroyed without a close takes its slots off its bookies' "
+    "placement estimates",
+    "[client][placement]") {
+  LocalBookies bookies(4);
+  auto client = PolledOnceClient(bookies);
+  std::vector<std::string> ensemble;
+  auto w = HintedLedger(bookies, client.get(), &ensemble);
+  const std::map<std::string, double> before = client->PlacementLoadEstimates();
+  w.reset();
+  CheckSlotsTakenOff(before, client->PlacementLoadEstimates(), ensemble);
 }
 
 TEST_CASE("placement estimates are empty for other weightings",
