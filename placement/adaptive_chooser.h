@@ -35,8 +35,11 @@
 //     spread rather than herd.
 //     But when every candidate's report is at most least_loaded_report_age
 //     (2 s) old and came at most that long after the one before it (the
-//     client polls that often): the least loaded, after step 1, (big slot)
-//     step 2's headroom filter and ReportsSlow's (ChooseLeast). Fresh reports
+//     client polls that often): the least loaded, after ReportsSlow's
+//     filter, step 1 without its utilisation test (on reports this fresh a
+//     slow add latency says saturated; a group-committing journal reads
+//     90 % busy at a fraction of the bytes it can take) and (big slot)
+//     step 2's headroom filter. Fresh reports
 //     with this client's own placements and closes (OnClosed) are close to
 //     exact, and the least loaded then spreads best (tools/sim/README.md, "The
 //     online limit").
@@ -150,10 +153,16 @@ class AdaptiveChooser {
     absl::Duration add_latency;
     absl::Time at;
   };
-  // Indices into `eligible` that step 1 keeps.
+  // Indices into `eligible` that step 1 keeps; without `by_util`, step 1
+  // does not ask journal utilisation (only this client's own latencies).
   std::vector<size_t> Unsaturated(absl::Span<const BookieId* const> eligible,
-                                  const Topology& topology,
-                                  absl::Time now) const;
+                                  const Topology& topology, absl::Time now,
+                                  bool by_util) const;
+  // ChooseLeast, with step 1 as Unsaturated(by_util).
+  size_t LeastLoaded(absl::Span<const BookieId* const> eligible,
+                     double slot_mib, const View& view,
+                     const Topology& topology, absl::Time now,
+                     absl::BitGenRef gen, bool by_util) const;
   // Whether every one of `eligible` has a usable report at most
   // least_loaded_report_age old, and came at most that long after the one
   // before it (never, when that option is 0).

@@ -1,6 +1,6 @@
 // The adaptive chooser on fresh reports (polled every second or two): the
-// least loaded, not the rank rule; slow reports left out; the client's own
-// closes taken off at once.
+// least loaded, not the rank rule; slow reports left out, a busy journal
+// not; the client's own closes taken off at once.
 
 #include <cstdint>
 
@@ -27,7 +27,11 @@ TEST_CASE(
   Bench b(40);
   b.LearnRates();
   const absl::Time fresh = kNow - absl::Seconds(1);
-  // b7 writes least; b0 is less loaded still but its journal is saturated.
+  // b0 writes least and its journal reads 95 % busy, its adds as quick as
+  // anyone's: on reports this fresh that is not saturation (a journal that
+  // syncs back to back writes more per sync), so it takes a slot below the
+  // mean. A big slot keeps to journals with headroom (<= 50 % busy): b7,
+  // which writes least after it.
   for (int i = 0; i < 40; ++i) {
     b.Polled(i,
              i == 0   ? 0.1
@@ -39,7 +43,7 @@ TEST_CASE(
     INFO("slot " << slot);
     const Counts counts = b.Draw(500, slot, seed);
     CHECK(counts.size() == 1);
-    CHECK(counts.at(Id(7)) == 500);
+    CHECK(counts.at(Id(slot < 1 ? 0 : 7)) == 500);
   }
   // Without a rate: the rankless draw, fresh or not.
   CHECK(b.Draw(2000, -1, seed).size() > 10);
