@@ -34,7 +34,8 @@ def main():
                 runs += int(m.group(3))
                 wall += float(m.group(4))
                 continue
-            m = re.match(r"- (.*): met on (\d+) of (\d+) seeds \(([^)]*)\)"
+            m = re.match(r"- (.*): met on (\d+) of (\d+) seeds "
+                         r"\((?:needs )?([^):]*)(?:: (?:NOT )?held)?\)"
                          r"(?:; misses: (.*))?$", line)
             if m:
                 key = m.group(1)
@@ -65,7 +66,14 @@ def main():
           f"runs)\n")
     for key in order:
         met, n, misses, need = tallies[key]
-        line = f"- {key}: met on {met} of {n} seeds ({need})"
+        # Whether the requirement held over all the merged seeds.
+        required = {"every seed": n, "a majority": n // 2 + 1,
+                    "at least 8 in 10": -(-8 * n // 10)}.get(need)
+        if required is None:
+            line = f"- {key}: met on {met} of {n} seeds ({need})"
+        else:
+            held = "held" if met >= required else "NOT held"
+            line = f"- {key}: met on {met} of {n} seeds (needs {need}: {held})"
         if misses:
             line += "; misses: " + ", ".join(misses)
         print(line)

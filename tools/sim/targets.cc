@@ -156,9 +156,11 @@ struct Tally {
       misses.push_back(seed);
     }
   }
-  std::string Line(size_t seeds, const std::string& need) const {
-    std::string s = absl::StrFormat("- %s: met on %d of %d seeds (%s)", name,
-                                    met, seeds, need);
+  // `need`: how many seeds of `seeds` must meet it, and in words.
+  std::string Line(size_t seeds, size_t need, const std::string& words) const {
+    std::string s = absl::StrFormat(
+        "- %s: met on %d of %d seeds (needs %s: %s)", name, met, seeds, words,
+        static_cast<size_t>(met) >= need ? "held" : "NOT held");
     if (!misses.empty()) {
       absl::StrAppend(&s, "; misses: ", absl::StrJoin(misses, ", "));
     }
@@ -354,15 +356,21 @@ std::string TargetsToMarkdown(const TargetsOptions& options,
         a.probe_candidates, placement::ProbePickName(a.probe_pick),
         a.probe_choose_least ? ", the least loaded answer chosen" : "");
   }
-  md += gap30.Line(seeds, "every seed") + gap1.Line(seeds, "every seed") +
-        gap_blind.Line(seeds, "every seed") +
-        below_load.Line(seeds, "every seed") +
-        tail_clean.Line(seeds, "every seed") +
-        tail_gray.Line(seeds, ">= 8 of 10") +
-        tail_vs_load.Line(seeds, "every seed") + herd.Line(seeds, "every seed");
-  if (options.partitioned) md += part.Line(seeds, "every seed");
-  md += dir_sd.Line(seeds, "a majority") + dir_range.Line(seeds, "a majority") +
-        dir_p99.Line(seeds, "a majority");
+  const size_t every = seeds;
+  const size_t eight_in_ten = (seeds * 8 + 9) / 10;
+  const size_t majority = seeds / 2 + 1;
+  md += gap30.Line(seeds, every, "every seed") +
+        gap1.Line(seeds, every, "every seed") +
+        gap_blind.Line(seeds, every, "every seed") +
+        below_load.Line(seeds, every, "every seed") +
+        tail_clean.Line(seeds, every, "every seed") +
+        tail_gray.Line(seeds, eight_in_ten, "at least 8 in 10") +
+        tail_vs_load.Line(seeds, every, "every seed") +
+        herd.Line(seeds, every, "every seed");
+  if (options.partitioned) md += part.Line(seeds, every, "every seed");
+  md += dir_sd.Line(seeds, majority, "a majority") +
+        dir_range.Line(seeds, majority, "a majority") +
+        dir_p99.Line(seeds, majority, "a majority");
   md += "\n" + spread + "\n" + tail + "\n" + herding + "\n" + direction;
   if (options.partitioned) md += "\n" + partitioned;
   return md;

@@ -3,6 +3,8 @@
 #include <cstdint>
 #include <string>
 
+#include "absl/strings/match.h"
+#include "absl/strings/str_split.h"
 #include "catch2/catch.hpp"
 #include "tools/sim/scenario_yaml.h"
 
@@ -55,6 +57,17 @@ TEST_CASE("targets run every variant for every seed and print every table",
     INFO(heading);
     CHECK(md.find(heading) != std::string::npos);
   }
+  // Each target line says whether its requirement held, from its count.
+  int lines = 0;
+  for (absl::string_view line : absl::StrSplit(md, '\n')) {
+    if (!absl::StrContains(line, "needs every seed")) continue;
+    INFO(line);
+    ++lines;
+    const bool all = absl::StrContains(line, "met on 2 of 2 seeds");
+    CHECK(absl::StrContains(line, all ? "(needs every seed: held)"
+                                      : "(needs every seed: NOT held)"));
+  }
+  CHECK(lines == 8);
   const nlohmann::ordered_json j = TargetsToJson(options, *r);
   CHECK(j["runs"].size() == r->runs.size());
 }
