@@ -56,6 +56,10 @@ json RunJson(const WorkloadRun& run) {
     }
     placements.push_back({{"ledger_id", lp.ledger_id}, {"ensemble", members}});
   }
+  json estimates = json::object();
+  for (const auto& [bookie, mib] : run.estimates_at_placement) {
+    estimates[bookie] = mib;
+  }
   const Spread spread = BookieWriteSpread(run);
   json bookies = json::array();
   for (const BookieSeries& b : run.bookies) {
@@ -97,6 +101,7 @@ json RunJson(const WorkloadRun& run) {
           {"readers", readers},
           {"bookies", bookies},
           {"placements", placements},
+          {"estimates_at_placement_mib_per_s", estimates},
           {"bookie_write_mb_per_s_spread",
            {{"stddev", spread.stddev},
             {"min", spread.min},

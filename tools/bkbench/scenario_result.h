@@ -5,6 +5,7 @@
 #define BK_TOOLS_BKBENCH_SCENARIO_RESULT_H_
 
 #include <cstdint>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -54,6 +55,11 @@ struct WorkloadRun {
   std::vector<MachinePoint> machine;  // the machine, once a second
   // Kind workload: each measured ledger's first ensemble and its inputs.
   std::vector<LedgerPlacement> placements;
+  // The writer's adaptive estimate of every writable bookie (MiB/s: its
+  // reports brought forward, plus its own placements) just before the
+  // measured ledgers, ledger 0 first, were created
+  // (Client::PlacementLoadEstimates); empty for other weightings.
+  std::map<std::string, double> estimates_at_placement;
   int slow_bookie_ledgers = 0;  // measured ledgers whose ensemble has the
                                 // slow bookie (slow-bookie scenario)
 };

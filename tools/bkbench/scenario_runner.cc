@@ -163,6 +163,7 @@ absl::StatusOr<WorkloadRun> RunWorkload(const ScenarioSpec& spec,
   // The measured ledgers are created now, after the client has had
   // warmup_s of bookie reports to place them by.
   wo.duration = absl::Seconds(spec.duration_s);
+  std::map<std::string, double> estimates = (*client)->PlacementLoadEstimates();
   auto load = WriteLoad::Create(client->get(), wo);
   if (!load.ok()) {
     stop_background();
@@ -173,6 +174,7 @@ absl::StatusOr<WorkloadRun> RunWorkload(const ScenarioSpec& spec,
   WorkloadRun run;
   run.label = label;
   run.weighting = weighting;
+  run.estimates_at_placement = std::move(estimates);
   const absl::Time start = absl::Now();
   std::vector<std::unique_ptr<TailReader>> readers;
   for (const ReaderSpec& rs : spec.readers) {

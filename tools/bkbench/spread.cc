@@ -2,6 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -33,6 +37,51 @@ Spread BookieWriteSpread(const WorkloadRun& run) {
   s.max = *std::max_element(means.begin(), means.end());
   return s;
 }
+
+namespace {
+
+// What an adaptive run's policy estimated of every bookie just before it
+// placed ledger 0, by rack, with each member's rank in its rack: the rack
+// rule puts each member in its own rack, so "the idlest bookies" means the
+// least loaded of each rack the ensemble spans.
+std::string EstimatesTable(const std::vector<const WorkloadRun*>& runs) {
+  std::string md;
+  for (const WorkloadRun* run : runs) {
+    if (run->estimates_at_placement.empty() || run->placements.empty()) {
+      continue;
+    }
+    if (md.empty()) {
+      md = "What the adaptive policy estimated of every bookie just before it "
+           "placed ledger 0 (MiB/s: each report brought forward, plus the "
+           "client's own placements), by rack; rank 1 is the least loaded of "
+           "its rack:\n\n"
+           "| run | rack | bookie | estimate MiB/s | rank in rack | in ledger "
+           "0 |\n|---|---|---|---|---|---|\n";
+    }
+    std::map<std::string, std::vector<std::pair<double, std::string>>> racks;
+    for (const BookieSeries& b : run->bookies) {
+      auto it = run->estimates_at_placement.find(b.id);
+      if (it == run->estimates_at_placement.end()) continue;
+      racks[b.rack].emplace_back(it->second, b.id);
+    }
+    for (auto& [rack, bookies] : racks) {
+      std::sort(bookies.begin(), bookies.end());
+      for (size_t i = 0; i < bookies.size(); ++i) {
+        const std::string& id = bookies[i].second;
+        const auto& members = run->placements[0].ensemble;
+        const bool member = std::any_of(
+            members.begin(), members.end(),
+            [&id](const PlacedBookie& p) { return p.bookie == id; });
+        absl::StrAppendFormat(&md, "| %s | %s | %s | %.3f | %d | %s |\n",
+                              run->label, rack, id, bookies[i].first, i + 1,
+                              member ? "**yes**" : "");
+      }
+    }
+  }
+  return md.empty() ? md : md + "\n";
+}
+
+}  // namespace
 
 std::string SpreadSection(const ScenarioResult& r) {
   std::vector<const WorkloadRun*> runs;
@@ -87,7 +136,7 @@ std::string SpreadSection(const ScenarioResult& r) {
           b.report_age_ms, b.probability, during);
     }
   }
-  return md + "\n";
+  return md + "\n" + EstimatesTable(runs);
 }
 
 }  // namespace bk::bkbench

@@ -178,11 +178,25 @@ TEST_CASE("the spread is the stddev of the bookies' mean write rates",
   r.runs.push_back(run);
   WorkloadRun adaptive = run;
   adaptive.label = "adaptive";
+  // Its estimates before placing: bookie-2 the least loaded of rack b,
+  // bookie-0 alone in rack a.
+  adaptive.bookies[0].rack = "a";
+  adaptive.bookies[1].rack = "b";
+  adaptive.bookies[2].rack = "b";
+  adaptive.estimates_at_placement = {
+      {"bookie-0", 4.0}, {"bookie-1", 2.5}, {"bookie-2", 0.5}};
   r.runs.push_back(adaptive);
   const std::string md = SpreadSection(r);
   CHECK(absl::StrContains(md, "| adaptive | 1.633 | 1.000 | 5.000 | 1.00 |"));
   CHECK(absl::StrContains(md, "| adaptive | bookie-2 |"));
   CHECK(absl::StrContains(md, "20x the rate"));
+  // Ranked within each rack, the member marked; none's run has no
+  // estimates and no rows.
+  CHECK(absl::StrContains(md, "| adaptive | a | bookie-0 | 4.000 | 1 |  |"));
+  CHECK(absl::StrContains(md,
+                          "| adaptive | b | bookie-2 | 0.500 | 1 | **yes** |"));
+  CHECK(absl::StrContains(md, "| adaptive | b | bookie-1 | 2.500 | 2 |  |"));
+  CHECK_FALSE(absl::StrContains(md, "| none | a |"));
 }
 
 TEST_CASE("a value of the wrong type is rejected with the key named",
