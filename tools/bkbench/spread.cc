@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 
 namespace bk::bkbench {
 
@@ -81,6 +82,32 @@ std::string EstimatesTable(const std::vector<const WorkloadRun*>& runs) {
   return md.empty() ? md : md + "\n";
 }
 
+// Every measured ledger's first ensemble, each member with what the policy
+// saw of it then (its placement note).
+std::string PlacementsTable(const std::vector<const WorkloadRun*>& runs) {
+  std::string md;
+  for (const WorkloadRun* run : runs) {
+    for (const LedgerPlacement& lp : run->placements) {
+      if (md.empty()) {
+        md = "Every measured ledger's first ensemble, each member with its "
+             "report as the writer saw it when it placed the ledger (write "
+             "MB/s, journal util %, report age ms; `bkctl placement explain` "
+             "shows the same per ledger):\n\n"
+             "| run | ledger | members |\n|---|---|---|\n";
+      }
+      std::vector<std::string> members;
+      for (const PlacedBookie& b : lp.ensemble) {
+        members.push_back(absl::StrFormat("%s (%.3f, %.0f %%, %d)", b.bookie,
+                                          b.write_bytes_per_second / 1e6,
+                                          b.journal_io_util, b.report_age_ms));
+      }
+      absl::StrAppend(&md, "| ", run->label, " | ", lp.ledger_id, " | ",
+                      absl::StrJoin(members, ", "), " |\n");
+    }
+  }
+  return md.empty() ? md : md + "\n";
+}
+
 }  // namespace
 
 std::string SpreadSection(const ScenarioResult& r) {
@@ -136,7 +163,7 @@ std::string SpreadSection(const ScenarioResult& r) {
           b.report_age_ms, b.probability, during);
     }
   }
-  return md + "\n" + EstimatesTable(runs);
+  return md + "\n" + EstimatesTable(runs) + PlacementsTable(runs);
 }
 
 }  // namespace bk::bkbench

@@ -23,9 +23,12 @@ struct Spread {
 Spread BookieWriteSpread(const WorkloadRun& run);
 
 // The report's "Spread across bookies" section: a table of each run's
-// spread (and its ratio to the `none` run's, when there is one) and each
-// run's placement of the hot ledger (ledger 0) with its inputs. Empty
-// when the scenario has one run and no hot ledger.
+// spread (and its ratio to the `none` run's, when there is one); each
+// run's placement of the hot ledger (ledger 0) with its inputs; for an
+// adaptive run, its estimate of every bookie just before it placed ledger
+// 0, ranked within each rack; and every measured ledger's first ensemble
+// with its members' inputs. Empty when the scenario has one run and no hot
+// ledger.
 std::string SpreadSection(const ScenarioResult& r);
 
 }  // namespace bk::bkbench

@@ -197,6 +197,9 @@ TEST_CASE("the spread is the stddev of the bookies' mean write rates",
                           "| adaptive | b | bookie-2 | 0.500 | 1 | **yes** |"));
   CHECK(absl::StrContains(md, "| adaptive | b | bookie-1 | 2.500 | 2 |  |"));
   CHECK_FALSE(absl::StrContains(md, "| none | a |"));
+  // Every ledger's placement, each run.
+  CHECK(absl::StrContains(md, "| none | 7 | bookie-2 ("));
+  CHECK(absl::StrContains(md, "| adaptive | 7 | bookie-2 ("));
 }
 
 TEST_CASE("a value of the wrong type is rejected with the key named",
