@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "test/support/clock_env.h"
 #include "test/unit/client/test_util.h"
 
 namespace bk::client::testing {
@@ -21,8 +22,15 @@ constexpr double kSlotMiB = 40;
 // An adaptive client that polls its 4 bookies once, at the start, and then
 // not for the test's life: no report covers a placement, so its slots
 // count in full until the client hears the ledger stopped.
-std::unique_ptr<Client> PolledOnceClient(const LocalBookies& bookies) {
+std::unique_ptr<Client> PolledOnceClient(const LocalBookies& bookies,
+                                         Env* env = nullptr) {
   ClientOptions o = FastOptions(bookies);
+  if (env != nullptr) {
+    o.env = env;
+    // Passes only on the test's word; short enough that the one poll's
+    // reports are still usable (adaptive maxReportAge, 5 min) when it has.
+    o.add_entry_timeout = absl::Minutes(1);
+  }
   o.placement.weighting = placement::Weighting::kAdaptive;
   o.get_bookie_info_interval = absl::Hours(1);
   auto client = MakeClient(o);
@@ -124,6 +132,42 @@ TEST_CASE(
   const std::map<std::string, double> before = client->PlacementLoadEstimates();
   w.reset();
   CheckSlotsTakenOff(before, client->PlacementLoadEstimates(), ensemble);
+}
+
+TEST_CASE(
+    "an ensemble change that cannot replace every failed bookie takes back "
+    "the replacement it drew, and the failed writer's slots come off",
+    "[client][placement]") {
+  // Four bookies, a ledger on three: two members stop answering and time
+  // out together, so one change must replace both. The first draws the
+  // only spare; the second finds nobody, so no segment is written, the
+  // ack quorum (3) is lost and the writer fails. The spare must not be
+  // left counting a slot it never took.
+  LocalBookies bookies(4);
+  bk::testing::ClockEnv clock(Env::Default());
+  auto client = PolledOnceClient(bookies, &clock);
+  auto w = client->CreateLedger(
+      {.ensemble_size = 3,
+       .write_quorum = 3,
+       .ack_quorum = 3,
+       .password = "p",
+       .expected_write_bytes_per_second = kSlotMiB * (1 << 20)});
+  REQUIRE(w.ok());
+  const proto::LedgerMetadata md = ReadMetadata(bookies, (*w)->ledger_id());
+  const std::vector<std::string> ensemble(md.segments(0).bookies().begin(),
+                                          md.segments(0).bookies().end());
+  const std::map<std::string, double> before = client->PlacementLoadEstimates();
+  for (int i = 0; i < 2; ++i) {
+    bookies.faults(bookies.IndexOf(ensemble[i]))->drop_adds_from = 0;
+  }
+  auto f = (*w)->Append(Payload(0));
+  clock.Advance(absl::Minutes(1) + absl::Seconds(1));
+  auto res = Get(f);
+  INFO(res.status().ToString());
+  REQUIRE(absl::IsUnavailable(res.status()));
+  CHECK(Metric(*client, "bk_client_ensemble_changes_total") == 0);
+  CheckSlotsTakenOff(before, client->PlacementLoadEstimates(), ensemble);
+  bookies.ReleaseAllSwallowed();
 }
 
 TEST_CASE("placement estimates are empty for other weightings",
