@@ -61,6 +61,17 @@ std::unique_ptr<LedgerWriter> HintedLedger(const LocalBookies& bookies,
   return std::move(*w);
 }
 
+// Four bookies, a PolledOnceClient and a HintedLedger on it, with the
+// estimates taken right after the ledger's two entries.
+struct HintedWriter {
+  LocalBookies bookies{4};
+  std::unique_ptr<Client> client = PolledOnceClient(bookies);
+  std::vector<std::string> ensemble;
+  std::unique_ptr<LedgerWriter> w =
+      HintedLedger(bookies, client.get(), &ensemble);
+  const std::map<std::string, double> before = client->PlacementLoadEstimates();
+};
+
 // The members' estimates counted the slot before and dropped it after; the
 // other bookies' did not move.
 void CheckSlotsTakenOff(const std::map<std::string, double>& before,
@@ -85,53 +96,41 @@ TEST_CASE(
     "closing a ledger with a rate hint takes its slots off its bookies' "
     "placement estimates and leaves the other bookies' alone",
     "[client][placement]") {
-  LocalBookies bookies(4);
-  auto client = PolledOnceClient(bookies);
-  std::vector<std::string> ensemble;
-  auto w = HintedLedger(bookies, client.get(), &ensemble);
-  const std::map<std::string, double> before = client->PlacementLoadEstimates();
+  HintedWriter h;
   // The writer measures its own rate after 5 s of life and closes with
   // that (a few entries: about nothing); the hint holds until then.
-  REQUIRE(w->Close().ok());
-  CheckSlotsTakenOff(before, client->PlacementLoadEstimates(), ensemble);
+  REQUIRE(h.w->Close().ok());
+  CheckSlotsTakenOff(h.before, h.client->PlacementLoadEstimates(), h.ensemble);
 }
 
 TEST_CASE(
     "a writer fenced by another client's recovery takes its slots off its "
     "bookies' placement estimates by the time its add fails",
     "[client][placement]") {
-  LocalBookies bookies(4);
-  auto client = PolledOnceClient(bookies);
-  std::vector<std::string> ensemble;
-  auto w = HintedLedger(bookies, client.get(), &ensemble);
-  const std::map<std::string, double> before = client->PlacementLoadEstimates();
-
-  auto recoverer = MakeClient(FastOptions(bookies));
-  auto r = recoverer->OpenLedger(w->ledger_id(), "p", /*recover=*/true);
+  HintedWriter h;
+  auto recoverer = MakeClient(FastOptions(h.bookies));
+  auto r = recoverer->OpenLedger(h.w->ledger_id(), "p", /*recover=*/true);
   REQUIRE(r.ok());
-  auto late = w->Append(Payload(2));
+  auto late = h.w->Append(Payload(2));
   auto res = Get(late);
   INFO(res.status().ToString());
   REQUIRE(absl::IsFailedPrecondition(res.status()));
   // Reported before the failed add's callback ran.
-  CheckSlotsTakenOff(before, client->PlacementLoadEstimates(), ensemble);
+  CheckSlotsTakenOff(h.before, h.client->PlacementLoadEstimates(), h.ensemble);
   // Once only: its Close, which fails, takes nothing more off.
-  const std::map<std::string, double> after = client->PlacementLoadEstimates();
-  CHECK(absl::IsFailedPrecondition(w->Close()));
-  CHECK(client->PlacementLoadEstimates() == after);
+  const std::map<std::string, double> after =
+      h.client->PlacementLoadEstimates();
+  CHECK(absl::IsFailedPrecondition(h.w->Close()));
+  CHECK(h.client->PlacementLoadEstimates() == after);
 }
 
 TEST_CASE(
     "a writer destroyed without a close takes its slots off its bookies' "
     "placement estimates",
     "[client][placement]") {
-  LocalBookies bookies(4);
-  auto client = PolledOnceClient(bookies);
-  std::vector<std::string> ensemble;
-  auto w = HintedLedger(bookies, client.get(), &ensemble);
-  const std::map<std::string, double> before = client->PlacementLoadEstimates();
-  w.reset();
-  CheckSlotsTakenOff(before, client->PlacementLoadEstimates(), ensemble);
+  HintedWriter h;
+  h.w.reset();
+  CheckSlotsTakenOff(h.before, h.client->PlacementLoadEstimates(), h.ensemble);
 }
 
 TEST_CASE(
