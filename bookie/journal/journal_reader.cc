@@ -166,10 +166,54 @@ absl::StatusOr<bool> JournalFileReader::RecordAt(uint64_t offset,
   return true;
 }
 
+absl::StatusOr<std::optional<uint64_t>> JournalFileReader::ClaimedEnd(
+    uint64_t offset) {
+  auto head = Fetch(offset, jf::kRecordHeaderSize);
+  if (!head.ok()) return head.status();
+  if (head->size() < jf::kRecordHeaderSize) return std::optional<uint64_t>();
+  const jf::DecodedRecordHeader h = jf::DecodeRecordHeader(*head);
+  if (h.all_zero || !jf::ValidRecordType(h.type) ||
+      (*head)[jf::kRecordTypeOffset + 1] != 0 ||
+      (*head)[jf::kRecordTypeOffset + 2] != 0 ||
+      (*head)[jf::kRecordTypeOffset + 3] != 0 ||
+      h.length > jf::kMaxRecordPayloadSize) {
+    return std::optional<uint64_t>();
+  }
+  const uint64_t end = offset + jf::kRecordHeaderSize + h.length;
+  if (end > size_) return std::optional<uint64_t>();
+  return std::optional<uint64_t>(end);
+}
+
 absl::StatusOr<std::optional<uint64_t>> JournalFileReader::FindValidRecordAfter(
     uint64_t offset) {
   JournalRecordView scratch;
   std::string ignored;
+  // The record's own end, when its header is plausible and the end is the
+  // file's or a valid record's: then a record found inside it counts only
+  // if valid records lead from it exactly to that end (so its header was
+  // what was damaged, and the records after it are real).
+  std::optional<uint64_t> bound;
+  auto claimed = ClaimedEnd(offset);
+  if (!claimed.ok()) return claimed.status();
+  if (claimed->has_value()) {
+    const uint64_t end = **claimed;
+    bool confirmed = end == size_;
+    if (!confirmed) {
+      auto found = RecordAt(end, &scratch, &ignored);
+      if (!found.ok()) return found.status();
+      confirmed = *found && scratch.type != jf::RecordType::kPadding;
+    }
+    if (confirmed) bound = end;
+  }
+  auto chains_to_bound = [&](uint64_t c) -> absl::StatusOr<bool> {
+    while (c < *bound) {
+      auto found = RecordAt(c, &scratch, &ignored);
+      if (!found.ok()) return found.status();
+      if (!*found) return false;
+      c = scratch.end_offset;
+    }
+    return c == *bound;
+  };
   // In a file of aligned groups, past the window only group starts.
   const uint64_t unaligned_end = aligned_groups_
                                      ? offset + jf::kUnalignedScanBytes
@@ -178,13 +222,24 @@ absl::StatusOr<std::optional<uint64_t>> JournalFileReader::FindValidRecordAfter(
        c = c < unaligned_end
                ? c + 1
                : (c / jf::kGroupAlignment + 1) * jf::kGroupAlignment) {
+    if (bound.has_value() && c >= *bound) {
+      // Nothing inside the damaged record chained to its end.
+      if (*bound == size_) return std::optional<uint64_t>();
+      return std::optional<uint64_t>(*bound);
+    }
     auto found = RecordAt(c, &scratch, &ignored);
     if (!found.ok()) return found.status();
     // Padding proves nothing: a torn direct write may have landed the
     // group's last block (its padding) and not the records before it.
     if (*found && scratch.type != jf::RecordType::kPadding) {
-      return std::optional<uint64_t>(c);
+      if (!bound.has_value()) return std::optional<uint64_t>(c);
+      auto chains = chains_to_bound(c);
+      if (!chains.ok()) return chains.status();
+      if (*chains) return std::optional<uint64_t>(c);
     }
+  }
+  if (bound.has_value() && *bound < size_) {
+    return std::optional<uint64_t>(*bound);
   }
   return std::optional<uint64_t>();
 }

@@ -115,7 +115,17 @@ class JournalFileReader {
   absl::StatusOr<bool> RecordAt(uint64_t offset, JournalRecordView* record,
                                 std::string* reason);
   // The first offset after `offset` where a valid record starts, if any.
+  // When the invalid record at `offset` has a plausible header (type,
+  // length within the file) whose end is the file's end or a valid
+  // record's, a record found before that end counts only if valid records
+  // lead from it exactly to that end; otherwise the end itself is taken.
+  // Bytes inside a damaged record's payload that merely look like a record
+  // (an entry's payload may hold anything) are not taken for one, and a
+  // damaged length that happens to land on a record loses nothing.
   absl::StatusOr<std::optional<uint64_t>> FindValidRecordAfter(uint64_t offset);
+  // The end of the record whose header starts at `offset`, if that header
+  // is plausible (see FindValidRecordAfter).
+  absl::StatusOr<std::optional<uint64_t>> ClaimedEnd(uint64_t offset);
   // Decides between torn tail and corruption for invalid bytes at `offset`.
   absl::Status HandleInvalid(uint64_t offset, const std::string& reason);
 
