@@ -42,16 +42,23 @@ TEST_CASE("AQ < WQ: a silent bookie does not hold up confirmations",
   bookies.ReleaseAllSwallowed();
 }
 
+// The test's clock, and an add timeout of an hour that passes only on the
+// test's word.
+ClientOptions HourTimeoutOptions(const LocalBookies& bookies,
+                                 bk::testing::ClockEnv* clock) {
+  ClientOptions o = FastOptions(bookies);
+  o.env = clock;
+  o.add_entry_timeout = absl::Hours(1);
+  return o;
+}
+
 TEST_CASE(
     "AQ < WQ: a bookie silent past addEntryTimeoutSec is replaced though "
     "every entry was confirmed without it",
     "[client]") {
   LocalBookies bookies(4);
   bk::testing::ClockEnv clock(Env::Default());
-  ClientOptions o = FastOptions(bookies);
-  o.env = &clock;
-  o.add_entry_timeout = absl::Hours(1);  // passes only on the test's word
-  auto client = MakeClient(o);
+  auto client = MakeClient(HourTimeoutOptions(bookies, &clock));
   auto w = client->CreateLedger({.ensemble_size = 3,
                                  .write_quorum = 3,
                                  .ack_quorum = 2,
@@ -242,10 +249,7 @@ TEST_CASE(
     "[client]") {
   LocalBookies bookies(4);
   bk::testing::ClockEnv clock(Env::Default());
-  ClientOptions o = FastOptions(bookies);
-  o.env = &clock;
-  o.add_entry_timeout = absl::Hours(1);  // passes only on the test's word
-  auto client = MakeClient(o);
+  auto client = MakeClient(HourTimeoutOptions(bookies, &clock));
   // AQ = WQ: nothing is confirmed until the silent bookie is replaced.
   auto w = client->CreateLedger({.ensemble_size = 3,
                                  .write_quorum = 3,
