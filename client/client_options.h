@@ -8,6 +8,7 @@
 #define BK_CLIENT_CLIENT_OPTIONS_H_
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -24,6 +25,10 @@ class Registry;
 namespace bk {
 class Env;
 }  // namespace bk
+
+namespace bk::metadata {
+class MetadataStore;
+}  // namespace bk::metadata
 
 namespace bk::client {
 
@@ -155,6 +160,15 @@ struct ClientOptions {
   // real time (gRPC deadlines, pending_adds_wait, the 100 ms maintenance
   // tick that looks at the clock). Must outlive the client.
   Env* env = nullptr;
+
+  // Called once by Client::Create with the metadata store it opened from
+  // metadata_service_uri; the client uses, owns and destroys what it
+  // returns (not null) instead. Empty: the store as opened. Like env, a
+  // seam for tests: a decorator that fails chosen metadata writes
+  // (test/unit/client/faulty_metadata_store.h). Not a key.
+  std::function<std::unique_ptr<metadata::MetadataStore>(
+      std::unique_ptr<metadata::MetadataStore>)>
+      wrap_metadata_store;
 };
 
 // kInvalidArgument naming the first field out of range.

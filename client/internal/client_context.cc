@@ -93,6 +93,12 @@ absl::StatusOr<std::shared_ptr<ClientContext>> ClientContext::Create(
   auto store = metadata::Open(c.options_.metadata_service_uri, mo);
   if (!store.ok()) return store.status();
   c.store_ = std::move(*store);
+  if (c.options_.wrap_metadata_store) {
+    c.store_ = c.options_.wrap_metadata_store(std::move(c.store_));
+    if (c.store_ == nullptr) {
+      return absl::InvalidArgumentError("wrap_metadata_store returned null");
+    }
+  }
   auto registry = c.options_.registry
                       ? c.options_.registry
                       : std::make_shared<prometheus::Registry>();
