@@ -3,7 +3,6 @@
 // that stops without a close (fenced by another client's recovery, or
 // destroyed): its bookies take no more of its adds either.
 
-#include <algorithm>
 #include <catch2/catch.hpp>
 #include <map>
 #include <memory>
@@ -11,55 +10,11 @@
 #include <vector>
 
 #include "test/support/clock_env.h"
+#include "test/unit/client/placement_estimates.h"
 #include "test/unit/client/test_util.h"
 
 namespace bk::client::testing {
 namespace {
-
-// 40 MiB/s over E2/WQ2: a 40 MiB/s slot on each member.
-constexpr double kSlotMiB = 40;
-
-// An adaptive client that polls its 4 bookies once, at the start, and then
-// not for the test's life: no report covers a placement, so its slots
-// count in full until the client hears the ledger stopped.
-std::unique_ptr<Client> PolledOnceClient(const LocalBookies& bookies,
-                                         Env* env = nullptr) {
-  ClientOptions o = FastOptions(bookies);
-  if (env != nullptr) {
-    o.env = env;
-    // Passes only on the test's word; short enough that the one poll's
-    // reports are still usable (adaptive maxReportAge, 5 min) when it has.
-    o.add_entry_timeout = absl::Minutes(1);
-  }
-  o.placement.weighting = placement::Weighting::kAdaptive;
-  o.get_bookie_info_interval = absl::Hours(1);
-  auto client = MakeClient(o);
-  // That first poll answered before the ledger is placed (a report that
-  // arrived after the placement would cover part of it).
-  REQUIRE(PollUntil([&] {
-    return Metric(*client, "bk_client_bookie_info_polls_total") >= 4;
-  }));
-  return client;
-}
-
-// A ledger with a kSlotMiB slot per member and two entries confirmed; its
-// ensemble into `ensemble`.
-std::unique_ptr<LedgerWriter> HintedLedger(const LocalBookies& bookies,
-                                           Client* client,
-                                           std::vector<std::string>* ensemble) {
-  auto w = client->CreateLedger(
-      {.ensemble_size = 2,
-       .write_quorum = 2,
-       .ack_quorum = 2,
-       .password = "p",
-       .expected_write_bytes_per_second = kSlotMiB * (1 << 20)});
-  REQUIRE(w.ok());
-  const proto::LedgerMetadata md = ReadMetadata(bookies, (*w)->ledger_id());
-  ensemble->assign(md.segments(0).bookies().begin(),
-                   md.segments(0).bookies().end());
-  AppendConfirmed(w->get(), 0, 1);
-  return std::move(*w);
-}
 
 // Four bookies, a PolledOnceClient and a HintedLedger on it, with the
 // estimates taken right after the ledger's two entries.
@@ -71,26 +26,6 @@ struct HintedWriter {
       HintedLedger(bookies, client.get(), &ensemble);
   const std::map<std::string, double> before = client->PlacementLoadEstimates();
 };
-
-// The members' estimates counted the slot before and dropped it after; the
-// other bookies' did not move.
-void CheckSlotsTakenOff(const std::map<std::string, double>& before,
-                        const std::map<std::string, double>& after,
-                        const std::vector<std::string>& ensemble) {
-  REQUIRE(before.size() == 4);
-  REQUIRE(after.size() == 4);
-  for (const auto& [b, load] : after) {
-    INFO("bookie " << b << ": " << before.at(b) << " -> " << load);
-    const bool member =
-        std::find(ensemble.begin(), ensemble.end(), b) != ensemble.end();
-    if (member) {
-      CHECK(before.at(b) >= kSlotMiB * 0.9);
-      CHECK(load <= before.at(b) - kSlotMiB * 0.9);
-    } else {
-      CHECK(load == Approx(before.at(b)).margin(0.5));
-    }
-  }
-}
 
 TEST_CASE(
     "closing a ledger with a rate hint takes its slots off its bookies' "
