@@ -343,8 +343,12 @@ size_t AdaptiveChooser::ChooseLeast(absl::Span<const BookieId* const> eligible,
                                     double slot_mib, const View& view,
                                     const Topology& topology, absl::Time now,
                                     absl::BitGenRef gen) const {
+  // On fresh reports step 1 does not ask utilisation, here as in Choose:
+  // the candidates were drawn by the fresh rule, and a probe's answer must
+  // not leave out again the busy-reading journals it let in.
+  const bool fresh = slot_mib >= 0 && FreshReports(eligible, topology, now);
   return LeastLoaded(eligible, slot_mib, view, topology, now, gen,
-                     /*by_util=*/true);
+                     /*by_util=*/!fresh);
 }
 
 size_t AdaptiveChooser::LeastLoaded(absl::Span<const BookieId* const> eligible,

@@ -61,7 +61,8 @@
 // bookie's own floor (latency_floor.h) (ReportsSlow), then by this rule
 // over them or, with
 // probe_choose_least, the least loaded after steps 1-2's filters
-// (ChooseLeast).
+// (ChooseLeast; on fresh reports step 1 without its utilisation test, as
+// above).
 //
 // Why these steps, and what each is worth, is measured in tools/sim/README.md.
 //
@@ -125,8 +126,9 @@ class AdaptiveChooser {
                    const Topology& topology, absl::Time now) const;
 
   // Probe on placement: the least loaded of `eligible` (non-empty) by
-  // `view`, after step 1 and, for a big slot, step 2's headroom filter;
-  // ties drawn uniformly. Returns an index into `eligible`.
+  // `view`, after step 1 (on fresh reports, as in Choose, without its
+  // utilisation test) and, for a big slot, step 2's headroom filter; ties
+  // drawn uniformly. Returns an index into `eligible`.
   size_t ChooseLeast(absl::Span<const BookieId* const> eligible,
                      double slot_mib, const View& view,
                      const Topology& topology, absl::Time now,

@@ -3,6 +3,7 @@
 // not; the client's own closes taken off at once.
 
 #include <cstdint>
+#include <random>
 
 #include "catch2/catch.hpp"
 #include "placement/adaptive_chooser.h"
@@ -128,6 +129,42 @@ TEST_CASE(
   // An unknown rate changes nothing.
   b.chooser.OnClosed({Id(4)}, -1, kNow);
   CHECK(b.chooser.Prepare(b.topology, kNow).load.at(Id(4)) == Approx(10));
+}
+
+TEST_CASE(
+    "a probe's least-loaded choice on fresh reports takes a busy-reading "
+    "journal with quick adds, as the fresh rule does, and on 30 s polls "
+    "leaves it out",
+    "[placement][adaptive]") {
+  const uint64_t seed = 83;
+  INFO("seed " << seed);
+  const absl::Time fresh = kNow - absl::Seconds(1);
+  // b0 writes least and its journal reads 95 % busy with adds as quick as
+  // anyone's (a journal syncing back to back); the others read 20 %.
+  auto choose_least = [&](absl::Duration poll_gap) {
+    Bench b(12);
+    b.LearnRates();
+    for (int i = 0; i < 12; ++i) {
+      b.Polled(i, i == 0 ? 0.1 : 1.0 + i, i == 0 ? 95 : 20, fresh, poll_gap);
+    }
+    const AdaptiveChooser::View view = b.chooser.Prepare(b.topology, kNow);
+    std::mt19937_64 gen(seed);
+    Counts counts;
+    for (int k = 0; k < 200; ++k) {
+      ++counts[*b.ids[b.chooser.ChooseLeast(b.ids, 0.5, view, b.topology, kNow,
+                                            gen)]];
+    }
+    return counts;
+  };
+  // Polled every second: the least loaded, busy reading and all. (Before,
+  // the probe's answer left out again what the fresh rule had let in.)
+  const Counts polled_often = choose_least(absl::Seconds(1));
+  CHECK(polled_often.size() == 1);
+  CHECK(polled_often.contains(Id(0)));
+  // Polled every 30 s: step 1 asks utilisation; the next least loaded.
+  const Counts polled_seldom = choose_least(absl::Seconds(30));
+  CHECK(polled_seldom.size() == 1);
+  CHECK(polled_seldom.contains(Id(1)));
 }
 
 }  // namespace
