@@ -95,7 +95,10 @@ void AddJournal(ConfigTable<DaemonOptions>& t) {
   t.Value("journalSkipCorruptRecords",
           BK_FIELD(store.journal.skip_corrupt_records), "-", {},
           "on replay, skip (and report) a corrupt record mid-journal instead "
-          "of refusing to start");
+          "of refusing to start; its entries are lost. Skipping resyncs on "
+          "the next valid record, so bytes inside a damaged record's payload "
+          "that themselves form a valid record (an entry holding a journal "
+          "record) can be replayed as one: a last resort");
   t.Value("journalCutNewestTailAt", BK_FIELD(store.journal.cut_newest_tail_at),
           "-", {},
           "for one start after a power loss: <journal file>:<offset>, as the "

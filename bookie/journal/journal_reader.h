@@ -46,6 +46,11 @@ struct JournalReaderOptions {
   // journalSkipCorruptRecords (ours; BookKeeper has none). Default false: a
   // corrupt record in the middle of a journal refuses start. When true, the
   // corrupt range is skipped and reported; the entries in it are lost.
+  // Limit: the reader resyncs on the next valid record, preferring the
+  // damaged record's claimed end, but once a record's own header is no
+  // guide (or the file header's salt is damaged), bytes inside a written
+  // record's payload that form a valid record can be returned as one
+  // (bench/results/fuzz.md, 2026-12-03).
   bool skip_corrupt_records = false;
   // journalCutNewestTailAt as configured (journal_options.h); replay turns
   // it into cut_tail_at for the file it names, if that file is the newest.
