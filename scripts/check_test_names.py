@@ -4,8 +4,13 @@
 catch_discover_tests hands each test case's name to CTest as a list
 element, so a ';' in a name splits it into pieces that match no test and
 "pass" without running anything; a name starting with "--" is read as a
-flag. This check reads the test sources (the name is the leading string
-literals of TEST_CASE / CONTRACT_TEST) and fails naming each offender.
+flag. And Catch2 2.13's console reporter wraps a name with its
+continuation lines indented past the name's first ": "; when that indent
+reaches the console width (79) it aborts on an assertion, so the report
+of a failing test is lost (measured: first ": " ending at column 76
+prints, at 79 aborts). This check reads the test sources (the name is
+the leading string literals of TEST_CASE / CONTRACT_TEST) and fails
+naming each offender.
 
 usage: check_test_names.py ROOT
 """
@@ -34,6 +39,15 @@ def names(text):
             yield text.count("\n", 0, m.start()) + 1, "".join(parts)
 
 
+# The widest wrap indent (index just past the first ": ") measured to print.
+MAX_COLON_INDENT = 76
+
+
+def colon_indent(name):
+    i = name.find(": ")
+    return 0 if i < 0 else i + 2
+
+
 def main():
     root = sys.argv[1]
     bad = []
@@ -44,11 +58,17 @@ def main():
         with open(path, encoding="utf-8") as f:
             text = f.read()
         for line, name in names(text):
+            where = f"{os.path.relpath(path, root)}:{line}: {name!r}"
             if ";" in name or name.startswith("--"):
-                bad.append(f"{os.path.relpath(path, root)}:{line}: {name!r}")
+                bad.append("test name CTest cannot run (';' splits it, '--' "
+                           "starts a flag): " + where)
+            elif colon_indent(name) > MAX_COLON_INDENT:
+                bad.append("test name whose failure Catch2 cannot print (its "
+                           f"first ': ' ends at column {colon_indent(name)}, "
+                           f"over {MAX_COLON_INDENT}; move it earlier or "
+                           "drop it): " + where)
     for b in bad:
-        print("test name CTest cannot run (';' splits it, '--' starts a "
-              "flag): " + b)
+        print(b)
     if bad:
         return 1
     print("every test name can run under CTest")
