@@ -11,84 +11,16 @@
 #include "bookie/service/grpc_server.h"
 #include "proto/status_codes.h"
 #include "test/support/http_get.h"
+#include "test/unit/bookie/service_harness.h"
 #include "test/unit/bookie/store_test_util.h"
 
 namespace bk::bookie {
 namespace {
 
+using testing::MakeAdd;
 using testing::OptionsIn;
-
-// A store, the service over it and a gRPC server on a free loopback port.
-class ServiceHarness {
- public:
-  explicit ServiceHarness(ServiceOptions so = {}, Env* env = Env::Default()) {
-    auto store = BookieStoreImpl::Open(env, OptionsIn(dir_));
-    REQUIRE(store.ok());
-    store_ = std::move(*store);
-    service_ = std::make_unique<BookieServiceImpl>(
-        store_.get(), so,
-        [](uint64_t requested) {
-          proto::GetBookieInfoResponse r;
-          if (requested & proto::FREE_DISK_SPACE) r.set_free_disk_space(77);
-          r.set_journal_io_util(-1);
-          return r;
-        },
-        nullptr);
-    GrpcServerOptions go;
-    go.address = "127.0.0.1:0";
-    go.max_message_bytes = so.max_message_bytes;
-    auto server = GrpcServer::Start(service_.get(), go);
-    REQUIRE(server.ok());
-    server_ = std::move(*server);
-    auto ch =
-        grpc::CreateChannel("127.0.0.1:" + std::to_string(server_->port()),
-                            grpc::InsecureChannelCredentials());
-    stub_ = proto::Bookie::NewStub(ch);
-  }
-
-  proto::Bookie::Stub* stub() { return stub_.get(); }
-  BookieStoreImpl* store() { return store_.get(); }
-  int port() const { return server_->port(); }
-
- private:
-  bk::testing::TempDir dir_;
-  std::unique_ptr<BookieStoreImpl> store_;
-  std::unique_ptr<BookieServiceImpl> service_;
-  std::unique_ptr<GrpcServer> server_;
-  std::unique_ptr<proto::Bookie::Stub> stub_;
-};
-
-proto::AddEntry MakeAdd(uint64_t ledger, int64_t entry,
-                        const std::string& payload,
-                        const std::string& key = "key") {
-  proto::AddEntry e;
-  e.set_ledger_id(ledger);
-  e.set_entry_id(entry);
-  e.set_master_key(key);
-  e.set_body(*testing::Entry(ledger, entry, entry - 1, payload));
-  return e;
-}
-
-// Sends the batches on one stream and collects every answer by entry id.
-std::map<int64_t, proto::StatusCode> SendBatches(
-    proto::Bookie::Stub* stub, const std::vector<proto::AddRequest>& batches) {
-  grpc::ClientContext ctx;
-  auto stream = stub->AddEntries(&ctx);
-  size_t expected = 0;
-  for (const auto& b : batches) {
-    REQUIRE(stream->Write(b));
-    expected += b.entries_size();
-  }
-  stream->WritesDone();
-  std::map<int64_t, proto::StatusCode> out;
-  proto::AddResponse resp;
-  while (stream->Read(&resp)) {
-    for (const auto& r : resp.results()) out[r.entry_id()] = r.status();
-  }
-  CHECK(stream->Finish().ok());
-  CHECK(out.size() == expected);
-  return out;
-}
+using testing::SendBatches;
+using testing::ServiceHarness;
 
 TEST_CASE("a stream of batched adds is answered entry by entry",
           "[bookie][service]") {
@@ -320,119 +252,6 @@ TEST_CASE("a wrong master key over the wire gets EUA", "[bookie][service]") {
   auto answers = SendBatches(h.stub(), b);
   CHECK(answers[0] == proto::BK_EOK);
   CHECK(answers[1] == proto::BK_EUA);
-}
-
-TEST_CASE("a long poll over the wire answers once the LAC moves",
-          "[bookie][service]") {
-  ServiceHarness h;
-  std::vector<proto::AddRequest> b(1);
-  *b[0].add_entries() = MakeAdd(7, 0, "a");
-  SendBatches(h.stub(), b);
-  grpc::ClientContext ctx;
-  proto::ReadEntryRequest req;
-  req.set_ledger_id(7);
-  req.set_entry_id(-1);
-  req.set_long_poll(true);
-  req.set_previous_lac(-1);
-  req.set_timeout_ms(20000);
-  proto::ReadEntryResponse resp;
-  std::promise<grpc::Status> done;
-  h.stub()->async()->ReadEntry(&ctx, &req, &resp,
-                               [&](grpc::Status s) { done.set_value(s); });
-  auto f = done.get_future();
-  CHECK(f.wait_for(std::chrono::milliseconds(0)) ==
-        std::future_status::timeout);
-  std::vector<proto::AddRequest> next(1);
-  *next[0].add_entries() = MakeAdd(7, 1, "b");  // carries LAC 0
-  SendBatches(h.stub(), next);
-  REQUIRE(f.wait_for(std::chrono::seconds(10)) == std::future_status::ready);
-  CHECK(f.get().ok());
-  CHECK(resp.max_lac() == 0);
-  CHECK(resp.status() == proto::BK_EOK);
-  CHECK(resp.entry_id() == 0);
-}
-
-TEST_CASE(
-    "a tail stream pushes every stride-th entry once the LAC reaches it and "
-    "ends when the ledger stays idle",
-    "[bookie][service]") {
-  ServiceHarness h;
-  std::vector<proto::AddRequest> b(1);
-  for (int e = 0; e < 10; ++e) *b[0].add_entries() = MakeAdd(9, e, "t");
-  SendBatches(h.stub(), b);  // entry 9 carries LAC 8
-  grpc::ClientContext ctx;
-  proto::TailEntriesRequest req;
-  req.set_ledger_id(9);
-  req.set_first_entry_id(1);
-  req.set_stride(3);
-  req.set_max_entries_per_message(2);
-  req.set_idle_timeout_ms(300);
-  auto reader = h.stub()->TailEntries(&ctx, req);
-  std::vector<int64_t> ids;
-  proto::ReadEntryResponse msg;
-  auto take = [&] {
-    REQUIRE(reader->Read(&msg));
-    REQUIRE(msg.status() == proto::BK_EOK);
-    for (int i = 0; i <= msg.more_bodies_size(); ++i) {
-      const int64_t id = msg.entry_id() + 3 * i;
-      CHECK(id <= msg.max_lac());
-      ids.push_back(id);
-    }
-  };
-  while (ids.size() < 3) take();  // 1, 4, 7: confirmed already
-  CHECK(ids == std::vector<int64_t>{1, 4, 7});
-  std::vector<proto::AddRequest> more(1);
-  for (int e = 10; e < 14; ++e) *more[0].add_entries() = MakeAdd(9, e, "t");
-  SendBatches(h.stub(), more);  // LAC 12: entry 10 is confirmed, 13 not
-  take();
-  CHECK(ids == std::vector<int64_t>{1, 4, 7, 10});
-  // Nothing more is confirmed: after the idle timeout the stream ends.
-  CHECK_FALSE(reader->Read(&msg));
-  CHECK(reader->Finish().ok());
-}
-
-TEST_CASE(
-    "a tail stream ends with ENOENTRY at a confirmed entry the bookie does "
-    "not hold",
-    "[bookie][service]") {
-  ServiceHarness h;
-  std::vector<proto::AddRequest> b(1);
-  for (int e : {0, 1, 3, 4}) *b[0].add_entries() = MakeAdd(5, e, "g");
-  SendBatches(h.stub(), b);  // entry 4 carries LAC 3; entry 2 is elsewhere
-  grpc::ClientContext ctx;
-  proto::TailEntriesRequest req;
-  req.set_ledger_id(5);
-  req.set_first_entry_id(0);
-  req.set_max_entries_per_message(8);
-  auto reader = h.stub()->TailEntries(&ctx, req);
-  proto::ReadEntryResponse msg;
-  REQUIRE(reader->Read(&msg));
-  CHECK(msg.status() == proto::BK_EOK);
-  CHECK(msg.entry_id() == 0);
-  CHECK(msg.more_bodies_size() == 1);  // entry 1; entry 2 ends the stream
-  REQUIRE(reader->Read(&msg));
-  CHECK(msg.status() == proto::BK_ENOENTRY);
-  CHECK(msg.entry_id() == 2);
-  CHECK_FALSE(reader->Read(&msg));
-  CHECK(reader->Finish().ok());
-}
-
-TEST_CASE("a long poll on a ledger the bookie has not seen claims no LAC",
-          "[bookie][service]") {
-  // A tailing reader asks every ensemble member; one that has no entry of
-  // a new ledger yet must not answer max_lac 0 (entry 0 confirmed).
-  ServiceHarness h;
-  grpc::ClientContext ctx;
-  proto::ReadEntryRequest req;
-  req.set_ledger_id(4242);
-  req.set_entry_id(-1);
-  req.set_long_poll(true);
-  req.set_previous_lac(-1);
-  req.set_timeout_ms(1000);
-  proto::ReadEntryResponse resp;
-  REQUIRE(h.stub()->ReadEntry(&ctx, req, &resp).ok());
-  CHECK(resp.status() != proto::BK_EOK);
-  CHECK(resp.max_lac() == -1);
 }
 
 TEST_CASE("bookie info, LAC and entry list are served", "[bookie][service]") {
