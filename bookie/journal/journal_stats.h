@@ -14,6 +14,12 @@ namespace bk::bookie {
 struct JournalStats {
   uint64_t bytes_written = 0;  // record bytes (headers + payloads)
   uint64_t padding_bytes = 0;  // padding records (journalDirectIo)
+  // Payload bytes of the records written, and of them the bytes the journal
+  // copied in user space (into the aligned image of a direct group; a
+  // page-cache group is written from the callers' buffers): counted where
+  // the copy happens, so copies per add is copied / payload.
+  uint64_t payload_bytes = 0;
+  uint64_t payload_bytes_copied = 0;
   uint64_t records_written = 0;
   uint64_t groups_written = 0;  // group writes
   uint64_t syncs = 0;           // fdatasync calls for groups and rolls
@@ -54,6 +60,8 @@ class JournalObserver {
 struct JournalCounters {
   std::atomic<uint64_t> bytes_written{0};
   std::atomic<uint64_t> padding_bytes{0};
+  std::atomic<uint64_t> payload_bytes{0};
+  std::atomic<uint64_t> payload_bytes_copied{0};
   std::atomic<uint64_t> records_written{0};
   std::atomic<uint64_t> groups_written{0};
   std::atomic<uint64_t> syncs{0};

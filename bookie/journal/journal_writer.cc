@@ -337,6 +337,9 @@ absl::Status JournalWriter::WriteGroup(const std::vector<JournalItem>& group,
   counters_.write_nanos_total.fetch_add(static_cast<uint64_t>(t1 - t0),
                                         std::memory_order_relaxed);
   counters_.bytes_written.fetch_add(bytes, std::memory_order_relaxed);
+  uint64_t payload = 0;
+  for (const JournalItem& item : group) payload += item.payload.data.size();
+  counters_.payload_bytes.fetch_add(payload, std::memory_order_relaxed);
   counters_.records_written.fetch_add(group.size(), std::memory_order_relaxed);
   counters_.groups_written.fetch_add(1, std::memory_order_relaxed);
   if (file()->Size() + options_.buffered_writes_threshold_bytes >
@@ -353,11 +356,14 @@ absl::Status JournalWriter::WriteGroup(const std::vector<JournalItem>& group,
 absl::string_view JournalWriter::BuildImage(
     const std::vector<JournalItem>& group, uint64_t bytes) {
   aligned_.Reset(bytes);
+  uint64_t copied = 0;
   for (const JournalItem& item : group) {
     aligned_.AppendRecordHeader(
         absl::string_view(item.header.data(), item.header.size()), salt_);
     aligned_.Append(item.payload.data);
+    copied += item.payload.data.size();
   }
+  counters_.payload_bytes_copied.fetch_add(copied, std::memory_order_relaxed);
   const absl::string_view image = aligned_.Seal(salt_);
   counters_.padding_bytes.fetch_add(aligned_.padding_bytes(),
                                     std::memory_order_relaxed);
@@ -467,6 +473,8 @@ void JournalCounters::AddTo(JournalStats* s) const {
   constexpr auto r = std::memory_order_relaxed;
   s->bytes_written += bytes_written.load(r);
   s->padding_bytes += padding_bytes.load(r);
+  s->payload_bytes += payload_bytes.load(r);
+  s->payload_bytes_copied += payload_bytes_copied.load(r);
   s->records_written += records_written.load(r);
   s->groups_written += groups_written.load(r);
   s->syncs += syncs.load(r);

@@ -8,6 +8,7 @@
 
 #include <catch2/catch.hpp>
 #include <cstdio>
+#include <numeric>
 #include <random>
 
 #include "bookie/journal/aligned_group.h"
@@ -97,14 +98,15 @@ TEST_CASE("an Env that does not offer direct writes says Unimplemented",
   CHECK(absl::IsUnimplemented(f.status()));
 }
 
-// Adds records of `sizes` one group each and returns them as replayed.
+// Adds records of `sizes` one group each (direct groups unless `direct`
+// is false) and returns them as replayed.
 std::vector<std::string> AddAndReplay(Env* env, const std::string& jdir,
                                       const std::vector<size_t>& sizes,
-                                      JournalStats* stats) {
+                                      JournalStats* stats, bool direct = true) {
   JournalOptions o;
   o.dirs = {jdir};
   o.buffered_entries_threshold = 1;  // one group per add
-  o.direct_io = true;
+  o.direct_io = direct;
   {
     Journal j(env, o);
     REQUIRE(j.Replay([](const JournalRecordView&) {
@@ -122,7 +124,7 @@ std::vector<std::string> AddAndReplay(Env* env, const std::string& jdir,
       const JournalMark at = j.CurrentMark();
       REQUIRE(at.positions.size() == 1);
       INFO("after add " << i << " the file ends at " << at.positions[0].offset);
-      CHECK(at.positions[0].offset % kDirectIoAlignment == 0);
+      if (direct) CHECK(at.positions[0].offset % kDirectIoAlignment == 0);
     }
     *stats = j.Stats();
   }
@@ -167,7 +169,28 @@ TEST_CASE(
     }
     CHECK(stats.padding_bytes > 0);
     CHECK(stats.padding_bytes < sizes.size() * 2 * kDirectIoAlignment);
+    // Every payload copied once, into the aligned image, and counted.
+    const uint64_t payload =
+        std::accumulate(sizes.begin(), sizes.end(), static_cast<uint64_t>(0));
+    CHECK(stats.payload_bytes == payload);
+    CHECK(stats.payload_bytes_copied == payload);
   }
+}
+
+TEST_CASE(
+    "a page-cache journal writes its payloads from the callers' buffers: no "
+    "payload byte copied in user space",
+    "[journal]") {
+  const std::vector<size_t> sizes = {0, 1, 1024, 4096, 16384, 1 << 20};
+  TempDir dir(TempDir::Where::kDisk);
+  JournalStats stats;
+  const std::vector<std::string> replayed = AddAndReplay(
+      Env::Default(), dir.Sub("journal"), sizes, &stats, /*direct=*/false);
+  REQUIRE(replayed.size() == sizes.size());
+  const uint64_t payload =
+      std::accumulate(sizes.begin(), sizes.end(), static_cast<uint64_t>(0));
+  CHECK(stats.payload_bytes == payload);
+  CHECK(stats.payload_bytes_copied == 0);
 }
 
 }  // namespace
