@@ -285,6 +285,10 @@ BookieClient::BookieClient(std::string bookie_id, std::string endpoint,
 
 BookieClient::~BookieClient() { Shutdown(); }
 
+void BookieClient::ResetConnectBackoff() {
+  grpc::experimental::ChannelResetConnectionBackoff(shared_->channel.get());
+}
+
 void BookieClient::Shutdown() {
   absl::MutexLock l(&mu_);
   if (closing_) {

@@ -176,6 +176,11 @@ class BookieClient {
   // this connection.
   void Shutdown();
 
+  // Ends the channel's reconnect backoff: it tries to connect at once
+  // (a bookie that restarted and registered again is served now, not after
+  // the backoff left from its downtime).
+  void ResetConnectBackoff();
+
   // Adds sent and not answered yet.
   int64_t adds_in_flight() const {
     return adds_in_flight_.load(std::memory_order_relaxed);

@@ -37,6 +37,19 @@ std::map<std::string, int64_t> BookiePool::AddsInFlight() const {
   return out;
 }
 
+void BookiePool::ResetConnectBackoff(const std::vector<std::string>& ids) {
+  std::vector<std::shared_ptr<BookieClient>> found;
+  {
+    absl::MutexLock l(&mu_);
+    if (closed_) return;
+    for (const std::string& id : ids) {
+      auto it = clients_.find(id);
+      if (it != clients_.end()) found.push_back(it->second);
+    }
+  }
+  for (const auto& c : found) c->ResetConnectBackoff();
+}
+
 void BookiePool::Close() {
   std::vector<std::shared_ptr<BookieClient>> all;
   {
@@ -119,6 +132,14 @@ absl::StatusOr<std::shared_ptr<ClientContext>> ClientContext::Create(
         if (!set.ok()) return;
         cluster->SetBookies(*set);
         self->RefreshBookieGroups();
+        // A bookie registers once it serves: one that restarted may still
+        // be in its connection's reconnect backoff from its downtime, and
+        // every add sent to it until then fails at once (adds replaced
+        // away, writers stopped where no other bookie is left). Connect now.
+        std::vector<std::string> ids;
+        for (const auto& b : set->writable) ids.push_back(b.bookie_id());
+        for (const auto& b : set->readonly) ids.push_back(b.bookie_id());
+        self->pool()->ResetConnectBackoff(ids);
       });
   if (placement::SharesNewLedgers(c.options_.placement,
                                   c.options_.get_bookie_info_interval,

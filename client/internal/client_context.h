@@ -39,6 +39,9 @@ class BookiePool {
   // Null when the bookie's endpoint is unknown or the pool is closed.
   std::shared_ptr<BookieClient> Get(const std::string& id);
   std::map<std::string, int64_t> AddsInFlight() const;
+  // Every connection to one of `ids` tries to connect at once
+  // (BookieClient::ResetConnectBackoff).
+  void ResetConnectBackoff(const std::vector<std::string>& ids);
   ~BookiePool();  // Close(), then destroys the connections
   // Shuts every connection down (BookieClient::Shutdown: waits for their
   // callbacks); Get returns null from then on. The connections are kept
