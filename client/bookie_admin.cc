@@ -41,6 +41,8 @@ BookieInfo InfoOf(const proto::GetBookieInfoResponse& r) {
   i.ledger_util_source = proto::UtilSourceName(r.ledger_util_source());
   i.cpu_used_rate = r.cpu_used_rate();
   i.write_bytes_per_second = r.write_bytes_per_second();
+  i.journal_device_write_bytes_per_second =
+      r.journal_device_write_bytes_per_second();
   i.window_ms = r.window_ms();
   i.adds_in_flight = r.adds_in_flight();
   i.journal_queue_depth = r.journal_queue_depth();

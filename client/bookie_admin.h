@@ -60,7 +60,10 @@ struct BookieInfo {
   std::string ledger_util_source = "unknown";
   double cpu_used_rate = -1;            // percent
   int64_t write_bytes_per_second = -1;  // bytes per second
-  int64_t window_ms = -1;               // span the load figures cover
+  // Bytes every writer on the journal's device(s) wrote per second (other
+  // bookies sharing the disk included).
+  int64_t journal_device_write_bytes_per_second = -1;
+  int64_t window_ms = -1;  // span the load figures cover
   int64_t adds_in_flight = -1;
   int64_t journal_queue_depth = -1;
   double add_latency_p99_ms = -1;  // over the window

@@ -22,15 +22,15 @@ Reading HostSampler::Take(int64_t now_nanos, absl::Status* first_error) const {
   r.now_nanos = now_nanos;
 
   if (!watched_disks_.empty()) {
-    absl::StatusOr<IoTicks> all = ReadDiskstats(proc_root_);
+    absl::StatusOr<DiskCounterMap> all = ReadDiskstats(proc_root_);
     note(all.status());
     if (all.ok()) {
-      IoTicks watched;
+      DiskCounterMap watched;
       for (const std::string& disk : watched_disks_) {
         auto it = all->find(disk);
         if (it != all->end()) watched.insert(*it);
       }
-      r.io_ticks = std::move(watched);
+      r.disks = std::move(watched);
     }
   }
 

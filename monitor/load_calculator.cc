@@ -33,17 +33,17 @@ double Percent(double part, double whole) {
   return std::clamp(part * 100.0 / whole, 0.0, 100.0);
 }
 
-double DeviceUtilOver(std::span<const Reading> window, const std::string& name,
-                      double wall_ms) {
-  std::optional<uint64_t> ticks =
-      MonotonicDelta(window, [&](const Reading& r) -> std::optional<uint64_t> {
-        if (!r.io_ticks) return std::nullopt;
-        auto it = r.io_ticks->find(name);
-        if (it == r.io_ticks->end()) return std::nullopt;
-        return it->second;
-      });
-  if (!ticks) return -1;
-  return Percent(static_cast<double>(*ticks), wall_ms);
+// newest - oldest of device `name`'s counter `field` over the window.
+std::optional<uint64_t> DiskDelta(std::span<const Reading> window,
+                                  const std::string& name,
+                                  uint64_t DiskCounters::*field) {
+  return MonotonicDelta(window,
+                        [&](const Reading& r) -> std::optional<uint64_t> {
+                          if (!r.disks) return std::nullopt;
+                          auto it = r.disks->find(name);
+                          if (it == r.disks->end()) return std::nullopt;
+                          return it->second.*field;
+                        });
 }
 
 template <typename BusyNanos>
@@ -52,14 +52,31 @@ IoUtil GroupUtil(std::span<const Reading> window, const DeviceGroup& group,
   IoUtil io;
   double sum = 0;
   int known = 0;
+  double written = 0;
+  bool all_written = !group.disks.empty();
   for (const std::string& disk : group.disks) {
-    double util = DeviceUtilOver(window, disk, wall_nanos / 1e6);
-    io.devices.push_back(DeviceUtil{disk, util});
+    DeviceUtil dev{disk};
+    if (auto ticks = DiskDelta(window, disk, &DiskCounters::io_ticks)) {
+      dev.util = Percent(static_cast<double>(*ticks), wall_nanos / 1e6);
+    }
+    if (auto sectors =
+            DiskDelta(window, disk, &DiskCounters::sectors_written)) {
+      dev.write_bytes_per_second = static_cast<double>(*sectors) *
+                                   kDiskstatsSectorBytes * 1e9 / wall_nanos;
+      written += dev.write_bytes_per_second;
+    } else {
+      all_written = false;
+    }
+    io.devices.push_back(dev);
+    const double util = dev.util;
     if (util < 0) continue;
     sum += util;
     ++known;
     io.util_max = std::max(io.util_max, util);
   }
+  // Every writer's bytes, shared disk or not: what a new writer would share
+  // the devices with.
+  if (all_written) io.device_write_bytes_per_second = written;
   if (known > 0 && !group.shared) {
     io.util = sum / known;
     io.source = UtilSource::kBlockDevice;

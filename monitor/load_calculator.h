@@ -13,6 +13,9 @@
 //   otherwise (no device, all unknown, or the group marked shared):
 //                 own busy nanos * 100 / wall nanos, clamped, source
 //                 kOwnBusyTime; and if that is unknown too, -1, kUnknown.
+//   device write rate = delta sectors written x 512 / wall seconds, per
+//                 device and summed over the group's devices (every writer
+//                 on them, shared or not); -1 unless known for all of them.
 
 #ifndef BK_MONITOR_LOAD_CALCULATOR_H_
 #define BK_MONITOR_LOAD_CALCULATOR_H_

@@ -29,6 +29,8 @@ const char* UtilSourceName(UtilSource source);
 struct DeviceUtil {
   std::string name;  // kernel name, as in /proc/diskstats ("sda", "nvme0n1")
   double util = -1;
+  // Bytes every writer on the device wrote per second (sectors written).
+  double write_bytes_per_second = -1;
 
   friend bool operator==(const DeviceUtil&, const DeviceUtil&) = default;
 };
@@ -42,6 +44,10 @@ struct IoUtil {
   // busy share).
   double util_max = -1;
   UtilSource source = UtilSource::kUnknown;
+  // Bytes every writer on the group's devices wrote per second, this bookie
+  // and any other (bookies sharing the disk): the sum over its devices, -1
+  // unless every one of them was read over the whole window.
+  double device_write_bytes_per_second = -1;
   // Every distinct device of the group, even when the figure fell back to
   // the busy share. Empty when the dirs are on no block device.
   std::vector<DeviceUtil> devices;

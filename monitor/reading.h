@@ -16,9 +16,9 @@ namespace bk::monitor {
 struct Reading {
   int64_t now_nanos = 0;
 
-  // io_ticks of the devices the monitor watches that /proc/diskstats listed;
+  // Counters of the devices the monitor watches that /proc/diskstats listed;
   // a watched device missing here had vanished. nullopt: diskstats unreadable.
-  std::optional<IoTicks> io_ticks;
+  std::optional<DiskCounterMap> disks;
 
   // Ticks of the allowed CPUs, and of this process. nullopt: unreadable.
   std::optional<CpuTicks> cpu;

@@ -48,6 +48,8 @@ HttpResponse Info(DaemonParts& p) {
         {"ledgerUtilSource", proto::UtilSourceName(r.ledger_util_source())},
         {"cpuUsedRate", r.cpu_used_rate()},
         {"writeBytesPerSecond", r.write_bytes_per_second()},
+        {"journalDeviceWriteBytesPerSecond",
+         r.journal_device_write_bytes_per_second()},
         {"windowMs", r.window_ms()},
         {"addsInFlight", r.adds_in_flight()},
         {"journalQueueDepth", r.journal_queue_depth()},

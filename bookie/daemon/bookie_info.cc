@@ -16,6 +16,11 @@ proto::UtilSource ToWire(monitor::UtilSource s) {
   }
 }
 
+// A rate in whole bytes per second; -1 stays -1.
+int64_t WholeBytes(double bytes_per_second) {
+  return bytes_per_second < 0 ? -1 : static_cast<int64_t>(bytes_per_second);
+}
+
 }  // namespace
 
 proto::GetBookieInfoResponse MakeBookieInfo(uint64_t requested,
@@ -33,6 +38,7 @@ proto::GetBookieInfoResponse MakeBookieInfo(uint64_t requested,
   r.set_add_latency_p99_ms(-1);
   r.set_journal_io_util_max(-1);
   r.set_ledger_io_util_max(-1);
+  r.set_journal_device_write_bytes_per_second(-1);
   r.set_read_only(!in.store.writable);
 
   // Disk figures: the monitor's window when it has one, else the last disk
@@ -64,10 +70,9 @@ proto::GetBookieInfoResponse MakeBookieInfo(uint64_t requested,
     r.set_ledger_io_util_max(in.load.ledger_io.util_max);
     r.set_ledger_util_source(ToWire(in.load.ledger_io.source));
     r.set_cpu_used_rate(in.load.cpu_used_rate);
-    r.set_write_bytes_per_second(
-        in.load.write_bytes_per_second < 0
-            ? -1
-            : static_cast<int64_t>(in.load.write_bytes_per_second));
+    r.set_write_bytes_per_second(WholeBytes(in.load.write_bytes_per_second));
+    r.set_journal_device_write_bytes_per_second(
+        WholeBytes(in.load.journal_io.device_write_bytes_per_second));
     r.set_window_ms(in.load.window_ms);
     r.set_adds_in_flight(in.store.adds_in_flight);
     r.set_journal_queue_depth(in.store.journal_queue_depth);

@@ -218,6 +218,10 @@ std::vector<MetricFamily> StatsCollector::Collect() const {
   f.Gauge("bookie_write_bytes_per_second",
           "Bytes written per second over the load window",
           r.write_bytes_per_second);
+  f.Gauge("bookie_journal_device_write_bytes_per_second",
+          "Bytes every writer on the journal's devices wrote per second over "
+          "the load window (other bookies sharing the disk included)",
+          r.journal_io.device_write_bytes_per_second);
 
   const DiskCheckResult d = sources_.disk();
   for (const DirUsage& u : d.dirs) {

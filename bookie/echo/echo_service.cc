@@ -104,6 +104,7 @@ grpc::ServerUnaryReactor* EchoService::GetBookieInfo(
   response->set_ledger_io_util(-1);
   response->set_cpu_used_rate(-1);
   response->set_write_bytes_per_second(0);
+  response->set_journal_device_write_bytes_per_second(-1);
   auto* reactor = context->DefaultReactor();
   reactor->Finish(grpc::Status::OK);
   return reactor;

@@ -116,6 +116,8 @@ int BookieInfo(const std::vector<std::string>& args, std::ostream& out,
                       {"ledger_util_source", info->ledger_util_source},
                       {"cpu_used_rate", info->cpu_used_rate},
                       {"write_bytes_per_second", info->write_bytes_per_second},
+                      {"journal_device_write_bytes_per_second",
+                       info->journal_device_write_bytes_per_second},
                       {"window_ms", info->window_ms},
                       {"adds_in_flight", info->adds_in_flight},
                       {"journal_queue_depth", info->journal_queue_depth},
@@ -143,6 +145,9 @@ int BookieInfo(const std::vector<std::string>& args, std::ostream& out,
           << "\tcpu=" << fig(r["cpu_used_rate"].get<double>(), 1, "%")
           << "\twrite="
           << fig(r["write_bytes_per_second"].get<double>(), 1048576.0, "MiB/s")
+          << "\tjournal_device="
+          << fig(r["journal_device_write_bytes_per_second"].get<double>(),
+                 1048576.0, "MiB/s")
           << "\tfree=" << fig(r["free_disk_space"].get<double>(), 1e9, "GB")
           << "\tin_flight=" << r["adds_in_flight"].get<int64_t>()
           << (r["read_only"].get<bool>() ? "\tread-only" : "") << "\n";

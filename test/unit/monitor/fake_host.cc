@@ -117,7 +117,7 @@ void FakeHost::SetDiskstats(const std::vector<DiskLine>& lines) {
     absl::StrAppendFormat(
         &text, "%4u %7u %s %u %u %u %u %u %u %u %u 0 %u %u 0 0 0 0 %u %u\n",
         l.major, l.minor, l.name, 30719, 7071, 2531986, 10621, 16039, 7900,
-        1920776, 4711, l.io_ticks, 15858, 2435, 94);
+        l.sectors_written, 4711, l.io_ticks, 15858, 2435, 94);
   }
   WriteProcFile("diskstats", text);
 }

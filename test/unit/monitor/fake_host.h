@@ -15,13 +15,14 @@
 
 namespace bk::monitor::testing {
 
-// One /proc/diskstats line: the fields the monitor reads are io_ticks and
-// the name; the others are filled in plausibly.
+// One /proc/diskstats line: the fields the monitor reads are io_ticks,
+// sectors written and the name; the others are filled in plausibly.
 struct DiskLine {
   uint32_t major;
   uint32_t minor;
   std::string name;
   uint64_t io_ticks;
+  uint64_t sectors_written = 1920776;
 };
 
 class FakeHost {

@@ -71,7 +71,7 @@ TEST_CASE("device util over a window with known deltas is exact", "[monitor]") {
   // 900 ms busy over 3000 ms.
   CHECK(r.journal_io.util == 30);
   CHECK(r.journal_io.util_max == 30);
-  CHECK(r.journal_io.devices == std::vector<DeviceUtil>{{"vda", 30}});
+  CHECK(r.journal_io.devices == std::vector<DeviceUtil>{{"vda", 30, 0}});
   CHECK(r.ledger_io.util == 30);
 
   // The window slides: the 1000 reading leaves it, (2500-1300)/3000.
@@ -115,7 +115,7 @@ TEST_CASE("the group figure is the mean over its disks, with the max",
   CHECK(r.journal_io.util == 40);
   CHECK(r.journal_io.util_max == 60);
   CHECK(r.journal_io.devices ==
-        std::vector<DeviceUtil>{{"vdb", 20}, {"vdc", 60}});
+        std::vector<DeviceUtil>{{"vdb", 20, 0}, {"vdc", 60, 0}});
 }
 
 TEST_CASE("two dirs on one disk count the disk once", "[monitor]") {
@@ -141,7 +141,7 @@ TEST_CASE("a wrapped counter gives -1 for that disk only", "[monitor]") {
   rig.Step(*monitor);
   LoadReport r = monitor->Snapshot();
   CHECK(r.journal_io.devices ==
-        std::vector<DeviceUtil>{{"vdb", 50}, {"vdc", -1}});
+        std::vector<DeviceUtil>{{"vdb", 50, 0}, {"vdc", -1, 0}});
   CHECK(r.journal_io.util == 50);
   CHECK(r.journal_io.util_max == 50);
   CHECK(r.journal_io.source == UtilSource::kBlockDevice);
@@ -153,7 +153,7 @@ TEST_CASE("a wrapped counter gives -1 for that disk only", "[monitor]") {
   rig.Step(*monitor);
   r = monitor->Snapshot();
   CHECK(r.journal_io.devices ==
-        std::vector<DeviceUtil>{{"vdb", 50}, {"vdc", 100}});
+        std::vector<DeviceUtil>{{"vdb", 50, 0}, {"vdc", 100, 0}});
   CHECK(r.journal_io.util == 75);
 }
 
@@ -169,7 +169,7 @@ TEST_CASE("a disk that disappears gives -1 for that disk only", "[monitor]") {
   rig.Step(*monitor);
   LoadReport r = monitor->Snapshot();
   CHECK(r.journal_io.devices ==
-        std::vector<DeviceUtil>{{"vdb", 10}, {"vdc", -1}});
+        std::vector<DeviceUtil>{{"vdb", 10, 0}, {"vdc", -1, -1}});
   CHECK(r.journal_io.util == 10);
 }
 
@@ -207,7 +207,7 @@ TEST_CASE("a device marked shared falls back to the own busy share",
   CHECK(r.journal_io.source == UtilSource::kOwnBusyTime);
   CHECK(r.journal_io.util == 20);
   // The disk figure is still shown, for the operator.
-  CHECK(r.journal_io.devices == std::vector<DeviceUtil>{{"vda", 90}});
+  CHECK(r.journal_io.devices == std::vector<DeviceUtil>{{"vda", 90, 0}});
   // The ledger dirs are not marked shared.
   CHECK(r.ledger_io.source == UtilSource::kBlockDevice);
   CHECK(r.ledger_io.util == 90);
@@ -306,6 +306,51 @@ TEST_CASE("options are validated with BookKeeper's limits", "[monitor]") {
   rig.options.ledger_dirs.push_back(rig.host.root().string() + "/missing");
   CHECK(BaseMetricMonitor::Create(rig.options).status().code() ==
         absl::StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace bk::monitor
+
+namespace bk::monitor {
+namespace {
+
+TEST_CASE(
+    "the journal device's write rate counts every writer's sectors, summed "
+    "over its disks, shared or not",
+    "[monitor]") {
+  MonitorRig rig;
+  OnTwoDisks(rig);
+  rig.options.journal_device_shared = true;
+  auto monitor = rig.Make();
+  for (uint64_t i = 0; i < 4; ++i) {
+    // vdb writes 1 MiB/s, vdc 2 MiB/s (2048 and 4096 sectors of 512 bytes
+    // a second), whoever writes them: this bookie writes 100 KB/s of it.
+    rig.host.SetDiskstats({{254, 16, "vdb", 100 * i, 2048 * i},
+                           {254, 32, "vdc", 100 * i, 4096 * i},
+                           {253, 0, "dm-0", 200 * i, 6144 * i}});
+    rig.counters.bytes_written = static_cast<int64_t>(100'000 * i);
+    rig.counters.journal_busy_nanos = static_cast<int64_t>(i * 50'000'000);
+    rig.Step(*monitor);
+  }
+  LoadReport r = monitor->Snapshot();
+  CHECK(r.write_bytes_per_second == 100'000);
+  // Shared: utilisation is the own busy share, the bytes the whole disks'.
+  CHECK(r.journal_io.source == UtilSource::kOwnBusyTime);
+  CHECK(r.journal_io.device_write_bytes_per_second == 3 << 20);
+  CHECK(r.journal_io.devices ==
+        std::vector<DeviceUtil>{{"vdb", 10, 1 << 20}, {"vdc", 10, 2 << 20}});
+  // The ledger dirs are on the same disks.
+  CHECK(r.ledger_io.device_write_bytes_per_second == 3 << 20);
+
+  // vdc vanishes: the group's write rate is unknown, not vdb's alone.
+  for (uint64_t i = 4; i < 6; ++i) {
+    rig.host.SetDiskstats({{254, 16, "vdb", 100 * i, 2048 * i}});
+    rig.Step(*monitor);
+  }
+  r = monitor->Snapshot();
+  CHECK(r.journal_io.device_write_bytes_per_second == -1);
+  CHECK(r.journal_io.devices[0].write_bytes_per_second == 1 << 20);
+  CHECK(r.journal_io.devices[1].write_bytes_per_second == -1);
 }
 
 }  // namespace

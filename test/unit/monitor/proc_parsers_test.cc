@@ -17,13 +17,17 @@ std::string Testdata(const std::string& name) {
   return *text;
 }
 
-TEST_CASE("io_ticks is the tenth counter after the device name", "[monitor]") {
+TEST_CASE(
+    "io_ticks is the tenth counter after the device name, sectors written "
+    "the seventh",
+    "[monitor]") {
   // Recorded: " 254       0 vda 38521 7872 3014114 24110 17287 8877 2825048
   //             6259 0 7688 31094 6575 68 1166016 627 2477 96"
   auto ticks = ParseDiskstats(Testdata("proc/diskstats"));
   REQUIRE(ticks.ok());
-  CHECK(ticks->at("vda") == 7688);
-  CHECK(ticks->at("loop0") == 0);
+  CHECK(ticks->at("vda").io_ticks == 7688);
+  CHECK(ticks->at("vda").sectors_written == 2825048);
+  CHECK(ticks->at("loop0").io_ticks == 0);
   CHECK(ticks->contains("zram0"));
 }
 
@@ -35,8 +39,9 @@ TEST_CASE("diskstats of kernels before 4.18 (11 counters) parse the same",
       "   8       1 sda1 4780 1037 271318 3352 2269 3108 68168 11544 0 7812 "
       "14896\n");
   REQUIRE(ticks.ok());
-  CHECK(ticks->at("sda") == 7880);
-  CHECK(ticks->at("sda1") == 7812);
+  CHECK(ticks->at("sda").io_ticks == 7880);
+  CHECK(ticks->at("sda").sectors_written == 68168);
+  CHECK(ticks->at("sda1").io_ticks == 7812);
 }
 
 TEST_CASE("a truncated diskstats line is rejected", "[monitor]") {
