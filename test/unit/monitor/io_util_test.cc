@@ -308,12 +308,6 @@ TEST_CASE("options are validated with BookKeeper's limits", "[monitor]") {
         absl::StatusCode::kNotFound);
 }
 
-}  // namespace
-}  // namespace bk::monitor
-
-namespace bk::monitor {
-namespace {
-
 TEST_CASE(
     "the journal device's write rate counts every writer's sectors, summed "
     "over its disks, shared or not",
