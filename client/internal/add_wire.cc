@@ -26,21 +26,17 @@ size_t VarintSize(uint64_t v) {
   return n;
 }
 
-void PutVarint(std::string* out, uint64_t v) {
+// Writes `v` at `p` (at most 10 bytes); returns the end.
+char* PutVarint(char* p, uint64_t v) {
   while (v >= 0x80) {
-    out->push_back(static_cast<char>((v & 0x7f) | 0x80));
+    *p++ = static_cast<char>((v & 0x7f) | 0x80);
     v >>= 7;
   }
-  out->push_back(static_cast<char>(v));
+  *p++ = static_cast<char>(v);
+  return p;
 }
 
-// A new slice of `n` bytes the caller fills: one allocation (or none, when
-// small enough to live inside the slice).
-grpc::Slice NewSlice(size_t n, char** data) {
-  grpc_slice s = grpc_slice_malloc(n);
-  *data = reinterpret_cast<char*>(GRPC_SLICE_START_PTR(s));
-  return grpc::Slice(s, grpc::Slice::STEAL_REF);
-}
+grpc::Slice NewSlice(size_t n, char** data) { return NewEntryBuffer(n, data); }
 
 void DeleteString(void* p) { delete static_cast<std::string*>(p); }
 
@@ -48,25 +44,41 @@ void DeleteString(void* p) { delete static_cast<std::string*>(p); }
 
 EntryBytes EntryBytes::Package(const entry::EntryHeader& header,
                                absl::string_view payload,
-                               entry::DigestType type) {
+                               entry::DigestType type, EntrySlab* slab,
+                               int64_t pending) {
   EntryBytes e;
   e.size_ = entry::PackagedSize(payload.size(), type);
   char* d;
-  e.parts_.push_back(NewSlice(e.size_, &d));
+  grpc::Slice buffer;
+  if (slab != nullptr) {
+    d = slab->Reserve(e.size_, pending);
+  } else {
+    buffer = NewSlice(e.size_, &d);
+  }
   std::memcpy(d + entry::kHeaderSize, payload.data(), payload.size());
   entry::PackageFrame(header, payload, type, d,
                       d + entry::kHeaderSize + payload.size());
+  e.parts_.push_back(slab != nullptr ? slab->Finish(e.size_)
+                                     : std::move(buffer));
   return e;
 }
 
 EntryBytes EntryBytes::Package(const entry::EntryHeader& header,
-                               std::string&& payload, entry::DigestType type) {
+                               std::string&& payload, entry::DigestType type,
+                               EntrySlab* slab, int64_t pending) {
   EntryBytes e;
   const size_t digest = entry::DigestSize(type);
+  const size_t frame_size = entry::kHeaderSize + digest;
   e.size_ = entry::PackagedSize(payload.size(), type);
   char* frame;
-  grpc::Slice frame_slice = NewSlice(entry::kHeaderSize + digest, &frame);
+  grpc::Slice frame_slice;
+  if (slab != nullptr) {
+    frame = slab->Reserve(frame_size, pending);
+  } else {
+    frame_slice = NewSlice(frame_size, &frame);
+  }
   entry::PackageFrame(header, payload, type, frame, frame + entry::kHeaderSize);
+  if (slab != nullptr) frame_slice = slab->Finish(frame_size);
   e.parts_.push_back(frame_slice.sub(0, entry::kHeaderSize));
   if (!payload.empty()) {
     auto* owned = new std::string(std::move(payload));
@@ -123,30 +135,38 @@ void AddBatchEncoder::Add(uint64_t ledger_id, int64_t entry_id,
   if (flags != 0) inner += 1 + VarintSize(flags);
   if (!body.empty()) inner += 1 + VarintSize(body.size()) + body.size();
 
+  // The fixed fields go through a buffer on the stack, appended in one
+  // piece: 4 keys and varints (<= 44 bytes) before the master key, 2 after
+  // it (<= 17).
+  char buf[64];
+  char* p = buf;
   const size_t start = headers_.size();
-  headers_.push_back(Key(1, kLen));  // AddRequest.entries
-  PutVarint(&headers_, inner);
+  *p++ = Key(1, kLen);  // AddRequest.entries
+  p = PutVarint(p, inner);
   if (ledger_id != 0) {
-    headers_.push_back(Key(1, kVarint));
-    PutVarint(&headers_, ledger_id);
+    *p++ = Key(1, kVarint);
+    p = PutVarint(p, ledger_id);
   }
   if (entry != 0) {
-    headers_.push_back(Key(2, kVarint));
-    PutVarint(&headers_, entry);
+    *p++ = Key(2, kVarint);
+    p = PutVarint(p, entry);
   }
   if (!master_key.empty()) {
-    headers_.push_back(Key(3, kLen));
-    PutVarint(&headers_, master_key.size());
+    *p++ = Key(3, kLen);
+    p = PutVarint(p, master_key.size());
+    headers_.append(buf, p - buf);
     headers_.append(master_key.data(), master_key.size());
+    p = buf;
   }
   if (flags != 0) {
-    headers_.push_back(Key(4, kVarint));
-    PutVarint(&headers_, flags);
+    *p++ = Key(4, kVarint);
+    p = PutVarint(p, flags);
   }
   if (!body.empty()) {
-    headers_.push_back(Key(5, kLen));
-    PutVarint(&headers_, body.size());
+    *p++ = Key(5, kLen);
+    p = PutVarint(p, body.size());
   }
+  headers_.append(buf, p - buf);
   bytes_ += headers_.size() - start + body.size();
   pieces_.push_back({headers_.size(), body});
 }

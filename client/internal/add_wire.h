@@ -27,6 +27,7 @@
 
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/string_view.h"
+#include "client/internal/entry_slab.h"
 #include "proto/entry_format.h"
 
 namespace bk::client::internal {
@@ -35,13 +36,18 @@ class EntryBytes {
  public:
   EntryBytes() = default;
 
-  // Packages `payload` into one new buffer (one copy).
+  // Packages `payload` into one new buffer (one copy). With a slab, the
+  // buffer is carved from it (entry_slab.h; `pending`: the writer's bytes
+  // in flight).
   static EntryBytes Package(const entry::EntryHeader& header,
-                            absl::string_view payload, entry::DigestType type);
+                            absl::string_view payload, entry::DigestType type,
+                            EntrySlab* slab = nullptr, int64_t pending = 0);
   // Packages `payload` without copying it: header and digest in a small
-  // buffer of their own, the payload's bytes owned by the result.
+  // buffer of their own (from the slab, if given), the payload's bytes
+  // owned by the result.
   static EntryBytes Package(const entry::EntryHeader& header,
-                            std::string&& payload, entry::DigestType type);
+                            std::string&& payload, entry::DigestType type,
+                            EntrySlab* slab = nullptr, int64_t pending = 0);
   // An already packaged entry (one copy), e.g. one read back for recovery.
   static EntryBytes Copy(absl::string_view packaged);
   // An already packaged entry handed over: its bytes become one slice as

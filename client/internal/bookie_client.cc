@@ -35,6 +35,7 @@ constexpr absl::Duration kDrainTimeout = absl::Milliseconds(500);
 void BookieClient::Deliver(const std::string& bookie,
                            std::vector<Answered>* answered) {
   std::vector<AddAnswer> run;
+  run.reserve(answered->size());
   size_t i = 0;
   while (i < answered->size()) {
     Answered& a = (*answered)[i];
@@ -99,7 +100,10 @@ class BookieClient::AddStream final
     const size_t bytes = body.size() + 64;
     if (queue_.empty() || queue_.back().bytes() + bytes >
                               static_cast<size_t>(owner_->max_batch_bytes_)) {
-      queue_.emplace_back();
+      // The last sent batch's encoder, emptied: its buffers keep their
+      // capacity, so a batch does not regrow them entry by entry.
+      queue_.push_back(std::move(spare_));
+      spare_ = AddBatchEncoder();
     }
     waiting_.emplace(std::make_pair(ledger_id, entry_id), std::move(waiter));
     queue_.back().Add(ledger_id, entry_id, master_key, flags, body);
@@ -227,6 +231,7 @@ class BookieClient::AddStream final
       return false;
     }
     writing_ = queue_.front().Finish();
+    spare_ = std::move(queue_.front());
     queue_.pop_front();
     write_in_flight_ = true;
     return true;
@@ -249,6 +254,7 @@ class BookieClient::AddStream final
 
   // Batches not yet on the wire, each an AddRequest being encoded.
   std::deque<AddBatchEncoder> queue_ ABSL_GUARDED_BY(owner_->mu_);
+  AddBatchEncoder spare_ ABSL_GUARDED_BY(owner_->mu_);  // empty
   absl::btree_multimap<std::pair<uint64_t, int64_t>, Waiter> waiting_
       ABSL_GUARDED_BY(owner_->mu_);
   bool started_ ABSL_GUARDED_BY(owner_->mu_) = false;

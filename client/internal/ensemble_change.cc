@@ -46,7 +46,7 @@ void WriteHandle::RunEnsembleChange() {
       DrainCompletions();
       return;
     }
-    std::vector<Send> sends;
+    Sends sends;
     std::vector<std::string> next;
     absl::Status s = ChangeEnsemble(failed, &next);
     {
@@ -111,7 +111,7 @@ void WriteHandle::RunEnsembleChange() {
       }
     }
     DrainCompletions();
-    Transmit(std::move(sends));
+    Transmit(sends);
   }
 }
 

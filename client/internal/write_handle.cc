@@ -73,7 +73,8 @@ void WriteHandle::Append(absl::string_view payload, AddCallback done) {
   AppendWith(
       payload.size(),
       [&](const entry::EntryHeader& h) {
-        return EntryBytes::Package(h, payload, digest_);
+        mu_.AssertHeld();
+        return EntryBytes::Package(h, payload, digest_, &slab_, pending_bytes_);
       },
       std::move(done));
 }
@@ -83,7 +84,9 @@ void WriteHandle::Append(std::string&& payload, AddCallback done) {
   AppendWith(
       size,
       [&](const entry::EntryHeader& h) {
-        return EntryBytes::Package(h, std::move(payload), digest_);
+        mu_.AssertHeld();
+        return EntryBytes::Package(h, std::move(payload), digest_, &slab_,
+                                   pending_bytes_);
       },
       std::move(done));
 }
@@ -91,7 +94,7 @@ void WriteHandle::Append(std::string&& payload, AddCallback done) {
 template <typename Packager>
 void WriteHandle::AppendWith(size_t payload_size, Packager&& package,
                              AddCallback done) {
-  std::vector<Send> sends;
+  Sends sends;
   {
     absl::MutexLock l(&mu_);
     const int64_t bytes = static_cast<int64_t>(
@@ -147,20 +150,22 @@ void WriteHandle::AppendWith(size_t payload_size, Packager&& package,
     }
   }
   DrainCompletions();
-  Transmit(std::move(sends));
+  Transmit(sends);
 }
 
-void WriteHandle::SendLocked(const Pending& p, std::vector<Send>* out) {
-  for (int slot : WriteSet(p.entry_id, ensemble_size_, write_quorum_)) {
+void WriteHandle::SendLocked(const Pending& p, Sends* out) {
+  // The write set in place (WriteSet would allocate per entry).
+  for (int i = 0; i < write_quorum_; ++i) {
+    const int slot = static_cast<int>((p.entry_id + i) % ensemble_size_);
     if (dead_[slot]) continue;
     if (changing_ && failed_.count(slot)) continue;  // sent after the change
     out->push_back({slot, ensemble_[slot], p.entry_id, p.body});
   }
 }
 
-void WriteHandle::Transmit(std::vector<Send> sends) {
+void WriteHandle::Transmit(const Sends& sends) {
   const std::weak_ptr<AddSink> sink = weak_from_this();
-  for (Send& s : sends) {
+  for (const Send& s : sends) {
     const absl::Time sent = ctx_->Now();
     auto client = ctx_->pool()->Get(s.bookie);
     if (client == nullptr) {
@@ -257,6 +262,8 @@ void WriteHandle::CompleteLocked(std::vector<Completion>* out) {
     out->push_back({std::move(p.done), p.entry_id});
     pending_.pop_front();
   }
+  // An idle writer holds no slab (entry_slab.h).
+  if (pending_.empty()) slab_.Release();
 }
 
 void WriteHandle::FailLocked(const absl::Status& status,
@@ -274,6 +281,7 @@ void WriteHandle::FailLocked(const absl::Status& status,
   }
   pending_.clear();
   pending_bytes_ = 0;
+  slab_.Release();
   for (auto& u : unanswered_) u.clear();
 }
 

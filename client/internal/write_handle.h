@@ -35,12 +35,14 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "client/internal/add_wire.h"
 #include "client/internal/bookie_client.h"
 #include "client/internal/client_context.h"
+#include "client/internal/entry_slab.h"
 #include "client/ledger_writer.h"
 #include "metadata/metadata_store.h"
 #include "placement/types.h"
@@ -101,6 +103,9 @@ class WriteHandle final : public std::enable_shared_from_this<WriteHandle>,
     int64_t entry_id;
     EntryBytes body;
   };
+  // An entry goes to at most write_quorum bookies: no heap for the usual
+  // three.
+  using Sends = absl::InlinedVector<Send, 3>;
   struct Completion {
     AddCallback done;
     absl::StatusOr<int64_t> result;
@@ -110,9 +115,9 @@ class WriteHandle final : public std::enable_shared_from_this<WriteHandle>,
   // packaged entry from its header (called under mu_, once, if accepted).
   template <typename Packager>
   void AppendWith(size_t payload_size, Packager&& package, AddCallback done);
-  void SendLocked(const Pending& p, std::vector<Send>* out)
+  void SendLocked(const Pending& p, Sends* out)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void Transmit(std::vector<Send> sends);
+  void Transmit(const Sends& sends);
   // The bookie's answers to adds this handle sent (AddSink): one lock and
   // one completion pass per message from the bookie.
   void OnAddAnswers(const std::string& bookie,
@@ -180,6 +185,8 @@ class WriteHandle final : public std::enable_shared_from_this<WriteHandle>,
   int64_t length_ ABSL_GUARDED_BY(mu_) = 0;           // confirmed payload
   int64_t assigned_length_ ABSL_GUARDED_BY(mu_) = 0;  // through next_entry_-1
   int64_t pending_bytes_ ABSL_GUARDED_BY(mu_) = 0;
+  // Where this writer's packaged entries are carved from.
+  EntrySlab slab_ ABSL_GUARDED_BY(mu_);
   // Slots whose bookie failed and await replacement (slot -> bookie).
   std::map<int, std::string> failed_ ABSL_GUARDED_BY(mu_);
   // Slots left without a live bookie (no replacement found).

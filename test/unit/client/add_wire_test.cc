@@ -59,6 +59,20 @@ TEST_CASE("a packaged entry made from a moved payload equals entry::Package") {
   }
 }
 
+TEST_CASE("a copied entry holds its bytes, however short") {
+  // Sizes a gRPC slice could hold inline, and above.
+  for (size_t size : {size_t{1}, size_t{5}, size_t{23}, size_t{24}, size_t{40},
+                      size_t{3000}}) {
+    std::string bytes;
+    for (size_t i = 0; i < size; ++i) bytes.push_back(static_cast<char>(i));
+    const std::string want = bytes;
+    const EntryBytes copied = EntryBytes::Copy(bytes);
+    bytes.assign(size, '-');  // the copy does not read the source after
+    CHECK(copied.size() == size);
+    CHECK(copied.ToString() == want);
+  }
+}
+
 TEST_CASE("an adopted packaged entry keeps its bytes in place") {
   for (size_t size : {size_t{0}, size_t{100}, size_t{5000}}) {
     const std::string packaged = entry::Package(
@@ -82,6 +96,7 @@ TEST_CASE("an encoded add batch is byte for byte protobuf's AddRequest") {
   auto pick = [&](uint64_t n) { return rng() % n; };
   for (int round = 0; round < 200; ++round) {
     AddBatchEncoder enc;
+    EntrySlab slab;  // half the bodies are carved from it (entry_slab.h)
     proto::AddRequest want;
     const int n = static_cast<int>(pick(70));
     for (int i = 0; i < n; ++i) {
@@ -96,12 +111,15 @@ TEST_CASE("an encoded add batch is byte for byte protobuf's AddRequest") {
       const std::string payload(size, static_cast<char>('a' + pick(26)));
       EntryBytes body;
       if (pick(6) != 0) {
-        body = pick(2) == 0
-                   ? EntryBytes::Package(Header(ledger, entry, size), payload,
-                                         entry::DigestType::kCrc32c)
-                   : EntryBytes::Package(Header(ledger, entry, size),
-                                         std::string(payload),
-                                         entry::DigestType::kCrc32c);
+        EntrySlab* from = pick(2) == 0 ? &slab : nullptr;
+        const int64_t pending = static_cast<int64_t>(pick(3) * 4096);
+        body =
+            pick(2) == 0
+                ? EntryBytes::Package(Header(ledger, entry, size), payload,
+                                      entry::DigestType::kCrc32c, from, pending)
+                : EntryBytes::Package(
+                      Header(ledger, entry, size), std::string(payload),
+                      entry::DigestType::kCrc32c, from, pending);
       }
       enc.Add(ledger, entry, key, flags, body);
       proto::AddEntry* e = want.add_entries();
