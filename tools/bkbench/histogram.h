@@ -8,6 +8,7 @@
 
 #include <array>
 #include <bit>
+#include <cstddef>
 #include <cstdint>
 
 namespace bk::bkbench {
@@ -27,6 +28,17 @@ class LatencyHistogram {
   }
   int64_t count() const { return total_; }
   int64_t max_us() const { return max_; }
+  // Calls fn(lo_us, hi_us, count) for each non-empty bucket, lowest first
+  // (values lo_us..hi_us, both included).
+  template <typename Fn>
+  void ForEachBucket(Fn&& fn) const {
+    for (size_t i = 0; i < counts_.size(); ++i) {
+      if (counts_[i] == 0) continue;
+      const uint64_t lo = i == 0 ? 0 : UpperBound(i - 1) + 1;
+      fn(static_cast<int64_t>(lo), static_cast<int64_t>(UpperBound(i)),
+         counts_[i]);
+    }
+  }
   // The upper bound of the bucket holding quantile q in [0, 1]; -1 if empty.
   int64_t PercentileUs(double q) const {
     if (total_ == 0) return -1;

@@ -11,6 +11,7 @@
 #include "tools/bkbench/commands.h"
 #include "tools/bkbench/echo_ceiling.h"
 #include "tools/bkbench/latency_probes.h"
+#include "tools/bkbench/serial_sync.h"
 #include "tools/bkbench/writable_bookies.h"
 #include "tools/bkbench/write_load.h"
 #include "tools/bkctl/client_conf.h"
@@ -161,6 +162,10 @@ int WriteCommand(const std::vector<std::string>& raw) {
   const double fsync_p99_ms = fsync_during.PercentileUs(0.99) / 1000.0;
   const double rtt_p99_ms = rtt.PercentileUs(0.99) / 1000.0;
   const double bound_ms = 2 * fsync_p99_ms + rtt_p99_ms;
+  // Beside it, what a journal that runs one sync at a time waits at p99 on
+  // the same syncs (serial_sync.h), + the same RTT.
+  const double serial_us = SerialSyncQuantileUs(fsync_during, 0.99);
+  const double serial_ms = serial_us < 0 ? 0 : serial_us / 1000.0 + rtt_p99_ms;
   const double eps = res.entries_per_second();
   const double mbps = eps * static_cast<double>(*size) / 1e6;
   // What one journal group would hold at this rate with a ~1 ms group wait.
@@ -226,7 +231,10 @@ int WriteCommand(const std::vector<std::string>& raw) {
         {"loopback_rtt_p50_ms", rtt.PercentileUs(0.5) / 1000.0},
         {"loopback_rtt_p99_ms", rtt_p99_ms},
         {"bound_ms", bound_ms},
-        {"add_p99_over_bound", bound_ms > 0 ? add_p99_ms / bound_ms : 0}};
+        {"add_p99_over_bound", bound_ms > 0 ? add_p99_ms / bound_ms : 0},
+        {"serial_sync_p99_ms", serial_ms},
+        {"add_p99_over_serial_sync",
+         serial_ms > 0 ? add_p99_ms / serial_ms : 0}};
   }
   if (f->GetBool("json")) {
     std::cout << j.dump(2) << "\n";
@@ -259,6 +267,14 @@ int WriteCommand(const std::vector<std::string>& raw) {
         fsync_p99_ms, fsync_during.PercentileUs(0.5) / 1000.0,
         fsync_during.count(), jdir, rtt_p99_ms, bound_ms, add_p99_ms,
         bound_ms > 0 ? add_p99_ms / bound_ms : 0.0);
+    std::cout << absl::StrFormat(
+        "one sync at a time: an add arriving during a sync waits it out, "
+        "then its own; on these syncs p99 %.2f ms + RTT = %.2f ms "
+        "(%.2f x fsync p99); add p99 = %.2f x it (the rest: queues, CPU, "
+        "the answer)\n",
+        serial_ms - rtt_p99_ms, serial_ms,
+        fsync_p99_ms > 0 ? (serial_ms - rtt_p99_ms) / fsync_p99_ms : 0.0,
+        serial_ms > 0 ? add_p99_ms / serial_ms : 0.0);
   }
   if (res.failed > 0) std::cout << "first error: " << res.first_error << "\n";
   return res.failed > 0 ? 1 : 0;
