@@ -157,6 +157,18 @@ absl::Status LedgerDir::AddEntry(uint64_t ledger_id, int64_t entry_id,
   }
   counters_.added_entries.fetch_add(1);
   counters_.added_bytes.fetch_add(data->size());
+  // Ask for the flush before the active half is full, once per half: an
+  // idle flusher then swaps while the half still has room, and no add
+  // waits for it. Waiting only for a full half put one add per flush (and
+  // every add behind it on its stream) behind the flusher's wake-up and
+  // swap, which set the tail of add latency at half of a local cluster's
+  // peak rate (bench/results/bkbench_write.md, 2026-12-04).
+  if (write_cache_->active_bytes() >= write_cache_->half_capacity() /
+                                          kEarlyFlushDenominator *
+                                          kEarlyFlushNumerator &&
+      early_flush_gen_.exchange(gen) != gen) {
+    request_flush_();
+  }
   return absl::OkStatus();
 }
 

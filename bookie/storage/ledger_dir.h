@@ -3,9 +3,11 @@
 // LedgerStorage facade spreads ledgers over several of these.
 //
 // Add path: AddEntry puts the handle into the write cache (sharded; no lock
-// shared by all adds). When the active half is full it asks the owner for a
-// flush (request_flush) and waits up to max_throttle_time for the halves to
-// swap, then fails with ResourceExhausted.
+// shared by all adds). Once the active half is three quarters full it asks
+// the owner for a flush (request_flush), so an idle flusher swaps before any
+// add finds the half full. An add that does find it full asks again and
+// waits up to max_throttle_time for the halves to swap, then fails with
+// ResourceExhausted.
 //
 // Flush (one at a time): swap the halves, append the flushing half sorted by
 // (ledger, entry) to the current entry log, syncing it after every
@@ -114,7 +116,8 @@ class LedgerDir {
   // Opens or creates the directory. Removes entry logs that no committed
   // index record refers to (left by a crash mid-flush); refuses (DataLoss)
   // when the index refers to a log that is missing. `request_flush` is
-  // called (from adding threads) when the active write-cache half is full.
+  // called (from adding threads) when the active write-cache half is three
+  // quarters full, and again by an add that finds it full.
   // `progress` numbers the owner's flushes (it must outlive the dir); every
   // Flush of this dir must run between progress->Begin() and the report
   // of that generation.
@@ -202,6 +205,12 @@ class LedgerDir {
   // Adds waiting for room wait for swap_gen_ to move.
   absl::Mutex throttle_mu_;
   uint64_t swap_gen_ ABSL_GUARDED_BY(throttle_mu_) = 0;
+  // A flush is asked for when the active half is this full (AddEntry).
+  static constexpr uint64_t kEarlyFlushNumerator = 3;
+  static constexpr uint64_t kEarlyFlushDenominator = 4;
+  // The swap_gen_ of the last half an early flush was asked for (none:
+  // the maximum).
+  std::atomic<uint64_t> early_flush_gen_{~uint64_t{0}};
 
   mutable absl::Mutex broken_mu_;
   absl::Status broken_ ABSL_GUARDED_BY(broken_mu_);

@@ -1,4 +1,5 @@
-// Write cache: halves, swap, and throttling of adds when both are busy.
+// Write cache: halves, swap, the flush asked for before a half is full,
+// and throttling of adds when both are busy.
 
 #include "bookie/storage/write_cache.h"
 
@@ -7,6 +8,7 @@
 
 #include "common/fault_env.h"
 #include "common/sync_gate.h"
+#include "test/support/poll_until.h"
 #include "test/unit/storage/storage_test_util.h"
 
 namespace bk::bookie {
@@ -80,6 +82,49 @@ TEST_CASE("write cache stores the caller's buffer, not a copy", "[storage]") {
   auto e = MakeEntry(3, 4);
   REQUIRE(cache.Put(3, 4, e, 0));
   CHECK(cache.Get(3, 4).get() == e.get());
+}
+
+TEST_CASE(
+    "a flush starts once the active half is three quarters full, before "
+    "any add waits for room",
+    "[storage]") {
+  TempDir dir;
+  auto options = testing::SmallOptions(dir.path());
+  options.write_cache_bytes = 16 << 10;  // halves of 8 KiB
+  options.background_flush = true;
+  options.flush_interval = absl::Hours(1);  // no timed flush in this test
+  auto storage = LedgerStorage::Open(Env::Default(), options);
+  REQUIRE(storage.ok());
+  const uint64_t half = 8 << 10;
+  const uint64_t size = MakeEntry(1, 0, 1000)->size();
+  // Entries that stay below three quarters of a half, and one more.
+  const int64_t below = static_cast<int64_t>((half / 4 * 3 - 1) / size);
+  REQUIRE((below + 1) * static_cast<int64_t>(size) <
+          static_cast<int64_t>(half));
+  int64_t next = 0;
+  for (int round = 0; round < 20; ++round) {
+    INFO("round " << round);
+    const uint64_t flushes = (*storage)->GetStats().flushes;
+    for (int64_t k = 0; k < below; ++k, ++next) {
+      REQUIRE((*storage)->AddEntry(1, next, MakeEntry(1, next, 1000)).ok());
+    }
+    // Below three quarters no flush is asked for (timed ones are an hour
+    // apart).
+    CHECK((*storage)->GetStats().flushes == flushes);
+    // The add that crosses it asks; the idle flusher swaps the half out
+    // while it still has room, with nothing else added meanwhile. Without
+    // the early request this would wait for the hour.
+    REQUIRE((*storage)->AddEntry(1, next, MakeEntry(1, next, 1000)).ok());
+    ++next;
+    REQUIRE(bk::testing::PollUntil(
+        [&] { return (*storage)->GetStats().flushes > flushes; }));
+  }
+  CHECK((*storage)->GetStats().throttled_adds == 0);
+  for (int64_t e = 0; e < next; ++e) {
+    auto got = (*storage)->GetEntry(1, e);
+    REQUIRE(got.ok());
+    CHECK(IsEntry(*got, 1, e, 1000));
+  }
 }
 
 TEST_CASE(
