@@ -14,11 +14,17 @@
 
 namespace bk::client::internal {
 
+// The i-th slot (i < WQ) of entry `entry_id`'s write set, without building
+// the set (the add path asks per entry).
+inline int WriteSetSlot(int64_t entry_id, int i, int ensemble_size) {
+  return static_cast<int>((entry_id + i) % ensemble_size);
+}
+
 inline std::vector<int> WriteSet(int64_t entry_id, int ensemble_size,
                                  int write_quorum) {
   std::vector<int> slots(write_quorum);
   for (int i = 0; i < write_quorum; ++i) {
-    slots[i] = static_cast<int>((entry_id + i) % ensemble_size);
+    slots[i] = WriteSetSlot(entry_id, i, ensemble_size);
   }
   return slots;
 }

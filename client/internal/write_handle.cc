@@ -154,9 +154,8 @@ void WriteHandle::AppendWith(size_t payload_size, Packager&& package,
 }
 
 void WriteHandle::SendLocked(const Pending& p, Sends* out) {
-  // The write set in place (WriteSet would allocate per entry).
   for (int i = 0; i < write_quorum_; ++i) {
-    const int slot = static_cast<int>((p.entry_id + i) % ensemble_size_);
+    const int slot = WriteSetSlot(p.entry_id, i, ensemble_size_);
     if (dead_[slot]) continue;
     if (changing_ && failed_.count(slot)) continue;  // sent after the change
     out->push_back({slot, ensemble_[slot], p.entry_id, p.body});
@@ -244,9 +243,8 @@ void WriteHandle::CompleteLocked(std::vector<Completion>* out) {
     Pending& p = pending_.front();
     if (std::popcount(p.acked) < ack_quorum_) break;
     if (ack_quorum_ < write_quorum_ && std::popcount(p.acked) < write_quorum_) {
-      // The write set in place (WriteSet would allocate per entry).
       for (int i = 0; i < write_quorum_; ++i) {
-        const int slot = static_cast<int>((p.entry_id + i) % ensemble_size_);
+        const int slot = WriteSetSlot(p.entry_id, i, ensemble_size_);
         if ((p.acked >> slot) & 1 || dead_[slot] || failed_.count(slot)) {
           continue;
         }
