@@ -1,7 +1,5 @@
 #include "client/internal/add_wire.h"
 
-#include <grpc/slice.h>
-
 #include <cstring>
 #include <utility>
 
@@ -36,8 +34,6 @@ char* PutVarint(char* p, uint64_t v) {
   return p;
 }
 
-grpc::Slice NewSlice(size_t n, char** data) { return NewEntryBuffer(n, data); }
-
 void DeleteString(void* p) { delete static_cast<std::string*>(p); }
 
 }  // namespace
@@ -53,7 +49,7 @@ EntryBytes EntryBytes::Package(const entry::EntryHeader& header,
   if (slab != nullptr) {
     d = slab->Reserve(e.size_, pending);
   } else {
-    buffer = NewSlice(e.size_, &d);
+    buffer = NewEntryBuffer(e.size_, &d);
   }
   std::memcpy(d + entry::kHeaderSize, payload.data(), payload.size());
   entry::PackageFrame(header, payload, type, d,
@@ -75,7 +71,7 @@ EntryBytes EntryBytes::Package(const entry::EntryHeader& header,
   if (slab != nullptr) {
     frame = slab->Reserve(frame_size, pending);
   } else {
-    frame_slice = NewSlice(frame_size, &frame);
+    frame_slice = NewEntryBuffer(frame_size, &frame);
   }
   entry::PackageFrame(header, payload, type, frame, frame + entry::kHeaderSize);
   if (slab != nullptr) frame_slice = slab->Finish(frame_size);
@@ -97,7 +93,7 @@ EntryBytes EntryBytes::Copy(absl::string_view packaged) {
   e.size_ = packaged.size();
   if (packaged.empty()) return e;
   char* d;
-  e.parts_.push_back(NewSlice(packaged.size(), &d));
+  e.parts_.push_back(NewEntryBuffer(packaged.size(), &d));
   std::memcpy(d, packaged.data(), packaged.size());
   return e;
 }

@@ -6,6 +6,7 @@
 #include <utility>
 
 namespace bk::client::internal {
+
 grpc::Slice NewEntryBuffer(size_t n, char** data) {
   // Always refcounted: a small grpc_slice_malloc keeps its bytes inside the
   // slice struct, so a pointer to them would not outlive this frame.
