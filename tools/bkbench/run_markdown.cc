@@ -26,6 +26,18 @@ const WorkloadRun* Healthy(const ScenarioResult& r) {
   return nullptr;
 }
 
+// A measured rate, "-" when not measured (0).
+std::string Rate(double entries_per_s) {
+  return entries_per_s <= 0 ? "-" : absl::StrFormat("%.0f", entries_per_s);
+}
+
+// A backlog's rate as a share of a stream's; "-" when either is missing.
+std::string Share(double backlog_rate, double backlog_s, double stream_rate) {
+  return stream_rate <= 0 || backlog_s < 0
+             ? "-"
+             : absl::StrFormat("%.0f %%", 100 * backlog_rate / stream_rate);
+}
+
 std::string WritesTable(const ScenarioResult& r) {
   const WorkloadRun* healthy = Healthy(r);
   const bool slow = r.spec.kind == ScenarioKind::kSlowBookie;
@@ -163,29 +175,31 @@ std::string ReadersSection(const ScenarioResult& r) {
       "caught up. Backlog entries/s: the entries confirmed at join, read "
       "from join to the last of them; stream: the same entries streamed "
       "again after the run by raw ReadEntries calls, one bookie at a time "
-      "(read_ceiling.h), and the backlog rate's share of it.\n\n"
+      "(read_ceiling.h), and the backlog rate's share of it; beside "
+      "writers: the same backlog streamed so at the same join time in the "
+      "\"streams\" run, beside the same writers and tailing readers "
+      "(backlog_stream.h, --stream-beside-writers), and the share of "
+      "that.\n\n"
       "| reader | ledger | join s | backlog at join | catch-up s | "
       "catch-up entries/s | backlog entries/s | stream entries/s | of "
-      "stream | read | written | tail p50 ms | tail p99 ms | "
-      "tail p999 ms | retried reads | errors |\n"
-      "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+      "stream | beside writers entries/s | of it | read | written | "
+      "tail p50 ms | tail p99 ms | tail p999 ms | retried reads | errors |\n"
+      "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---"
+      "|---|\n";
   for (const ReaderResult& rr : run.readers) {
     const int64_t written = run.write.last_entry[rr.ledger_index] + 1;
     absl::StrAppendFormat(
         &md,
-        "| %s | %d | %.1f | %d | %s | %s | %s | %s | %s | %d | %d | %s | %s "
-        "| %s | %d | %d |\n",
+        "| %s | %d | %.1f | %d | %s | %s | %s | %s | %s | %s | %s | %d | %d | "
+        "%s | %s | %s | %d | %d |\n",
         rr.name, rr.ledger_index, rr.join_s, rr.backlog_at_join,
         rr.catch_up_s < 0 ? "never" : absl::StrFormat("%.2f", rr.catch_up_s),
         rr.catch_up_s < 0 ? "-" : absl::StrFormat("%.0f", rr.catch_up_rate),
         rr.backlog_s < 0 ? "-" : absl::StrFormat("%.0f", rr.backlog_rate),
-        rr.stream_ceiling_rate <= 0
-            ? "-"
-            : absl::StrFormat("%.0f", rr.stream_ceiling_rate),
-        rr.stream_ceiling_rate <= 0 || rr.backlog_s < 0
-            ? "-"
-            : absl::StrFormat("%.0f %%",
-                              100 * rr.backlog_rate / rr.stream_ceiling_rate),
+        Rate(rr.stream_ceiling_rate),
+        Share(rr.backlog_rate, rr.backlog_s, rr.stream_ceiling_rate),
+        Rate(rr.stream_beside_writers_rate),
+        Share(rr.backlog_rate, rr.backlog_s, rr.stream_beside_writers_rate),
         rr.entries_read, written, Cell(rr.tail_latency, 0.5),
         Cell(rr.tail_latency, 0.99), Cell(rr.tail_latency, 0.999), rr.retries,
         rr.errors);

@@ -1,7 +1,7 @@
 // bkbench scenario --file F [--metadata-uri URI | --local-cluster DIR]
 //     [--report DIR] [--json] [--seed S] [--bookie-binary PATH]
 //     [--testing-bookie-binary PATH] [--echo-seconds S] [--quiet]
-//     [--control]
+//     [--control] [--stream-beside-writers]
 //     [--tls-* (with --metadata-uri)]
 //   the client config file of --client-conf FILE or BK_CLIENT_CONF
 //   (bkbench.cc) gives every client its keys; with --metadata-uri every
@@ -48,7 +48,11 @@ int ScenarioCommand(const std::vector<std::string>& args) {
       {"echo-seconds", false, "echo ceiling run, 0 to skip (3)"},
       {"quiet", false, "no progress on stderr", true},
       {"control", false,
-       "with readers: run the writers again without them (no-readers)", true}};
+       "with readers: run the writers again without them (no-readers)", true},
+      {"stream-beside-writers", false,
+       "with late readers: run the writers again with each late reader "
+       "replaced by the bare stream of its backlog (streams)",
+       true}};
   for (bkctl::FlagSpec& s : bkctl::TlsFlags()) specs.push_back(std::move(s));
   auto f = bkctl::ParseFlags(args, specs);
   if (!f.ok()) return Usage(std::string(f.status().message()));
@@ -94,6 +98,7 @@ int ScenarioCommand(const std::vector<std::string>& args) {
                                 : localcluster::BesideSelf("bookie_testing");
   o.progress = !f->GetBool("quiet");
   o.control_without_readers = f->GetBool("control");
+  o.stream_beside_writers = f->GetBool("stream-beside-writers");
   if (f->Has("echo-seconds")) {
     auto e = f->GetInt("echo-seconds", 0, 600);
     if (!e.ok()) return Usage(std::string(e.status().message()));

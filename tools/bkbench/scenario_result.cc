@@ -15,35 +15,40 @@ json Latency(const LatencyHistogram& h) {
           {"max", static_cast<double>(h.max_us()) / 1000.0}};
 }
 
+json ReaderJson(const ReaderResult& r) {
+  return {{"name", r.name},
+          {"ledger_index", r.ledger_index},
+          {"ledger_id", r.ledger_id},
+          {"join_s", r.join_s},
+          {"backlog_at_join", r.backlog_at_join},
+          {"catch_up_s", r.catch_up_s},
+          {"catch_up_entries_per_second", r.catch_up_rate},
+          {"backlog_s", r.backlog_s},
+          {"backlog_entries_per_second", r.backlog_rate},
+          {"stream_ceiling_entries_per_second", r.stream_ceiling_rate},
+          {"stream_beside_writers_entries_per_second",
+           r.stream_beside_writers_rate},
+          {"open_ms", r.open_ms},
+          {"first_entry_ms", r.first_entry_ms},
+          {"backlog_cache",
+           r.backlog_cache.scraped
+               ? json{{"read_cache_hits", r.backlog_cache.read_cache_hits},
+                      {"read_cache_misses", r.backlog_cache.read_cache_misses},
+                      {"write_cache_hits", r.backlog_cache.write_cache_hits}}
+               : json(nullptr)},
+          {"entries_read", r.entries_read},
+          {"read_retries", r.retries},
+          {"first_retry_error", r.first_retry_error},
+          {"errors", r.errors},
+          {"first_error", r.first_error},
+          {"tail_latency_ms", Latency(r.tail_latency)}};
+}
+
 json RunJson(const WorkloadRun& run) {
   json readers = json::array();
-  for (const ReaderResult& r : run.readers) {
-    readers.push_back(
-        {{"name", r.name},
-         {"ledger_index", r.ledger_index},
-         {"ledger_id", r.ledger_id},
-         {"join_s", r.join_s},
-         {"backlog_at_join", r.backlog_at_join},
-         {"catch_up_s", r.catch_up_s},
-         {"catch_up_entries_per_second", r.catch_up_rate},
-         {"backlog_s", r.backlog_s},
-         {"backlog_entries_per_second", r.backlog_rate},
-         {"stream_ceiling_entries_per_second", r.stream_ceiling_rate},
-         {"open_ms", r.open_ms},
-         {"first_entry_ms", r.first_entry_ms},
-         {"backlog_cache",
-          r.backlog_cache.scraped
-              ? json{{"read_cache_hits", r.backlog_cache.read_cache_hits},
-                     {"read_cache_misses", r.backlog_cache.read_cache_misses},
-                     {"write_cache_hits", r.backlog_cache.write_cache_hits}}
-              : json(nullptr)},
-         {"entries_read", r.entries_read},
-         {"read_retries", r.retries},
-         {"first_retry_error", r.first_retry_error},
-         {"errors", r.errors},
-         {"first_error", r.first_error},
-         {"tail_latency_ms", Latency(r.tail_latency)}});
-  }
+  for (const ReaderResult& r : run.readers) readers.push_back(ReaderJson(r));
+  json streams = json::array();
+  for (const ReaderResult& r : run.streams) streams.push_back(ReaderJson(r));
   json placements = json::array();
   for (const LedgerPlacement& lp : run.placements) {
     json members = json::array();
@@ -99,6 +104,7 @@ json RunJson(const WorkloadRun& run) {
           {"slow_bookie_ledgers", run.slow_bookie_ledgers},
           {"read_cache_hit_ratio", ReadCacheHitRatio(run)},
           {"readers", readers},
+          {"streams", streams},
           {"bookies", bookies},
           {"placements", placements},
           {"estimates_at_placement_mib_per_s", estimates},

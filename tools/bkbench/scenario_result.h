@@ -50,6 +50,8 @@ struct WorkloadRun {
   placement::Weighting weighting = placement::Weighting::kNone;
   WriteResult write;
   std::vector<ReaderResult> readers;
+  // The "streams" run: the bare streams that stood in for late readers.
+  std::vector<ReaderResult> streams;
   std::vector<std::vector<ReaderSecond>> reader_series;  // per reader
   std::vector<BookieSeries> bookies;
   std::vector<MachinePoint> machine;  // the machine, once a second

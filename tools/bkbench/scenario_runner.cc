@@ -10,6 +10,7 @@
 #include "absl/time/clock.h"
 #include "common/measure.h"
 #include "metadata/metadata_store.h"
+#include "tools/bkbench/backlog_stream.h"
 #include "tools/bkbench/cluster_store.h"
 #include "tools/bkbench/read_ceiling.h"
 #include "tools/bkbench/writable_bookies.h"
@@ -177,13 +178,22 @@ absl::StatusOr<WorkloadRun> RunWorkload(const ScenarioSpec& spec,
   run.estimates_at_placement = std::move(estimates);
   const absl::Time start = absl::Now();
   std::vector<std::unique_ptr<TailReader>> readers;
+  std::vector<ReaderSpec> reader_specs;  // readers[i]'s
+  std::vector<std::unique_ptr<BacklogStream>> streams;
   for (const ReaderSpec& rs : spec.readers) {
     const int idx = rs.ledger;
+    auto lac = [writer, idx] { return writer->LastAddConfirmed(idx); };
+    if (rs.bare_stream) {
+      streams.push_back(std::make_unique<BacklogStream>(
+          co, rs, writer->ledger_id(idx), start, lac));
+      streams.back()->Start();
+      continue;
+    }
     readers.push_back(std::make_unique<TailReader>(
-        client->get(), rs, writer->ledger_id(idx), wo.password, start,
-        [writer, idx] { return writer->LastAddConfirmed(idx); },
+        client->get(), rs, writer->ledger_id(idx), wo.password, start, lac,
         [s = sampler->get()] { return s->CacheTotals(); }));
     readers.back()->Start();
+    reader_specs.push_back(rs);
   }
   run.reader_series.resize(readers.size());
   (*sampler)->Start(start);
@@ -205,7 +215,7 @@ absl::StatusOr<WorkloadRun> RunWorkload(const ScenarioSpec& spec,
         s.tail_p99_ms = p99;
         if (readers[i]->Joined()) {
           s.backlog = std::max<int64_t>(
-              0, writer->LastAddConfirmed(spec.readers[i].ledger) + 1 -
+              0, writer->LastAddConfirmed(reader_specs[i].ledger) + 1 -
                      readers[i]->Position());
         }
         run.reader_series[i].push_back(s);
@@ -217,8 +227,9 @@ absl::StatusOr<WorkloadRun> RunWorkload(const ScenarioSpec& spec,
   stop_background();
   for (size_t i = 0; i < readers.size(); ++i) {
     run.readers.push_back(readers[i]->Finish(
-        run.write.last_entry[spec.readers[i].ledger], absl::Seconds(60)));
+        run.write.last_entry[reader_specs[i].ledger], absl::Seconds(60)));
   }
+  for (auto& bs : streams) run.streams.push_back(bs->Finish());
   // The bare stream of each late reader's backlog, on the same cluster
   // once the writers have stopped.
   for (ReaderResult& rr : run.readers) {
@@ -295,6 +306,28 @@ absl::StatusOr<ScenarioResult> RunScenario(const ScenarioSpec& spec,
       run->placements = ExplainPlacements(uri, StoreOptionsOf(options.client),
                                           run->write.ledger_ids);
       r.runs.push_back(std::move(*run));
+    }
+    if (options.stream_beside_writers && !r.runs.empty()) {
+      ScenarioSpec beside = spec;
+      bool late = false;
+      for (ReaderSpec& rs : beside.readers) {
+        rs.bare_stream = rs.join_s > 0;
+        late = late || rs.bare_stream;
+      }
+      if (late) {
+        auto streams =
+            RunWorkload(beside, spec.weighting, "streams", uri, options, "");
+        if (!streams.ok()) return streams.status();
+        // Each reader of the first run is told its stand-in's rate.
+        for (ReaderResult& rr : r.runs[0].readers) {
+          for (const ReaderResult& st : streams->streams) {
+            if (st.name == rr.name && st.errors == 0) {
+              rr.stream_beside_writers_rate = st.backlog_rate;
+            }
+          }
+        }
+        r.runs.push_back(std::move(*streams));
+      }
     }
     if (options.control_without_readers && !spec.readers.empty()) {
       ScenarioSpec alone = spec;

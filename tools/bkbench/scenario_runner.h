@@ -38,6 +38,12 @@ struct RunnerOptions {
   // again without readers ("no-readers"), for the writers' latency
   // without them (issue 22, target 5).
   bool control_without_readers = false;
+  // A workload with late readers (join_s > 0): one more run of the same
+  // writers and tailing readers in which each late reader is the bare
+  // stream of its backlog ("streams", backlog_stream.h), so that the
+  // catch-up is compared with a stream beside the same writers as well
+  // as with the stream after the run.
+  bool stream_beside_writers = false;
 };
 
 absl::StatusOr<ScenarioResult> RunScenario(const ScenarioSpec& spec,

@@ -51,6 +51,9 @@ struct ReaderSpec {
   double join_s = 0;  // after the start of the measured phase
   // A reader has caught up once it reads an entry added less than this ago.
   double caught_up_age_ms = 100;
+  // Not from the YAML: the runner's "streams" run replaces a late reader
+  // by the bare stream of its backlog (backlog_stream.h).
+  bool bare_stream = false;
 };
 
 struct ScenarioSpec {

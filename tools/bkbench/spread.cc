@@ -113,7 +113,10 @@ std::string PlacementsTable(const std::vector<const WorkloadRun*>& runs) {
 std::string SpreadSection(const ScenarioResult& r) {
   std::vector<const WorkloadRun*> runs;
   for (const WorkloadRun& run : r.runs) {
-    if (run.label != "no-readers") runs.push_back(&run);
+    // The controls repeat the first run's placements.
+    if (run.label != "no-readers" && run.label != "streams") {
+      runs.push_back(&run);
+    }
   }
   if (runs.size() < 2 && r.spec.hot_ledger_x <= 1) return "";
   const WorkloadRun* none = nullptr;

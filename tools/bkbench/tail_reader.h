@@ -63,6 +63,10 @@ struct ReaderResult {
   // The same entries streamed by raw ReadEntries calls after the run
   // (read_ceiling.h), entries/s; 0 when not measured.
   double stream_ceiling_rate = 0;
+  // The same backlog streamed the same way at the same join time, beside
+  // the same writers, in the "streams" run (backlog_stream.h); 0 when not
+  // measured.
+  double stream_beside_writers_rate = 0;
   int64_t entries_read = 0;
   // Reads that failed and were tried again (each is counted; the reader
   // goes on from where it was), and reads that never succeeded (the reader

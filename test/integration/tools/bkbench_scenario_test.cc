@@ -48,15 +48,17 @@ TEST_CASE("a short scenario reads every entry written and renders its report",
       BKBENCH_PATH, " scenario --file ", BK_SOURCE_DIR,
       "/test/integration/tools/short_scenario.yaml --local-cluster ",
       tmp.Sub("cluster"), " --report ", report, " --json --quiet --seed ", seed,
-      " --echo-seconds 1 --bookie-binary ", BK_BOOKIE_BINARY, " 2>",
-      tmp.Sub("stderr"));
+      " --echo-seconds 1 --stream-beside-writers --bookie-binary ",
+      BK_BOOKIE_BINARY, " 2>", tmp.Sub("stderr"));
   Result r = Run(cmd);
   INFO(cmd << "\n" << r.out);
   REQUIRE(r.exit_code == 0);
   const nlohmann::json j = nlohmann::json::parse(r.out);
   CHECK(j["seed"].get<uint64_t>() == seed);
-  REQUIRE(j["runs"].size() == 1);
+  // The run, then the "streams" run of --stream-beside-writers.
+  REQUIRE(j["runs"].size() == 2);
   const nlohmann::json& run = j["runs"][0];
+  CHECK(run["streams"].empty());
   CHECK(run["write_errors"].get<int64_t>() == 0);
   int64_t per_ledger_sum = 0;
   for (const auto& n : run["entries_per_ledger"]) {
@@ -78,8 +80,26 @@ TEST_CASE("a short scenario reads every entry written and renders its report",
       // The backlog was read to its end, and streamed again raw.
       CHECK(reader["backlog_s"].get<double>() >= 0);
       CHECK(reader["stream_ceiling_entries_per_second"].get<double>() > 0);
+      CHECK(reader["stream_beside_writers_entries_per_second"].get<double>() >
+            0);
     }
   }
+  // In the streams run the late reader is a bare stream of the backlog it
+  // found at its join time; the tailing reader still reads.
+  const nlohmann::json& streams = j["runs"][1];
+  CHECK(streams["label"] == "streams");
+  CHECK(streams["write_errors"].get<int64_t>() == 0);
+  REQUIRE(streams["readers"].size() == 1);
+  CHECK(streams["readers"][0]["name"] == "tail");
+  CHECK(streams["readers"][0]["errors"].get<int64_t>() == 0);
+  REQUIRE(streams["streams"].size() == 1);
+  const nlohmann::json& bare = streams["streams"][0];
+  INFO(bare.dump());
+  CHECK(bare["name"] == "late");
+  CHECK(bare["errors"].get<int64_t>() == 0);
+  CHECK(bare["backlog_at_join"].get<int64_t>() > 0);
+  CHECK(bare["entries_read"] == bare["backlog_at_join"]);
+  CHECK(bare["backlog_entries_per_second"].get<double>() > 0);
   CHECK(run["bookies"].size() == 3);
   CHECK(j.contains("echo_ceiling"));
   CHECK(j["echo_ceiling"]["entries_per_second"].get<double>() > 0);
