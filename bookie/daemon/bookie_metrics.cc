@@ -3,6 +3,8 @@
 #include <prometheus/client_metric.h>
 #include <prometheus/metric_family.h>
 
+#include "common/histogram_bounds.h"
+
 namespace bk::bookie {
 namespace {
 
@@ -76,18 +78,20 @@ JournalProbe::JournalProbe(prometheus::Registry& registry,
                       .Labels(id)
                       .Register(registry)
                       .Add({}, Exponential(1024, 2, 14));
-  sync_seconds_ = &prometheus::BuildHistogram()
-                       .Name("bookie_journal_sync_seconds")
-                       .Help("fdatasync latency of journal groups")
-                       .Labels(id)
-                       .Register(registry)
-                       .Add({}, Exponential(50e-6, 2, 18));
-  write_seconds_ = &prometheus::BuildHistogram()
-                        .Name("bookie_journal_write_seconds")
-                        .Help("writev latency of journal groups")
-                        .Labels(id)
-                        .Register(registry)
-                        .Add({}, Exponential(10e-6, 2, 18));
+  sync_seconds_ =
+      &prometheus::BuildHistogram()
+           .Name("bookie_journal_sync_seconds")
+           .Help("fdatasync latency of journal groups")
+           .Labels(id)
+           .Register(registry)
+           .Add({}, ExponentialBounds(50e-6, 10, kLatencyBoundsPerOctave));
+  write_seconds_ =
+      &prometheus::BuildHistogram()
+           .Name("bookie_journal_write_seconds")
+           .Help("writev latency of journal groups")
+           .Labels(id)
+           .Register(registry)
+           .Add({}, ExponentialBounds(10e-6, 2, kLatencyBoundsPerOctave));
 }
 
 void JournalProbe::OnGroup(const JournalGroupEvent& e) {

@@ -1,15 +1,14 @@
 #include "bookie/service/service_probe.h"
 
+#include "common/histogram_bounds.h"
 #include "proto/status_codes.h"
 
 namespace bk::bookie {
 namespace {
 
 prometheus::Histogram::BucketBoundaries LatencyBuckets() {
-  // 50 us .. ~13 s, x2 per bucket.
-  prometheus::Histogram::BucketBoundaries b;
-  for (double v = 50e-6; v < 20; v *= 2) b.push_back(v);
-  return b;
+  // 50 us .. 20 s, four per octave (common/histogram_bounds.h).
+  return ExponentialBounds(50e-6, 20, kLatencyBoundsPerOctave);
 }
 
 }  // namespace

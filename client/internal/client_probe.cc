@@ -5,12 +5,14 @@
 #include <prometheus/histogram.h>
 #include <prometheus/registry.h>
 
+#include "common/histogram_bounds.h"
+
 namespace bk::client::internal {
 namespace {
 
 prometheus::Histogram::BucketBoundaries LatencyBuckets() {
-  return {0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,
-          0.05,   0.1,     0.25,   0.5,   1,      2.5,   10};
+  // 100 us .. 10 s, four per octave (common/histogram_bounds.h).
+  return ExponentialBounds(100e-6, 10, kLatencyBoundsPerOctave);
 }
 
 prometheus::Counter* MakeCounter(prometheus::Registry& r, const char* name,
