@@ -2,7 +2,6 @@
 
 #include <utility>
 
-#include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "tools/bkbench/read_ceiling.h"
 
@@ -40,10 +39,7 @@ void BacklogStream::Run() {
     absl::MutexLock l(&mu_);
     auto stopped = [this]()
                        ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stop_; };
-    if (mu_.AwaitWithDeadline(absl::Condition(&stopped), join_at)) {
-      done_ = true;
-      return;
-    }
+    if (mu_.AwaitWithDeadline(absl::Condition(&stopped), join_at)) return;
   }
   const int64_t backlog = writer_lac_() + 1;
   const absl::Time joined_at = absl::Now();
@@ -62,7 +58,6 @@ void BacklogStream::Run() {
     result_.backlog_rate = c->entries_per_s;
     if (c->entries > 0) result_.first_entry_ms = 0;
   }
-  done_ = true;
 }
 
 ReaderResult BacklogStream::Finish() {

@@ -15,7 +15,6 @@
 #ifndef BK_TOOLS_BKBENCH_BACKLOG_STREAM_H_
 #define BK_TOOLS_BKBENCH_BACKLOG_STREAM_H_
 
-#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <thread>
@@ -56,7 +55,6 @@ class BacklogStream {
   std::thread thread_;
   absl::Mutex mu_;
   bool stop_ ABSL_GUARDED_BY(mu_) = false;
-  bool done_ ABSL_GUARDED_BY(mu_) = false;
   ReaderResult result_ ABSL_GUARDED_BY(mu_);
 };
 
