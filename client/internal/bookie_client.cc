@@ -4,12 +4,13 @@
 
 #include <deque>
 #include <map>
+#include <optional>
 #include <utility>
 #include <vector>
 
-#include "absl/container/btree_map.h"
 #include "absl/strings/str_cat.h"
 #include "client/internal/bookie_client_shared.h"
+#include "client/internal/ledger_fifo.h"
 #include "proto/bookie.grpc.pb.h"
 #include "proto/status_codes.h"
 
@@ -105,7 +106,7 @@ class BookieClient::AddStream final
       queue_.push_back(std::move(spare_));
       spare_ = AddBatchEncoder();
     }
-    waiting_.emplace(std::make_pair(ledger_id, entry_id), std::move(waiter));
+    waiting_.Push(ledger_id, entry_id, std::move(waiter));
     queue_.back().Add(ledger_id, entry_id, master_key, flags, body);
     return take && TakeBatchLocked();
   }
@@ -152,16 +153,15 @@ class BookieClient::AddStream final
     {
       absl::MutexLock l(&owner_->mu_);
       for (const auto& r : response_.results()) {
-        auto it = waiting_.find(std::make_pair(r.ledger_id(), r.entry_id()));
-        if (it == waiting_.end()) continue;
+        std::optional<Waiter> w = waiting_.Take(r.ledger_id(), r.entry_id());
+        if (!w.has_value()) continue;
         absl::Status s =
             r.status() == proto::BK_EOK
                 ? absl::OkStatus()
                 : ToAbsl(r.status(),
                          absl::StrCat("bookie ", owner_->id_, " add of ledger ",
                                       r.ledger_id(), " entry ", r.entry_id()));
-        answered.push_back({r.entry_id(), std::move(it->second), std::move(s)});
-        waiting_.erase(it);
+        answered.push_back({r.entry_id(), std::move(*w), std::move(s)});
       }
     }
     owner_->adds_in_flight_.fetch_sub(static_cast<int64_t>(answered.size()),
@@ -172,11 +172,11 @@ class BookieClient::AddStream final
   }
 
   void OnDone(const grpc::Status& status) override {
-    absl::btree_multimap<std::pair<uint64_t, int64_t>, Waiter> waiting;
+    LedgerFifo<Waiter> waiting;
     {
       absl::MutexLock l(&owner_->mu_);
       broken_ = true;
-      waiting.swap(waiting_);
+      std::swap(waiting, waiting_);
       queue_.clear();
       // No add is routed here any more (a new one opens a new stream).
       if (owner_->stream_ == this) owner_->stream_ = nullptr;
@@ -186,15 +186,14 @@ class BookieClient::AddStream final
     const absl::Status transport = FromGrpc(status);
     std::vector<Answered> answered;
     answered.reserve(waiting.size());
-    for (auto& [key, w] : waiting) {
+    waiting.TakeAll([&](uint64_t ledger, int64_t entry, Waiter&& w) {
       answered.push_back(
-          {key.second, std::move(w),
+          {entry, std::move(w),
            absl::UnavailableError(absl::StrCat(
-               "bookie ", owner_->id_, " add of ledger ", key.first, " entry ",
-               key.second, ": add stream ended (",
+               "bookie ", owner_->id_, " add of ledger ", ledger, " entry ",
+               entry, ": add stream ended (",
                transport.ok() ? "closed" : transport.ToString(), ")"))});
-    }
-    waiting.clear();
+    });
     Deliver(owner_->id_, &answered);
     // Go first, then tell the owner. The call's ClientContext holds a
     // reference to the channel; dropped here, it is never the last one,
@@ -255,8 +254,9 @@ class BookieClient::AddStream final
   // Batches not yet on the wire, each an AddRequest being encoded.
   std::deque<AddBatchEncoder> queue_ ABSL_GUARDED_BY(owner_->mu_);
   AddBatchEncoder spare_ ABSL_GUARDED_BY(owner_->mu_);  // empty
-  absl::btree_multimap<std::pair<uint64_t, int64_t>, Waiter> waiting_
-      ABSL_GUARDED_BY(owner_->mu_);
+  // Adds waiting for their answers (ledger_fifo.h: a bookie answers a
+  // ledger's adds in order).
+  LedgerFifo<Waiter> waiting_ ABSL_GUARDED_BY(owner_->mu_);
   bool started_ ABSL_GUARDED_BY(owner_->mu_) = false;
   bool write_in_flight_ ABSL_GUARDED_BY(owner_->mu_) = false;
   bool broken_ ABSL_GUARDED_BY(owner_->mu_) = false;
