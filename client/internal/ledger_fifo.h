@@ -60,8 +60,9 @@ class LedgerFifo {
   // ledger's values in the order they were added, ledgers in no order.
   template <typename Fn>
   void TakeAll(Fn fn) {
-    for (auto& [ledger_id, queue] : ledgers_) {
-      queue.TakeAll([&](int64_t entry_id, V&& v) {
+    for (auto& ledger : ledgers_) {
+      const uint64_t ledger_id = ledger.first;
+      ledger.second.TakeAll([&](int64_t entry_id, V&& v) {
         fn(ledger_id, entry_id, std::move(v));
       });
     }
