@@ -10,6 +10,7 @@
 #include "absl/strings/match.h"
 #include "autorecovery/underreplication.h"
 #include "metadata/metadata_store.h"
+#include "test/support/ledger_metadata.h"
 
 namespace bk::autorecovery {
 namespace {
@@ -17,16 +18,9 @@ namespace {
 using nlohmann::json;
 
 proto::LedgerMetadata Md(std::vector<std::string> bookies) {
-  proto::LedgerMetadata md;
-  md.set_ensemble_size(static_cast<int>(bookies.size()));
-  md.set_write_quorum_size(2);
-  md.set_ack_quorum_size(2);
-  md.set_state(proto::CLOSED);
-  md.set_last_entry_id(9);
-  auto* seg = md.add_segments();
-  seg->set_first_entry_id(0);
-  for (const auto& b : bookies) seg->add_bookies(b);
-  return md;
+  return testing::TestLedgerMetadata({.segments = {std::move(bookies)},
+                                      .state = proto::CLOSED,
+                                      .last_entry_id = 9});
 }
 
 struct Fixture {

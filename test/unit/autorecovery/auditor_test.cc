@@ -8,6 +8,7 @@
 
 #include "autorecovery/underreplication.h"
 #include "metadata/metadata_store.h"
+#include "test/support/ledger_metadata.h"
 
 namespace bk::autorecovery {
 namespace {
@@ -15,20 +16,9 @@ namespace {
 const absl::Time kT0 = absl::FromUnixSeconds(1700000000);
 
 proto::LedgerMetadata Md(std::vector<std::vector<std::string>> segments) {
-  proto::LedgerMetadata md;
-  md.set_ensemble_size(static_cast<int>(segments[0].size()));
-  md.set_write_quorum_size(2);
-  md.set_ack_quorum_size(2);
-  md.set_state(proto::CLOSED);
-  md.set_last_entry_id(100);
-  int64_t first = 0;
-  for (const auto& s : segments) {
-    auto* seg = md.add_segments();
-    seg->set_first_entry_id(first);
-    first += 10;
-    for (const auto& b : s) seg->add_bookies(b);
-  }
-  return md;
+  return testing::TestLedgerMetadata({.segments = std::move(segments),
+                                      .state = proto::CLOSED,
+                                      .last_entry_id = 100});
 }
 
 void Register(metadata::MetadataStore* store, const std::string& id,

@@ -7,23 +7,16 @@
 #include <catch2/catch.hpp>
 
 #include "metadata/metadata_store.h"
+#include "test/support/ledger_metadata.h"
 
 namespace bk::autorecovery {
 namespace {
 
 proto::LedgerMetadata Md(std::vector<std::vector<std::string>> segments) {
-  proto::LedgerMetadata md;
-  md.set_ensemble_size(static_cast<int>(segments[0].size()));
-  md.set_write_quorum_size(2);
-  md.set_ack_quorum_size(2);
-  md.set_state(proto::CLOSED);
-  md.set_last_entry_id(10 * static_cast<int64_t>(segments.size()) - 1);
-  for (size_t s = 0; s < segments.size(); ++s) {
-    auto* seg = md.add_segments();
-    seg->set_first_entry_id(10 * static_cast<int64_t>(s));
-    for (const auto& b : segments[s]) seg->add_bookies(b);
-  }
-  return md;
+  const int64_t last = 10 * static_cast<int64_t>(segments.size()) - 1;
+  return testing::TestLedgerMetadata({.segments = std::move(segments),
+                                      .state = proto::CLOSED,
+                                      .last_entry_id = last});
 }
 
 TEST_CASE(

@@ -8,6 +8,7 @@
 #include "autorecovery/underreplication.h"
 #include "client/client.h"
 #include "metadata/metadata_store.h"
+#include "test/support/ledger_metadata.h"
 
 namespace bk::autorecovery {
 namespace {
@@ -16,21 +17,11 @@ const absl::Time kT0 = absl::FromUnixSeconds(1700000000);
 
 proto::LedgerMetadata Md(proto::LedgerState state, const std::string& password,
                          std::vector<std::vector<std::string>> segments) {
-  proto::LedgerMetadata md;
-  md.set_ensemble_size(static_cast<int>(segments[0].size()));
-  md.set_write_quorum_size(2);
-  md.set_ack_quorum_size(2);
-  md.set_state(state);
-  if (state == proto::CLOSED) md.set_last_entry_id(-1);
-  md.set_password_hash(client::PasswordHash(password));
-  int64_t first = 0;
-  for (const auto& s : segments) {
-    auto* seg = md.add_segments();
-    seg->set_first_entry_id(first);
-    first += 10;
-    for (const auto& b : s) seg->add_bookies(b);
-  }
-  return md;
+  testing::TestLedger t{.segments = std::move(segments),
+                        .state = state,
+                        .password_hash = client::PasswordHash(password)};
+  if (state == proto::CLOSED) t.last_entry_id = -1;
+  return testing::TestLedgerMetadata(t);
 }
 
 struct Fixture {

@@ -15,20 +15,15 @@
 #include "absl/synchronization/mutex.h"
 #include "bookie/daemon/metadata_ledger_filter.h"
 #include "test/support/forwarding_store.h"
+#include "test/support/ledger_metadata.h"
 #include "test/support/test_seed.h"
 
 namespace bk::bookie {
 namespace {
 
 proto::LedgerMetadata Md() {
-  proto::LedgerMetadata md;
-  md.set_ensemble_size(1);
-  md.set_write_quorum_size(1);
-  md.set_ack_quorum_size(1);
-  proto::Segment* seg = md.add_segments();
-  seg->set_first_entry_id(0);
-  seg->add_bookies("bookie-0:3181");
-  return md;
+  return testing::TestLedgerMetadata(
+      {.segments = {{"bookie-0:3181"}}, .write_quorum = 1, .ack_quorum = 1});
 }
 
 // Ids of a ledger list, minus the hidden ones.
