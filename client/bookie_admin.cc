@@ -7,6 +7,7 @@
 #include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "client/internal/bookie_client.h"
+#include "client/internal/bookie_info_wire.h"
 #include "client/internal/channel_config.h"
 #include "metadata/metadata_store.h"
 #include "proto/bookie.pb.h"
@@ -30,26 +31,6 @@ struct Answer {
   absl::Notification done;
   T result;
 };
-
-BookieInfo InfoOf(const proto::GetBookieInfoResponse& r) {
-  BookieInfo i;
-  i.total_disk_capacity = r.total_disk_capacity();
-  i.free_disk_space = r.free_disk_space();
-  i.journal_io_util = r.journal_io_util();
-  i.ledger_io_util = r.ledger_io_util();
-  i.journal_util_source = proto::UtilSourceName(r.journal_util_source());
-  i.ledger_util_source = proto::UtilSourceName(r.ledger_util_source());
-  i.cpu_used_rate = r.cpu_used_rate();
-  i.write_bytes_per_second = r.write_bytes_per_second();
-  i.journal_device_write_bytes_per_second =
-      r.journal_device_write_bytes_per_second();
-  i.window_ms = r.window_ms();
-  i.adds_in_flight = r.adds_in_flight();
-  i.journal_queue_depth = r.journal_queue_depth();
-  i.add_latency_p99_ms = r.add_latency_p99_ms();
-  i.read_only = r.read_only();
-  return i;
-}
 
 // `s` with "<what>: " in front, code kept.
 absl::Status Prefixed(const absl::Status& s, const std::string& what) {
@@ -94,7 +75,7 @@ absl::StatusOr<BookieInfo> BookieAdmin::Info(absl::Duration timeout) {
   const auto& r = answer->result;
   if (!r.ok()) return Prefixed(r.status(), what);
   if (r->status() != proto::BK_EOK) return ToAbsl(r->status(), what);
-  return InfoOf(*r);
+  return internal::BookieInfoFromWire(*r);
 }
 
 absl::StatusOr<BookieEntry> BookieAdmin::ReadEntry(int64_t ledger_id,

@@ -9,18 +9,6 @@
 
 namespace bk::client::internal {
 
-placement::BookieInfo ToPlacementInfo(const proto::GetBookieInfoResponse& r) {
-  placement::BookieInfo i;
-  i.free_disk_bytes = r.free_disk_space();
-  i.total_disk_bytes = r.total_disk_capacity();
-  i.journal_io_util = r.journal_io_util();
-  i.ledger_io_util = r.ledger_io_util();
-  i.cpu_used_rate = r.cpu_used_rate();
-  i.write_bytes_per_second = static_cast<double>(r.write_bytes_per_second());
-  i.add_latency_p99_ms = r.add_latency_p99_ms();
-  return i;
-}
-
 namespace {
 
 ClientOptions WithClock(ClientOptions o) {
@@ -319,7 +307,7 @@ void ClusterView::OnBookieInfo(const std::string& id,
   if (h.quarantined_until > now_) {
     const bool healthy =
         info.status() == proto::BK_EOK && !info.read_only() &&
-        (info.journal_io_util() < 0 ||
+        (!info.has_journal_io_util() || info.journal_io_util() < 0 ||
          info.journal_io_util() <= options_.placement.load_threshold);
     h.healthy_reports = healthy ? h.healthy_reports + 1 : 0;
     if (options_.quarantine_release_healthy_reports > 0 &&

@@ -42,6 +42,7 @@
 #include "absl/time/time.h"
 #include "absl/types/span.h"
 #include "client/client_options.h"
+#include "client/internal/bookie_info_wire.h"
 #include "client/internal/client_probe.h"
 #include "metadata/metadata_store.h"
 #include "placement/rack_aware_policy.h"
@@ -202,9 +203,6 @@ class ClusterView {
   absl::flat_hash_map<std::string, Health> health_ ABSL_GUARDED_BY(mu_);
   absl::Time now_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
 };
-
-// The placement module's view of a load report.
-placement::BookieInfo ToPlacementInfo(const proto::GetBookieInfoResponse& r);
 
 }  // namespace bk::client::internal
 
