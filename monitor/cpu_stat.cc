@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "monitor/process_stats.h"
 #include "monitor/read_file.h"
 
 namespace bk::monitor {
@@ -93,24 +94,9 @@ absl::StatusOr<CpuTicks> ParseProcStat(absl::string_view stat_text,
 }
 
 absl::StatusOr<uint64_t> ParseProcessTicks(absl::string_view pid_stat_text) {
-  // "pid (comm) state ppid ..."; comm may itself hold ") ".
-  size_t close = pid_stat_text.rfind(')');
-  if (close == absl::string_view::npos) {
-    return absl::InvalidArgumentError("no ')' in process stat");
-  }
-  std::vector<absl::string_view> fields =
-      absl::StrSplit(pid_stat_text.substr(close + 1), absl::ByAnyChar(" \n"),
-                     absl::SkipEmpty());
-  // fields[0] is field 3 (state), so utime (14) is fields[11].
-  constexpr size_t kUtime = 14 - 3;
-  constexpr size_t kStime = 15 - 3;
-  uint64_t utime = 0;
-  uint64_t stime = 0;
-  if (fields.size() <= kStime || !absl::SimpleAtoi(fields[kUtime], &utime) ||
-      !absl::SimpleAtoi(fields[kStime], &stime)) {
-    return absl::InvalidArgumentError("malformed process stat");
-  }
-  return utime + stime;
+  absl::StatusOr<ProcessStatFields> f = ParseProcessStatFields(pid_stat_text);
+  if (!f.ok()) return f.status();
+  return f->cpu_ticks;
 }
 
 absl::StatusOr<CpuTicks> ReadAllowedCpuTicks(const std::string& proc_root) {

@@ -43,9 +43,9 @@ struct CpuTicks {
 absl::StatusOr<CpuTicks> ParseProcStat(absl::string_view stat_text,
                                        const std::vector<int>& allowed);
 
-// utime + stime (fields 14 and 15) of the text of /proc/<pid>/stat. The
-// command name may hold spaces and parentheses. kInvalidArgument when
-// malformed.
+// utime + stime (fields 14 and 15) of the text of /proc/<pid>/stat
+// (process_stats.h parses it). The command name may hold spaces and
+// parentheses. kInvalidArgument when malformed.
 absl::StatusOr<uint64_t> ParseProcessTicks(absl::string_view pid_stat_text);
 
 // Reads <proc_root>/self/status and <proc_root>/stat.

@@ -8,6 +8,7 @@
 #include "bookie/daemon/admin_api.h"
 #include "bookie/daemon/bookie_info.h"
 #include "bookie/daemon/daemon_wiring.h"
+#include "bookie/daemon/process_collector.h"
 
 namespace bk::bookie {
 namespace {
@@ -31,8 +32,11 @@ HttpResponse Metrics(DaemonParts& p) {
   p.service_probe->AddStreamsPaused(p.service->add_streams_paused());
   p.service_probe->LongPollsParked(p.service->long_polls_parked());
   auto families = p.registry->Collect();
-  auto more = p.collector->Collect();
-  families.insert(families.end(), more.begin(), more.end());
+  for (std::vector<prometheus::MetricFamily> more :
+       {p.collector->Collect(), ProcessFamilies(monitor::ReadProcessStats())}) {
+    families.insert(families.end(), std::make_move_iterator(more.begin()),
+                    std::make_move_iterator(more.end()));
+  }
   return HttpResponse{200, "text/plain; version=0.0.4; charset=utf-8",
                       prometheus::TextSerializer().Serialize(families)};
 }

@@ -1,16 +1,19 @@
 // bkbench write: one write workload against a running cluster, with the
 // machine's ceilings measured in the same run: a bare gRPC stream echo of
 // the same batching (echo_ceiling.h) and, with --journal-dir, pwrite +
-// fdatasync before and after (common/measure.h).
+// fdatasync before and after (common/measure.h); and where the run's CPU
+// went per entry, client and bookies apart (run_cpu.h).
 
 #include <iostream>
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/str_format.h"
 #include "common/measure.h"
+#include "tools/bkbench/cluster_store.h"
 #include "tools/bkbench/commands.h"
 #include "tools/bkbench/echo_ceiling.h"
 #include "tools/bkbench/latency_probes.h"
+#include "tools/bkbench/run_cpu.h"
 #include "tools/bkbench/serial_sync.h"
 #include "tools/bkbench/writable_bookies.h"
 #include "tools/bkbench/write_load.h"
@@ -132,7 +135,15 @@ int WriteCommand(const std::vector<std::string>& raw) {
     }
     probe = std::move(*p);
   }
+  // Where the run's CPU goes (run_cpu.h): the bookies' /metrics.
+  std::vector<std::string> bookie_http;
+  if (auto reg = RegisteredBookies(co); reg.ok()) {
+    for (const proto::BookieServiceInfo& b : *reg) {
+      bookie_http.push_back(b.http_endpoint());
+    }
+  }
   WriteResult res;
+  RunCpu cpu;
   {
     auto c = client::Client::Create(co);
     if (!c.ok()) {
@@ -144,7 +155,9 @@ int WriteCommand(const std::vector<std::string>& raw) {
       std::cerr << "bkbench write: " << load.status().message() << "\n";
       return 1;
     }
+    const RunCpuSnapshot cpu_start = TakeRunCpu(bookie_http);
     res = (*load)->Run();
+    cpu = RunCpuBetween(cpu_start, TakeRunCpu(bookie_http));
   }
   LatencyHistogram fsync_during;
   if (probe != nullptr) {
@@ -208,11 +221,21 @@ int WriteCommand(const std::vector<std::string>& raw) {
                         {"p99", h.PercentileUs(0.99) / 1000.0},
                         {"p999", h.PercentileUs(0.999) / 1000.0},
                         {"max", static_cast<double>(h.max_us()) / 1000.0}}}};
+  const double entries = static_cast<double>(res.acked);
+  const double echo_us =
+      echo.entries > 0 ? echo.cpu_seconds * 1e6 / echo.entries : -1;
+  j["cpu"] = {{"client_us_per_entry", cpu.ClientUsPerEntry(entries)},
+              {"bookies_us_per_entry", cpu.BookiesUsPerEntry(entries)},
+              {"bookies_scraped", cpu.bookies},
+              {"machine_us_per_entry", cpu.MachineUsPerEntry(entries)},
+              {"machine_busy_percent", cpu.MachineBusyPercent()},
+              {"cpus", cpu.cpus}};
   if (echo.entries_per_second > 0) {
     j["echo_ceiling"] = {{"entries_per_second", echo.entries_per_second},
                          {"p50_ms", echo.p50_ms},
                          {"p99_ms", echo.p99_ms},
                          {"bookies", echo.bookies},
+                         {"cpu_us_per_entry", echo_us},
                          {"ratio", eps / echo.entries_per_second}};
   }
   if (!jdir.empty()) {
@@ -254,6 +277,8 @@ int WriteCommand(const std::vector<std::string>& raw) {
         echo.entries_per_second, echo.p50_ms,
         100 * eps / echo.entries_per_second);
   }
+  std::cout << DescribeRunCpu(cpu, entries, static_cast<int>(*w), echo_us)
+            << "\n";
   if (!jdir.empty()) {
     std::cout << absl::StrFormat(
         "ceiling on %s: pwrite+fdatasync %.1f MB/s before, %.1f MB/s "

@@ -19,6 +19,7 @@
 #include "autorecovery/ledgers_on_bookie.h"
 #include "autorecovery/replication_worker.h"
 #include "autorecovery/underreplication.h"
+#include "bookie/daemon/process_collector.h"
 #include "client/client.h"
 #include "metadata/metadata_store.h"
 #include "tools/bkctl/client_flags.h"
@@ -83,11 +84,15 @@ int RunAutoRecovery(const std::vector<std::string>& args, std::ostream& out,
   const int metrics_port = options->prometheus_stats_http_port;
   auto ar = autorecovery::AutoRecovery::Start(*std::move(options));
   if (!ar.ok()) return Fail(err, "autorecovery", ar.status());
+  std::shared_ptr<bookie::ProcessCollector> process_metrics;
   std::unique_ptr<prometheus::Exposer> exposer;
   if (metrics_port > 0) {
     exposer = std::make_unique<prometheus::Exposer>(
         "0.0.0.0:" + std::to_string(metrics_port));
     exposer->RegisterCollectable((*ar)->metrics_registry());
+    // process_cpu_seconds_total and the rest, as a bookie's /metrics has.
+    process_metrics = std::make_shared<bookie::ProcessCollector>();
+    exposer->RegisterCollectable(process_metrics);
   }
   out << "autorecovery " << (*ar)->id() << " running; SIGTERM stops it\n";
   out.flush();

@@ -3,6 +3,7 @@
 #include <fstream>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "test/integration/bookie/bookie_it_util.h"
 #include "test/support/http_get.h"
 
@@ -75,6 +76,18 @@ TEST_CASE("a real Prometheus scrapes the bookie and returns the add counter",
   auto up = HttpGet(*port, "/api/v1/query?query=up", false);
   INFO("up: " << up.body);
   CHECK(absl::StrContains(up.body, "\"1\"]"));
+
+  // The standard process metrics a Java bookie exports: the bookie's CPU
+  // time is a counter that has run, and its file descriptors are under the
+  // limit.
+  for (const char* q : {"count(process_cpu_seconds_total%20%3E%200)",
+                        "count(process_open_fds%20%3C%20process_max_fds)",
+                        "count(process_resident_memory_bytes%20%3E%200)",
+                        "count(process_start_time_seconds%20%3E%200)"}) {
+    auto r = HttpGet(*port, absl::StrCat("/api/v1/query?query=", q), false);
+    INFO(q << ": " << r.body);
+    CHECK(absl::StrContains(r.body, "\"1\"]"));
+  }
 }
 
 }  // namespace

@@ -51,6 +51,12 @@ TEST_CASE(
   const nlohmann::json j = nlohmann::json::parse(allowed.out);
   CHECK(j["errors"].get<int64_t>() == 0);
   CHECK(j["entries"].get<int64_t>() > 0);
+  // Where the CPU went: every bookie's process_cpu_seconds_total was
+  // scraped at both ends of the run, so the bookies' figure is known (-1
+  // would say one did not answer).
+  CHECK(j["cpu"]["bookies_scraped"].get<int>() == 3);
+  CHECK(j["cpu"]["bookies_us_per_entry"].get<double>() >= 0);
+  CHECK(j["cpu"]["client_us_per_entry"].get<double>() >= 0);
 }
 
 }  // namespace
