@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 namespace bk::testing {
@@ -38,6 +39,17 @@ class TempDir {
 
   const std::string& path() const { return path_; }
   std::string Sub(const std::string& name) const { return path_ + "/" + name; }
+
+  // Writes `text` to Sub(relative), making the directories on the way (a
+  // recorded-style /proc or /sys tree). False when it could not.
+  bool WriteFile(const std::string& relative, const std::string& text) const {
+    const std::filesystem::path p = Sub(relative);
+    std::error_code ec;
+    std::filesystem::create_directories(p.parent_path(), ec);
+    std::ofstream out(p, std::ios::trunc);
+    out << text;
+    return static_cast<bool>(out);
+  }
 
  private:
   static std::string Base(Where where) {

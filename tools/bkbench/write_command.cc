@@ -2,18 +2,21 @@
 // machine's ceilings measured in the same run: a bare gRPC stream echo of
 // the same batching (echo_ceiling.h) and, with --journal-dir, pwrite +
 // fdatasync before and after (common/measure.h); and where the run's CPU
-// went per entry, client and bookies apart (run_cpu.h).
+// went per entry, client and bookies apart (run_cpu.h), and with
+// --journal-dir what the run asked of that disk (run_disk.h).
 
 #include <iostream>
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/str_format.h"
 #include "common/measure.h"
+#include "monitor/block_device.h"
 #include "tools/bkbench/cluster_store.h"
 #include "tools/bkbench/commands.h"
 #include "tools/bkbench/echo_ceiling.h"
 #include "tools/bkbench/latency_probes.h"
 #include "tools/bkbench/run_cpu.h"
+#include "tools/bkbench/run_disk.h"
 #include "tools/bkbench/serial_sync.h"
 #include "tools/bkbench/writable_bookies.h"
 #include "tools/bkbench/write_load.h"
@@ -142,8 +145,14 @@ int WriteCommand(const std::vector<std::string>& raw) {
       bookie_http.push_back(b.http_endpoint());
     }
   }
+  // With --journal-dir, the disks behind it (run_disk.h).
+  std::vector<std::string> journal_disks;
+  if (!jdir.empty()) {
+    if (auto d = monitor::DisksOfPath("/sys", jdir); d.ok()) journal_disks = *d;
+  }
   WriteResult res;
   RunCpu cpu;
+  RunDisk disk;
   {
     auto c = client::Client::Create(co);
     if (!c.ok()) {
@@ -156,7 +165,9 @@ int WriteCommand(const std::vector<std::string>& raw) {
       return 1;
     }
     const RunCpuSnapshot cpu_start = TakeRunCpu(bookie_http);
+    const RunDiskSnapshot disk_start = TakeRunDisk();
     res = (*load)->Run();
+    disk = RunDiskBetween(disk_start, TakeRunDisk(), journal_disks);
     cpu = RunCpuBetween(cpu_start, TakeRunCpu(bookie_http));
   }
   LatencyHistogram fsync_during;
@@ -230,6 +241,12 @@ int WriteCommand(const std::vector<std::string>& raw) {
               {"machine_us_per_entry", cpu.MachineUsPerEntry(entries)},
               {"machine_busy_percent", cpu.MachineBusyPercent()},
               {"cpus", cpu.cpus}};
+  if (!jdir.empty()) {
+    j["disk"] = {{"disks", disk.disks},
+                 {"written_mb_per_s", disk.written_mb_per_s},
+                 {"busy_percent", disk.busy_pct},
+                 {"io_stall_percent", disk.io_stall_pct}};
+  }
   if (echo.entries_per_second > 0) {
     j["echo_ceiling"] = {{"entries_per_second", echo.entries_per_second},
                          {"p50_ms", echo.p50_ms},
@@ -279,6 +296,7 @@ int WriteCommand(const std::vector<std::string>& raw) {
   }
   std::cout << DescribeRunCpu(cpu, entries, static_cast<int>(*w), echo_us)
             << "\n";
+  if (!jdir.empty()) std::cout << DescribeRunDisk(disk, eps) << "\n";
   if (!jdir.empty()) {
     std::cout << absl::StrFormat(
         "ceiling on %s: pwrite+fdatasync %.1f MB/s before, %.1f MB/s "

@@ -6,8 +6,6 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
-#include <filesystem>
-#include <fstream>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -15,12 +13,6 @@
 
 namespace bk::bkbench {
 namespace {
-
-void Write(const std::string& path, const std::string& text) {
-  std::filesystem::create_directories(
-      std::filesystem::path(path).parent_path());
-  std::ofstream(path) << text;
-}
 
 // A process's stat line with `ticks` split over utime and stime.
 std::string PidStat(int pid, int ticks) {
@@ -40,18 +32,20 @@ TEST_CASE("cpu account counts each process's ticks and the machine's busy time",
   testing::TempDir tmp;
   const std::string proc = tmp.Sub("proc");
   const double tick = 1.0 / static_cast<double>(sysconf(_SC_CLK_TCK));
-  Write(proc + "/self/status", "Name:\tbkbench\nCpus_allowed_list:\t0-1\n");
-  Write(proc + "/self/stat", PidStat(7, 100));
-  Write(proc + "/42/stat", PidStat(42, 200));
-  Write(proc + "/stat", ProcStat(1000, 1000));
+  REQUIRE(tmp.WriteFile("proc/self/status",
+                        "Name:\tbkbench\nCpus_allowed_list:\t0-1\n"));
+  REQUIRE(tmp.WriteFile("proc/self/stat", PidStat(7, 100)));
+  REQUIRE(tmp.WriteFile("proc/42/stat", PidStat(42, 200)));
+  REQUIRE(tmp.WriteFile("proc/stat", ProcStat(1000, 1000)));
   CpuSnapshot a = TakeCpuSnapshot({42, 43}, proc);  // 43 is not there yet
   REQUIRE(a.cpus == 2);
   CHECK(a.pid_ticks[1] == -1);
 
-  Write(proc + "/self/stat", PidStat(7, 150));
-  Write(proc + "/42/stat", PidStat(42, 300));
-  Write(proc + "/43/stat", PidStat(43, 999));
-  Write(proc + "/stat", ProcStat(1200, 1000));  // 400 ticks busy in all
+  REQUIRE(tmp.WriteFile("proc/self/stat", PidStat(7, 150)));
+  REQUIRE(tmp.WriteFile("proc/42/stat", PidStat(42, 300)));
+  REQUIRE(tmp.WriteFile("proc/43/stat", PidStat(43, 999)));
+  REQUIRE(tmp.WriteFile("proc/stat",
+                        ProcStat(1200, 1000)));  // 400 ticks busy in all
   CpuSnapshot b = TakeCpuSnapshot({42, 43}, proc);
   b.at = a.at + absl::Seconds(2);
 
