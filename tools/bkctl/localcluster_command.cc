@@ -261,9 +261,10 @@ std::vector<Command> LocalClusterCommands() {
            "  --bookies N (5) --racks R (3) --dir DIR\n"
            "  --zookeeper-port P --first-bookie-port P --first-http-port P\n"
            "  --bookie-binary PATH --seconds S (0: until Ctrl-C)\n"
+           "  --bookie-config key=value,... (extra bookie.conf lines)\n"
            "  workload: --weighting none|disk|load|adaptive (load) --ledgers N "
            "(6)\n"
-           "  --ensemble E (3) --write-quorum W (2) --ack-quorum A (2)\n"
+           "  --ensemble E (2) --write-quorum W (2) --ack-quorum A (2)\n"
            "  --rate ENTRIES_PER_S (2000) --entry-size BYTES (1024)\n"
            "  --roll-seconds S (10) --no-workload\n",
            Run}};
