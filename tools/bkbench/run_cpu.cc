@@ -32,11 +32,12 @@ RunCpu RunCpuBetween(const RunCpuSnapshot& a, const RunCpuSnapshot& b) {
   r.client_s = local.self_s;
   r.machine_s = local.machine_s;
   r.cpus = local.cpus;
-  r.bookies = static_cast<int>(std::min(a.answered.size(), b.answered.size()));
-  bool all = a.answered.size() == b.answered.size() && !a.answered.empty();
-  for (size_t i = 0; all && i < a.answered.size(); ++i) {
-    all = a.answered[i] && b.answered[i];
+  const size_t n = std::min(a.answered.size(), b.answered.size());
+  for (size_t i = 0; i < n; ++i) {
+    if (a.answered[i] && b.answered[i]) ++r.bookies;
   }
+  const bool all = a.answered.size() == b.answered.size() && n > 0 &&
+                   r.bookies == static_cast<int>(n);
   if (all) r.bookies_s = b.bookies_s - a.bookies_s;
   return r;
 }

@@ -38,7 +38,7 @@ struct RunCpu {
   double bookies_s = -1;  // -1 unless every bookie answered at both ends
   double machine_s = -1;  // busy time of the allowed CPUs
   int cpus = 0;
-  int bookies = 0;
+  int bookies = 0;  // that answered at both ends
   // Microseconds of CPU per entry; -1 where unknown.
   double ClientUsPerEntry(double entries) const;
   double BookiesUsPerEntry(double entries) const;

@@ -237,7 +237,7 @@ int WriteCommand(const std::vector<std::string>& raw) {
       echo.entries > 0 ? echo.cpu_seconds * 1e6 / echo.entries : -1;
   j["cpu"] = {{"client_us_per_entry", cpu.ClientUsPerEntry(entries)},
               {"bookies_us_per_entry", cpu.BookiesUsPerEntry(entries)},
-              {"bookies_scraped", cpu.bookies},
+              {"bookies_answered", cpu.bookies},
               {"machine_us_per_entry", cpu.MachineUsPerEntry(entries)},
               {"machine_busy_percent", cpu.MachineBusyPercent()},
               {"cpus", cpu.cpus}};

@@ -54,7 +54,7 @@ TEST_CASE(
   // Where the CPU went: every bookie's process_cpu_seconds_total was
   // scraped at both ends of the run, so the bookies' figure is known (-1
   // would say one did not answer).
-  CHECK(j["cpu"]["bookies_scraped"].get<int>() == 3);
+  CHECK(j["cpu"]["bookies_answered"].get<int>() == 3);
   CHECK(j["cpu"]["bookies_us_per_entry"].get<double>() >= 0);
   CHECK(j["cpu"]["client_us_per_entry"].get<double>() >= 0);
 }

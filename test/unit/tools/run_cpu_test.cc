@@ -55,6 +55,7 @@ TEST_CASE(
       Snapshot(42.0, {true, true, true}, t0 + absl::Seconds(10), 150, 6000);
   RunCpu cpu = RunCpuBetween(a, b);
   CHECK(cpu.bookies_s == -1);
+  CHECK(cpu.bookies == 2);  // the two that answered both times
   CHECK(cpu.BookiesUsPerEntry(1e6) == -1);
   CHECK(cpu.client_s > 0);  // this process's own figure stands
   CHECK(cpu.MachineBusyPercent() > 0);
