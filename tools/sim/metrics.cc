@@ -8,13 +8,46 @@
 
 namespace bk::sim {
 
-Metrics::Metrics(std::vector<bool> writable, double interval_s,
-                 double herd_window_s, double warmup_s)
+namespace {
+
+struct Spread {
+  double stddev = 0, range = 0, top10 = 0;
+};
+
+// Population stddev, max - min and the mean of the ten largest of `v`
+// (reordered); zeros when empty.
+Spread SpreadOf(std::vector<double>* v) {
+  Spread out;
+  if (v->empty()) return out;
+  double mean = 0;
+  for (double x : *v) mean += x;
+  mean /= static_cast<double>(v->size());
+  double var = 0;
+  for (double x : *v) var += (x - mean) * (x - mean);
+  out.stddev = std::sqrt(var / static_cast<double>(v->size()));
+  auto [lo, hi] = std::minmax_element(v->begin(), v->end());
+  out.range = *hi - *lo;
+  const size_t top = std::min<size_t>(10, v->size());
+  std::partial_sort(v->begin(), v->begin() + top, v->end(),
+                    std::greater<double>());
+  double sum = 0;
+  for (size_t i = 0; i < top; ++i) sum += (*v)[i];
+  out.top10 = sum / static_cast<double>(top);
+  return out;
+}
+
+}  // namespace
+
+Metrics::Metrics(std::vector<bool> writable, std::vector<int> device,
+                 double interval_s, double herd_window_s, double warmup_s)
     : writable_(std::move(writable)),
+      device_(std::move(device)),
       interval_s_(interval_s),
       herd_window_s_(herd_window_s),
       warmup_s_(warmup_s),
-      interval_bytes_(writable_.size(), 0.0) {}
+      interval_bytes_(writable_.size(), 0.0) {
+  for (int d : device_) devices_ = std::max(devices_, d + 1);
+}
 
 void Metrics::AddWritten(const std::vector<double>& written_bytes) {
   for (size_t b = 0; b < interval_bytes_.size(); ++b) {
@@ -37,31 +70,36 @@ void Metrics::CloseInterval(double end_s, double ideal_stddev,
   if (measured) {
     std::vector<double> mib;
     mib.reserve(interval_bytes_.size());
+    // Per disk: MiB/s, or -1 while no writable bookie was seen on it.
+    std::vector<double> disk(devices_, -1.0);
     for (size_t b = 0; b < interval_bytes_.size(); ++b) {
-      if (writable_[b]) {
-        mib.push_back(interval_bytes_[b] / interval_s_ /
-                      placement::kBytesPerMiB);
+      if (!writable_[b]) continue;
+      const double v =
+          interval_bytes_[b] / interval_s_ / placement::kBytesPerMiB;
+      mib.push_back(v);
+      if (!device_.empty()) {
+        double& d = disk[device_[b]];
+        d = std::max(d, 0.0) + v;
       }
     }
     IntervalPoint p;
     p.end_s = end_s;
     p.ideal_stddev = ideal_stddev;
     p.bound_stddev = bound_stddev;
-    if (!mib.empty()) {
-      double mean = 0;
-      for (double v : mib) mean += v;
-      mean /= static_cast<double>(mib.size());
-      double var = 0;
-      for (double v : mib) var += (v - mean) * (v - mean);
-      p.throughput_stddev = std::sqrt(var / static_cast<double>(mib.size()));
-      auto [lo, hi] = std::minmax_element(mib.begin(), mib.end());
-      p.throughput_range = *hi - *lo;
-      const size_t top = std::min<size_t>(10, mib.size());
-      std::partial_sort(mib.begin(), mib.begin() + top, mib.end(),
-                        std::greater<double>());
-      double sum = 0;
-      for (size_t i = 0; i < top; ++i) sum += mib[i];
-      p.top10_throughput = sum / static_cast<double>(top);
+    const Spread bookies = SpreadOf(&mib);
+    p.throughput_stddev = bookies.stddev;
+    p.throughput_range = bookies.range;
+    p.top10_throughput = bookies.top10;
+    if (device_.empty()) {
+      p.disk_stddev = bookies.stddev;
+      p.disk_range = bookies.range;
+      p.disk_top10 = bookies.top10;
+    } else {
+      disk.erase(std::remove(disk.begin(), disk.end(), -1.0), disk.end());
+      const Spread disks = SpreadOf(&disk);
+      p.disk_stddev = disks.stddev;
+      p.disk_range = disks.range;
+      p.disk_top10 = disks.top10;
     }
     p.p50 = hist_.Quantile(0.50);
     p.p99 = hist_.Quantile(0.99);
@@ -80,6 +118,10 @@ PolicySummary Metrics::Finish() const {
     s.throughput_stddev = std::max(s.throughput_stddev, p.throughput_stddev);
     s.throughput_range = std::max(s.throughput_range, p.throughput_range);
     s.top10_throughput = std::max(s.top10_throughput, p.top10_throughput);
+    s.disk_throughput_stddev =
+        std::max(s.disk_throughput_stddev, p.disk_stddev);
+    s.disk_throughput_range = std::max(s.disk_throughput_range, p.disk_range);
+    s.disk_top10_throughput = std::max(s.disk_top10_throughput, p.disk_top10);
     s.p50_write_latency = std::max(s.p50_write_latency, p.p50);
     s.p99_write_latency = std::max(s.p99_write_latency, p.p99);
     s.p999_write_latency = std::max(s.p999_write_latency, p.p999);

@@ -5,6 +5,11 @@
 // BookKeeper and BP-65 count them), gives three figures across the bookies:
 // standard deviation (population), range (max - min) and the mean of the ten
 // busiest (top10). Read-only bookies write nothing new and are left out.
+// The same three figures are also taken per journal *disk* (the sum of the
+// writable bookies sharing one device; a device with none is left out):
+// BP-65's table measured journal disks, and with three bookies on one disk
+// the disk carries their sum. The placement targets use the per-bookie
+// figures; BP-65's direction (load vs none) the per-disk ones.
 //
 // Latency. Every add's latency (the ack-quorum-th fastest of its write
 // quorum, see simulator.h), weighted by the adds it stands for, goes into the
@@ -41,10 +46,12 @@ namespace bk::sim {
 inline constexpr int kMinHerdSlots = 20;
 
 struct IntervalPoint {
-  double end_s = 0;                   // simulated time at the interval's end
-  double throughput_stddev = 0;       // MiB/s
-  double throughput_range = 0;        // MiB/s
-  double top10_throughput = 0;        // MiB/s
+  double end_s = 0;              // simulated time at the interval's end
+  double throughput_stddev = 0;  // MiB/s
+  double throughput_range = 0;   // MiB/s
+  double top10_throughput = 0;   // MiB/s
+  // The same three across journal disks (devices), MiB/s.
+  double disk_stddev = 0, disk_range = 0, disk_top10 = 0;
   double p50 = 0, p99 = 0, p999 = 0;  // seconds
   // The stddev an omniscient balancer would reach with the ledgers open at
   // the interval's end (ideal_balance.h), MiB/s: the floor for
@@ -65,6 +72,9 @@ struct PolicySummary {
   double throughput_stddev = 0;
   double throughput_range = 0;
   double top10_throughput = 0;
+  double disk_throughput_stddev = 0;  // per journal disk (IntervalPoint)
+  double disk_throughput_range = 0;
+  double disk_top10_throughput = 0;
   double p50_write_latency = 0;
   double p99_write_latency = 0;
   double p999_write_latency = 0;
@@ -83,9 +93,11 @@ struct PolicySummary {
 
 class Metrics {
  public:
-  // `writable[b]` says whether bookie b counts in throughput figures.
-  Metrics(std::vector<bool> writable, double interval_s, double herd_window_s,
-          double warmup_s);
+  // `writable[b]` says whether bookie b counts in throughput figures;
+  // `device[b]` is the journal disk it writes (0 .. devices - 1; empty:
+  // every bookie on its own disk).
+  Metrics(std::vector<bool> writable, std::vector<int> device,
+          double interval_s, double herd_window_s, double warmup_s);
 
   // One tick ending at `end_s`: bytes written per bookie during it.
   void AddWritten(const std::vector<double>& written_bytes);
@@ -101,6 +113,8 @@ class Metrics {
 
  private:
   const std::vector<bool> writable_;
+  const std::vector<int> device_;  // per bookie; see the constructor
+  int devices_ = 0;
   const double interval_s_;
   const double herd_window_s_;
   const double warmup_s_;

@@ -78,6 +78,11 @@ class PolicySimulation {
     for (const SimBookie& b : c.bookies) w.push_back(!b.readonly);
     return w;
   }
+  static std::vector<int> Devices(const Cluster& c) {
+    std::vector<int> d;
+    for (const SimBookie& b : c.bookies) d.push_back(b.device);
+    return d;
+  }
 
   void Schedule(double at_s, Kind kind, int a = 0, int b = 0) {
     events_.push(Event{at_s, next_seq_++, kind, a, b});

@@ -126,26 +126,30 @@ std::string Markdown(const SimulationResult& r) {
         absl::StrFormat("%.0f", s.metrics_interval_s) +
         " s), as BP-65 reported them; whole-run percentiles beside.\n\n"
         "| policy | stddev MB/s | gap closed | range MB/s | top10 MB/s | "
+        "per disk: stddev / range MB/s | "
         "p50 s | p99 s | p999 s | herd (peak / mean) | run p99 s | ledgers | "
         "failed | ensemble changes | throttled MiB | wall s |\n"
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const PolicyRun& run : r.runs) {
     const PolicySummary& p = run.summary;
     absl::StrAppendFormat(
         &md,
-        "| %s | %.1f | %s | %.1f | %.1f | %.4f | %.4f | %.4f | %.2f / %.2f | "
-        "%.4f | %d | %d | %d | %.0f | %.1f |\n",
+        "| %s | %.1f | %s | %.1f | %.1f | %.1f / %.1f | %.4f | %.4f | %.4f | "
+        "%.2f / %.2f | %.4f | %d | %d | %d | %.0f | %.1f |\n",
         Name(run.weighting), p.throughput_stddev, Percent(GapClosed(r, run)),
-        p.throughput_range, p.top10_throughput, p.p50_write_latency,
-        p.p99_write_latency, p.p999_write_latency, p.herd_index, p.mean_herd,
-        p.run_p99, run.ledgers_created, run.placement_failures,
-        run.ensemble_changes, p.throttled_mib, run.wall_seconds);
+        p.throughput_range, p.top10_throughput, p.disk_throughput_stddev,
+        p.disk_throughput_range, p.p50_write_latency, p.p99_write_latency,
+        p.p999_write_latency, p.herd_index, p.mean_herd, p.run_p99,
+        run.ledgers_created, run.placement_failures, run.ensemble_changes,
+        p.throttled_mib, run.wall_seconds);
   }
   absl::StrAppendFormat(
       &md,
       "\nLower bound on the peak stddev (no placement can do better; "
       "tools/sim/README.md): %.1f MB/s. Gap closed = (stddev_none - "
-      "stddev) / (stddev_none - bound).\n",
+      "stddev) / (stddev_none - bound). Per disk: across journal disks, a "
+      "disk shared by several bookies carrying their sum (BP-65's "
+      "figures).\n",
       LowerBoundStddev(r));
   md +=
       "\n## Per-bookie throughput spread\n\n"

@@ -3,7 +3,10 @@
 //   {"policies": {"none": {"throughput_stddev": MB/s, "throughput_range": MB/s,
 //                          "top10_throughput": MB/s, "p50_write_latency": s,
 //                          "p99_write_latency": s, "p999_write_latency": s,
-//                          "herd_index": x}, "disk": {...}, ...},
+//                          "herd_index": x, "disk_throughput_stddev": MB/s,
+//                          "disk_throughput_range": MB/s,
+//                          "disk_top10_throughput": MB/s, ...},
+//                "disk": {...}, ...},
 //    "scenario": {...the scenario as read...}, "seed": S}
 // Peak values over the run (metrics.h). Wall-clock run time is left out so
 // that the same seed and scenario give byte-identical JSON. Numbers are

@@ -42,12 +42,13 @@ TEST_CASE("the JSON has the shape issue 9 gives", "[sim]") {
   for (const char* policy : {"none", "load", "adaptive"}) {
     INFO(policy);
     const auto& p = j["policies"][policy];
-    CHECK(p.size() == 13);
+    CHECK(p.size() == 16);
     for (const char* key :
          {"throughput_stddev", "throughput_range", "top10_throughput",
-          "p50_write_latency", "p99_write_latency", "p999_write_latency",
-          "herd_index", "lower_bound_throughput_stddev", "gap_closed",
-          "ensemble_changes", "lag_changes", "replace_failures",
+          "disk_throughput_stddev", "disk_throughput_range",
+          "disk_top10_throughput", "p50_write_latency", "p99_write_latency",
+          "p999_write_latency", "herd_index", "lower_bound_throughput_stddev",
+          "gap_closed", "ensemble_changes", "lag_changes", "replace_failures",
           "probes_per_placement"}) {
       CHECK(p.contains(key));
     }
