@@ -16,6 +16,18 @@ namespace bk::client {
 
 using internal::Annotate;
 
+namespace {
+
+// What the placement policy is told of a ledger created with `o`.
+placement::LedgerHints HintsOf(const CreateLedgerOptions& o) {
+  placement::LedgerHints hints;
+  hints.custom_metadata = o.custom_metadata;
+  hints.expected_write_bytes_per_second = o.expected_write_bytes_per_second;
+  return hints;
+}
+
+}  // namespace
+
 absl::StatusOr<std::unique_ptr<Client>> Client::Create(ClientOptions options) {
   auto ctx = internal::ClientContext::Create(std::move(options));
   if (!ctx.ok()) return ctx.status();
@@ -35,9 +47,7 @@ absl::StatusOr<std::unique_ptr<LedgerWriter>> Client::CreateLedger(
         "need 1 <= ack quorum <= write quorum <= ensemble size <= 64, got E=",
         o.ensemble_size, " WQ=", o.write_quorum, " AQ=", o.ack_quorum));
   }
-  placement::LedgerHints hints;
-  hints.custom_metadata = o.custom_metadata;
-  hints.expected_write_bytes_per_second = o.expected_write_bytes_per_second;
+  const placement::LedgerHints hints = HintsOf(o);
   // Probe on placement: fresh reports from a few candidates (none unless
   // the adaptive weighting has probe candidates), at most
   // placement_probe_timeout.
@@ -147,6 +157,12 @@ std::vector<std::string> Client::QuarantinedBookies() const {
 
 std::map<std::string, double> Client::PlacementLoadEstimates() const {
   return ctx_->cluster()->EstimatedLoads();
+}
+
+std::map<std::string, std::string> Client::PlacementLeftOut(
+    const CreateLedgerOptions& options) const {
+  return ctx_->cluster()->PlacementLeftOut(
+      HintsOf(options), options.ensemble_size, options.write_quorum);
 }
 
 std::shared_ptr<prometheus::Registry> Client::metrics_registry() const {

@@ -111,6 +111,15 @@ class Client {
   // read-out for tools and tests; placement does not depend on calling it.
   std::map<std::string, double> PlacementLoadEstimates() const;
 
+  // Adaptive placement's reason to leave each bookie out of a ledger created
+  // now with `options` (its rate and metadata hints, E and WQ), for the
+  // bookies it would leave out before comparing loads: a report giving a
+  // slow add latency, a journal reading busy, adds to it answering slowly,
+  // or no journal headroom for a big slot. Rack rules and quarantine are
+  // not included. Empty for other weightings. A read-out for tools.
+  std::map<std::string, std::string> PlacementLeftOut(
+      const CreateLedgerOptions& options) const;
+
   // The registry the client's metrics are in (the one passed in options,
   // or the client's own).
   std::shared_ptr<prometheus::Registry> metrics_registry() const;

@@ -155,27 +155,31 @@ double AdaptiveChooser::Util(const BookieId& id, const Topology& topology,
   return r->info.journal_io_util;
 }
 
+double AdaptiveChooser::ObservedMedianS(absl::Time now) const {
+  if (options_.slow_latency_multiple <= 0) return 0;
+  std::vector<double> fresh;
+  for (const auto& [id, obs] : observations_) {
+    if (now - obs.at <= options_.observation_max_age) {
+      fresh.push_back(absl::ToDoubleSeconds(obs.add_latency));
+    }
+  }
+  return MedianOf(std::move(fresh));
+}
+
+bool AdaptiveChooser::SeenSlow(const BookieId& id, double median_s,
+                               absl::Time now) const {
+  if (median_s <= 0) return false;
+  auto it = observations_.find(id);
+  return it != observations_.end() &&
+         now - it->second.at <= options_.observation_max_age &&
+         absl::ToDoubleSeconds(it->second.add_latency) >
+             options_.slow_latency_multiple * median_s;
+}
+
 std::vector<size_t> AdaptiveChooser::Unsaturated(
     absl::Span<const BookieId* const> eligible, const Topology& topology,
     absl::Time now, bool by_util) const {
-  double median_s = 0;
-  if (options_.slow_latency_multiple > 0) {
-    std::vector<double> fresh;
-    for (const auto& [id, obs] : observations_) {
-      if (now - obs.at <= options_.observation_max_age) {
-        fresh.push_back(absl::ToDoubleSeconds(obs.add_latency));
-      }
-    }
-    median_s = MedianOf(std::move(fresh));
-  }
-  auto seen_slow = [&](const BookieId& id) {
-    if (median_s <= 0) return false;
-    auto it = observations_.find(id);
-    return it != observations_.end() &&
-           now - it->second.at <= options_.observation_max_age &&
-           absl::ToDoubleSeconds(it->second.add_latency) >
-               options_.slow_latency_multiple * median_s;
-  };
+  const double median_s = ObservedMedianS(now);
   std::vector<size_t> keep;
   keep.reserve(eligible.size());
   for (size_t i = 0; i < eligible.size(); ++i) {
@@ -183,7 +187,7 @@ std::vector<size_t> AdaptiveChooser::Unsaturated(
         Util(*eligible[i], topology, now) >= options_.avoid_util_percent) {
       continue;
     }
-    if (seen_slow(*eligible[i])) continue;
+    if (SeenSlow(*eligible[i], median_s, now)) continue;
     keep.push_back(i);
   }
   if (keep.empty()) {

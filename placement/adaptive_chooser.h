@@ -72,6 +72,7 @@
 #define BK_PLACEMENT_ADAPTIVE_CHOOSER_H_
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -134,6 +135,21 @@ class AdaptiveChooser {
                      const Topology& topology, absl::Time now,
                      absl::BitGenRef gen) const;
 
+  // Why Choose, asked now for a slot of `slot_mib` MiB/s (< 0: unknown)
+  // among `eligible`, would leave `id` out before comparing loads, or ""
+  // when it would not: on fresh reports a report giving a slow add latency
+  // (ReportsSlow), on older ones a journal reading >= avoid_util_percent
+  // busy; either way this client's own adds to it answering
+  // slow_latency_multiple x slower than the median, and for a big slot a
+  // journal above big_slot_util_percent busy. A read-out for tools
+  // (adaptive_left_out.cc); Choose still takes a bookie left out when no
+  // other remains, and the rank rule's draws (which bookies it skips for
+  // their load) are not reasons given here.
+  std::string LeftOutReason(const BookieId& id,
+                            absl::Span<const BookieId* const> eligible,
+                            double slot_mib, const View& view,
+                            const Topology& topology, absl::Time now) const;
+
   // A slot of `slot_mib` was placed on each of `bookies`: it counts in their
   // estimates until reports show it, and its rate joins the remembered ones.
   void OnPlaced(absl::Span<const BookieId> bookies, double slot_mib,
@@ -155,6 +171,12 @@ class AdaptiveChooser {
     absl::Duration add_latency;
     absl::Time at;
   };
+  // Median of this client's fresh add latencies (s); 0: none, or the
+  // slow_latency_multiple test is off.
+  double ObservedMedianS(absl::Time now) const;
+  // This client's fresh add latency to `id` exceeds slow_latency_multiple x
+  // `median_s` (> 0).
+  bool SeenSlow(const BookieId& id, double median_s, absl::Time now) const;
   // Indices into `eligible` that step 1 keeps; without `by_util`, step 1
   // does not ask journal utilisation (only this client's own latencies).
   std::vector<size_t> Unsaturated(absl::Span<const BookieId* const> eligible,

@@ -52,6 +52,24 @@ absl::flat_hash_map<BookieId, double> RackAwarePolicy::EstimatedLoads() const {
   return chooser_.Prepare(topology_, now_).load;
 }
 
+absl::flat_hash_map<BookieId, std::string> RackAwarePolicy::LeftOut(
+    const LedgerHints& hints, int ensemble_size, int write_quorum) const {
+  absl::flat_hash_map<BookieId, std::string> out;
+  if (options_.weighting != Weighting::kAdaptive || ensemble_size < 1) {
+    return out;
+  }
+  const double slot_mib = SlotMiB(hints, ensemble_size, write_quorum);
+  const AdaptiveChooser::View view = chooser_.Prepare(topology_, now_);
+  std::vector<const BookieId*> eligible;
+  for (const BookieId& id : topology_.writable()) eligible.push_back(&id);
+  for (const BookieId* id : eligible) {
+    std::string why =
+        chooser_.LeftOutReason(*id, eligible, slot_mib, view, topology_, now_);
+    if (!why.empty()) out.emplace(*id, std::move(why));
+  }
+  return out;
+}
+
 void RackAwarePolicy::RecordPlaced(const std::vector<BookieId>& bookies,
                                    double slot_mib) {
   if (options_.weighting != Weighting::kAdaptive) return;

@@ -139,6 +139,17 @@ class RackAwarePolicy final : public EnsemblePlacementPolicy {
   // Read-only, for tools and tests.
   absl::flat_hash_map<BookieId, double> EstimatedLoads() const;
 
+  // The adaptive weighting's reason to leave each writable bookie out of a
+  // slot of the ledger `hints` describes (E = `ensemble_size`, WQ =
+  // `write_quorum`) if it were placed now, for the bookies it would leave
+  // out (AdaptiveChooser::LeftOutReason: a slow report, a busy journal,
+  // slow adds, no headroom for a big slot). Rack rules, quarantine and
+  // exclusions are not included. Empty for other weightings. Read-only,
+  // for tools and tests.
+  absl::flat_hash_map<BookieId, std::string> LeftOut(const LedgerHints& hints,
+                                                     int ensemble_size,
+                                                     int write_quorum) const;
+
   // Probe on placement (adaptive weighting with
   // options.adaptive.probe_candidates = D > 0; empty otherwise): the
   // bookies the client should ask for a fresh report (GetBookieInfo) before

@@ -293,6 +293,15 @@ std::map<std::string, double> ClusterView::EstimatedLoads() const {
   return std::map<std::string, double>(loads.begin(), loads.end());
 }
 
+std::map<std::string, std::string> ClusterView::PlacementLeftOut(
+    const placement::LedgerHints& hints, int ensemble_size,
+    int write_quorum) const {
+  absl::MutexLock l(&mu_);
+  const absl::flat_hash_map<std::string, std::string> why =
+      policy_.LeftOut(hints, ensemble_size, write_quorum);
+  return std::map<std::string, std::string>(why.begin(), why.end());
+}
+
 void ClusterView::OnBookieInfo(const std::string& id,
                                const proto::GetBookieInfoResponse& info,
                                absl::Time received_at) {

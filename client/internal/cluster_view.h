@@ -159,6 +159,12 @@ class ClusterView {
   // as of the view's latest time (RackAwarePolicy::EstimatedLoads); empty
   // for other weightings. Read-only, for tools and tests.
   std::map<std::string, double> EstimatedLoads() const;
+  // Why the adaptive policy would leave each bookie out of a slot of such a
+  // ledger now (RackAwarePolicy::LeftOut); only the bookies it would leave
+  // out. Read-only, for tools and tests.
+  std::map<std::string, std::string> PlacementLeftOut(
+      const placement::LedgerHints& hints, int ensemble_size,
+      int write_quorum) const;
 
  private:
   struct Health {

@@ -65,6 +65,10 @@ json RunJson(const WorkloadRun& run) {
   for (const auto& [bookie, mib] : run.estimates_at_placement) {
     estimates[bookie] = mib;
   }
+  json left_out = json::object();
+  for (const auto& [bookie, why] : run.left_out_at_placement) {
+    left_out[bookie] = why;
+  }
   const Spread spread = BookieWriteSpread(run);
   json bookies = json::array();
   for (const BookieSeries& b : run.bookies) {
@@ -108,6 +112,7 @@ json RunJson(const WorkloadRun& run) {
           {"bookies", bookies},
           {"placements", placements},
           {"estimates_at_placement_mib_per_s", estimates},
+          {"left_out_at_placement", left_out},
           {"bookie_write_mb_per_s_spread",
            {{"stddev", spread.stddev},
             {"min", spread.min},

@@ -62,6 +62,9 @@ struct WorkloadRun {
   // measured ledgers, ledger 0 first, were created
   // (Client::PlacementLoadEstimates); empty for other weightings.
   std::map<std::string, double> estimates_at_placement;
+  // At the same moment, why the adaptive policy would leave each bookie out
+  // of ledger 0 (Client::PlacementLeftOut): only those it would leave out.
+  std::map<std::string, std::string> left_out_at_placement;
   int slow_bookie_ledgers = 0;  // measured ledgers whose ensemble has the
                                 // slow bookie (slow-bookie scenario)
 };

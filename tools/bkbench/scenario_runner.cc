@@ -165,6 +165,8 @@ absl::StatusOr<WorkloadRun> RunWorkload(const ScenarioSpec& spec,
   // warmup_s of bookie reports to place them by.
   wo.duration = absl::Seconds(spec.duration_s);
   std::map<std::string, double> estimates = (*client)->PlacementLoadEstimates();
+  std::map<std::string, std::string> left_out =
+      (*client)->PlacementLeftOut(WriteLoad::LedgerOptions(wo, 0));
   auto load = WriteLoad::Create(client->get(), wo);
   if (!load.ok()) {
     stop_background();
@@ -176,6 +178,7 @@ absl::StatusOr<WorkloadRun> RunWorkload(const ScenarioSpec& spec,
   run.label = label;
   run.weighting = weighting;
   run.estimates_at_placement = std::move(estimates);
+  run.left_out_at_placement = std::move(left_out);
   const absl::Time start = absl::Now();
   std::vector<std::unique_ptr<TailReader>> readers;
   std::vector<ReaderSpec> reader_specs;  // readers[i]'s

@@ -55,9 +55,10 @@ std::string EstimatesTable(const std::vector<const WorkloadRun*>& runs) {
       md = "What the adaptive policy estimated of every bookie just before it "
            "placed ledger 0 (MiB/s: each report brought forward, plus the "
            "client's own placements), by rack; rank 1 is the least loaded of "
-           "its rack:\n\n"
+           "its rack; a bookie the policy would leave out of ledger 0 before "
+           "comparing loads says why (Client::PlacementLeftOut):\n\n"
            "| run | rack | bookie | estimate MiB/s | rank in rack | in ledger "
-           "0 |\n|---|---|---|---|---|---|\n";
+           "0 | left out |\n|---|---|---|---|---|---|---|\n";
     }
     std::map<std::string, std::vector<std::pair<double, std::string>>> racks;
     for (const BookieSeries& b : run->bookies) {
@@ -73,9 +74,11 @@ std::string EstimatesTable(const std::vector<const WorkloadRun*>& runs) {
         const bool member = std::any_of(
             members.begin(), members.end(),
             [&id](const PlacedBookie& p) { return p.bookie == id; });
-        absl::StrAppendFormat(&md, "| %s | %s | %s | %.3f | %d | %s |\n",
-                              run->label, rack, id, bookies[i].first, i + 1,
-                              member ? "**yes**" : "");
+        auto why = run->left_out_at_placement.find(id);
+        absl::StrAppendFormat(
+            &md, "| %s | %s | %s | %.3f | %d | %s | %s |\n", run->label, rack,
+            id, bookies[i].first, i + 1, member ? "**yes**" : "",
+            why == run->left_out_at_placement.end() ? "" : why->second);
       }
     }
   }

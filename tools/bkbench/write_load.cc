@@ -23,6 +23,23 @@ int64_t AddedAtNanos(absl::string_view payload) {
   return ns;
 }
 
+client::CreateLedgerOptions WriteLoad::LedgerOptions(
+    const WriteLoadOptions& options, int i) {
+  // Each ledger's share of a paced rate is its expected write rate, the hint
+  // a broker would give; an unpaced run gives none.
+  const double shares = options.hot_ledger_x + options.ledgers - 1;
+  const double share = (i == 0 ? options.hot_ledger_x : 1) / shares;
+  return {
+      .ensemble_size = options.ensemble,
+      .write_quorum = options.write_quorum,
+      .ack_quorum = options.ack_quorum,
+      .password = options.password,
+      .expected_write_bytes_per_second =
+          options.rate > 0
+              ? options.rate * static_cast<double>(options.entry_size) * share
+              : -1};
+}
+
 absl::StatusOr<std::unique_ptr<WriteLoad>> WriteLoad::Create(
     client::Client* client, const WriteLoadOptions& options) {
   if (options.entry_size < static_cast<int64_t>(sizeof(int64_t))) {
@@ -32,20 +49,8 @@ absl::StatusOr<std::unique_ptr<WriteLoad>> WriteLoad::Create(
   if (options.hot_ledger_x < 1) {
     return absl::InvalidArgumentError("hot_ledger_x must be >= 1");
   }
-  // Each ledger's share of a paced rate is its expected write rate, the hint
-  // a broker would give; an unpaced run gives none.
-  const double shares = options.hot_ledger_x + options.ledgers - 1;
   for (int i = 0; i < options.ledgers; ++i) {
-    const double share = (i == 0 ? options.hot_ledger_x : 1) / shares;
-    const double hint =
-        options.rate > 0
-            ? options.rate * static_cast<double>(options.entry_size) * share
-            : -1;
-    auto lw = client->CreateLedger({.ensemble_size = options.ensemble,
-                                    .write_quorum = options.write_quorum,
-                                    .ack_quorum = options.ack_quorum,
-                                    .password = options.password,
-                                    .expected_write_bytes_per_second = hint});
+    auto lw = client->CreateLedger(LedgerOptions(options, i));
     if (!lw.ok()) return lw.status();
     writers.push_back(std::move(*lw));
   }

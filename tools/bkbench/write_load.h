@@ -75,6 +75,12 @@ struct WriteResult {
 class WriteLoad {
  public:
   // Creates the ledgers. `client` must outlive the WriteLoad.
+  // The options ledger `i` (0 .. options.ledgers - 1) is created with: E,
+  // WQ, AQ, password and, for a paced run, its share of the rate as its
+  // expected write rate (the hint a broker would give).
+  static client::CreateLedgerOptions LedgerOptions(
+      const WriteLoadOptions& options, int i);
+
   static absl::StatusOr<std::unique_ptr<WriteLoad>> Create(
       client::Client* client, const WriteLoadOptions& options);
   ~WriteLoad();

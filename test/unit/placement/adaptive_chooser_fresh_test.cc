@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <random>
 
+#include "absl/strings/match.h"
 #include "catch2/catch.hpp"
 #include "placement/adaptive_chooser.h"
 #include "test/unit/placement/chooser_bench.h"
@@ -165,6 +166,57 @@ TEST_CASE(
   const Counts polled_seldom = choose_least(absl::Seconds(30));
   CHECK(polled_seldom.size() == 1);
   CHECK(polled_seldom.contains(Id(1)));
+}
+
+TEST_CASE(
+    "the left-out read-out names a slow report, a busy journal for a big "
+    "slot and, on a poll-old report, a saturated journal",
+    "[placement][adaptive]") {
+  const uint64_t seed = 73;
+  INFO("seed " << seed);
+  Bench b(10);
+  const absl::Time fresh = kNow - absl::Seconds(1);
+  // b3's adds take 100 ms (the others' 1 ms), b7's journal reads 60 % busy.
+  for (int i = 0; i < 10; ++i) {
+    b.Polled(i, 1.0 + i, i == 7 ? 60 : 20, fresh, absl::Seconds(1),
+             i == 3 ? 100 : 1);
+  }
+  const AdaptiveChooser::View view = b.chooser.Prepare(b.topology, kNow);
+  auto why = [&](int i, double slot) {
+    return b.chooser.LeftOutReason(Id(i), b.ids, slot, view, b.topology, kNow);
+  };
+  // A big slot (above the mean of 5.5 MiB/s): b3 for its report, b7 for
+  // its journal; the rest may take it.
+  CHECK(absl::StartsWith(why(3, 30), "slow report: add p99 100.0 ms"));
+  CHECK(why(7, 30) == "big slot: journal 60 % busy (> 50 %)");
+  CHECK(why(0, 30).empty());
+  CHECK(why(9, 30).empty());
+  // A small slot: only the slow report.
+  CHECK(absl::StartsWith(why(3, 0.5), "slow report"));
+  CHECK(why(7, 0.5).empty());
+  // Choose agrees: the big slot goes to b0, the least loaded of the rest.
+  const Counts big = b.Draw(200, 30, seed);
+  CHECK(big.size() == 1);
+  CHECK(big.count(Id(0)) == 1);
+  // Without a rate the fresh rule does not apply, nor does the big-slot
+  // test: nothing is left out of these reports.
+  CHECK(why(3, -1).empty());
+  CHECK(why(7, -1).empty());
+
+  // Reports a poll old: a journal reading >= 90 % busy is left out.
+  Bench stale(10);
+  for (int i = 0; i < 10; ++i) {
+    stale.Polled(i, 1.0 + i, i == 2 ? 95 : 20, kPolled, absl::Seconds(1));
+  }
+  const AdaptiveChooser::View stale_view =
+      stale.chooser.Prepare(stale.topology, kNow);
+  CHECK(stale.chooser.LeftOutReason(Id(2), stale.ids, 0.5, stale_view,
+                                    stale.topology,
+                                    kNow) == "journal 95 % busy (>= 90 %)");
+  CHECK(stale.chooser
+            .LeftOutReason(Id(1), stale.ids, 0.5, stale_view, stale.topology,
+                           kNow)
+            .empty());
 }
 
 }  // namespace

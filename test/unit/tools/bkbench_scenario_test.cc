@@ -185,6 +185,8 @@ TEST_CASE("the spread is the stddev of the bookies' mean write rates",
   adaptive.bookies[2].rack = "b";
   adaptive.estimates_at_placement = {
       {"bookie-0", 4.0}, {"bookie-1", 2.5}, {"bookie-2", 0.5}};
+  adaptive.left_out_at_placement = {
+      {"bookie-1", "big slot: journal 55 % busy (> 50 %)"}};
   r.runs.push_back(adaptive);
   const std::string md = SpreadSection(r);
   CHECK(absl::StrContains(md, "| adaptive | 1.633 | 1.000 | 5.000 | 1.00 |"));
@@ -196,6 +198,12 @@ TEST_CASE("the spread is the stddev of the bookies' mean write rates",
   CHECK(absl::StrContains(md,
                           "| adaptive | b | bookie-2 | 0.500 | 1 | **yes** |"));
   CHECK(absl::StrContains(md, "| adaptive | b | bookie-1 | 2.500 | 2 |  |"));
+  // A bookie the policy would have left out says why; the others say
+  // nothing.
+  CHECK(absl::StrContains(md,
+                          "| adaptive | b | bookie-1 | 2.500 | 2 |  | big "
+                          "slot: journal 55 % busy (> 50 %) |"));
+  CHECK(absl::StrContains(md, "| adaptive | a | bookie-0 | 4.000 | 1 |  |  |"));
   CHECK_FALSE(absl::StrContains(md, "| none | a |"));
   // Every ledger's placement, each run.
   CHECK(absl::StrContains(md, "| none | 7 | bookie-2 ("));
