@@ -219,9 +219,17 @@ absl::Status LedgerDir::Flush() {
     std::set<uint64_t> touched;
     EntryLogMetadata* meta = nullptr;  // of log `meta_id`; logs come in runs
     uint64_t meta_id = 0;
+    std::vector<LocatedEntry> located;  // of one ledger (items are sorted)
     for (size_t i = 0; i < items.size(); ++i) {
       const uint64_t rec = entrylog::kRecordHeaderSize + items[i].data->size();
-      batch->PutLocation(items[i].ledger_id, items[i].entry_id, locations[i]);
+      located.push_back(
+          {static_cast<uint64_t>(items[i].entry_id), locations[i]});
+      if (i + 1 == items.size() ||
+          items[i + 1].ledger_id != items[i].ledger_id) {
+        s = index_->PutLocations(batch.get(), items[i].ledger_id, located);
+        if (!s.ok()) return Break(s);
+        located.clear();
+      }
       if (meta == nullptr || meta_id != locations[i].log_id) {
         meta_id = locations[i].log_id;
         meta = &log_meta_[meta_id];

@@ -220,17 +220,38 @@ absl::StatusOr<GcResult> LedgerDir::CompactLog(uint64_t log_id,
     if (absl::Status s = logger_->Sync(); !s.ok()) return Break(s);
     auto batch = index_->NewBatch();
     std::set<uint64_t> touched;
-    for (const Move& m : moves) {
+    // The log holds each ledger's entries in runs of ascending ids, one
+    // run per flush; the index takes one call per ledger, ids ascending.
+    std::stable_sort(
+        moves.begin(), moves.end(), [](const Move& a, const Move& b) {
+          return a.ledger_id != b.ledger_id ? a.ledger_id < b.ledger_id
+                                            : a.entry_id < b.entry_id;
+        });
+    std::vector<LocatedEntry> located;  // of one ledger
+    for (size_t i = 0; i < moves.size(); ++i) {
+      const Move& m = moves[i];
+      if (i > 0 && moves[i - 1].ledger_id != m.ledger_id && !located.empty()) {
+        // A read error: nothing was committed, the old log stays.
+        absl::Status s =
+            index_->PutLocations(batch.get(), moves[i - 1].ledger_id, located);
+        if (!s.ok()) return s;
+        located.clear();
+      }
       if (!states_->Exists(m.ledger_id)) continue;
       auto cur = index_->GetLocation(m.ledger_id, m.entry_id);
       if (!cur.ok() || !(*cur == m.from)) continue;  // changed meanwhile
-      batch->PutLocation(m.ledger_id, m.entry_id, m.to);
+      located.push_back({static_cast<uint64_t>(m.entry_id), m.to});
       EntryLogMetadata& meta = log_meta_[m.to.log_id];
       meta.ledger_bytes[m.ledger_id] += m.record_bytes;
       meta.end_offset = std::max(meta.end_offset, m.to.offset + m.record_bytes);
       touched.insert(m.to.log_id);
       ++result.moved_entries;
       result.moved_bytes += m.record_bytes;
+    }
+    if (!located.empty()) {
+      absl::Status s =
+          index_->PutLocations(batch.get(), moves.back().ledger_id, located);
+      if (!s.ok()) return s;
     }
     for (uint64_t id : touched) {
       batch->PutLogMetadata(id, logmeta::Encode(log_meta_[id]));

@@ -1,6 +1,8 @@
 #include "bookie/storage/ledger_index.h"
 
+#include <algorithm>
 #include <limits>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "proto/coding.h"
@@ -54,18 +56,6 @@ struct LedgerIndex::Rep {
 
 IndexBatch::IndexBatch() : batch_(std::make_unique<rocksdb::WriteBatch>()) {}
 IndexBatch::~IndexBatch() = default;
-
-void IndexBatch::PutLocation(uint64_t ledger_id, int64_t entry_id,
-                             EntryLocation loc) {
-  LocationKey key(ledger_id, static_cast<uint64_t>(entry_id));
-  char value[indexformat::kLocationValueSize];
-  coding::PutFixed64BE(value, loc.log_id);
-  coding::PutFixed64BE(value + 8, loc.offset);
-  batch_
-      ->Put(static_cast<ColumnFamilyHandle*>(locations_cf_), key.slice(),
-            rocksdb::Slice(value, sizeof(value)))
-      .PermitUncheckedError();
-}
 
 void IndexBatch::PutLedgerState(uint64_t ledger_id, absl::string_view enc) {
   batch_
@@ -137,23 +127,106 @@ absl::Status LedgerIndex::Commit(IndexBatch* batch, bool sync) {
   return FromRocks(rep_->db->Write(wo, batch->batch_.get()), "write batch");
 }
 
+namespace {
+
+// The ledger and first entry of a locations key (DataLoss on a bad size).
+absl::StatusOr<std::pair<uint64_t, uint64_t>> ParseLocationKey(
+    const rocksdb::Slice& key) {
+  if (key.size() != indexformat::kLocationKeySize) {
+    return absl::DataLossError(
+        absl::StrCat("index location key has bad size ", key.size()));
+  }
+  return std::make_pair(coding::GetFixed64BE(key.data()),
+                        coding::GetFixed64BE(key.data() + 8));
+}
+
+absl::string_view View(const rocksdb::Slice& s) {
+  return absl::string_view(s.data(), s.size());
+}
+
+// Positions `it` at the record of `ledger_id` that may cover `entry` (the
+// last one at or before it), or else at the ledger's first record after
+// it, or anywhere past the ledger.
+void SeekCovering(rocksdb::Iterator* it, uint64_t ledger_id, uint64_t entry) {
+  LocationKey key(ledger_id, entry);
+  it->SeekForPrev(key.slice());
+  if (it->Valid() && it->key().size() == indexformat::kLocationKeySize &&
+      coding::GetFixed64BE(it->key().data()) == ledger_id) {
+    return;
+  }
+  it->Seek(key.slice());
+}
+
+}  // namespace
+
+absl::Status LedgerIndex::PutLocations(IndexBatch* batch, uint64_t ledger_id,
+                                       absl::Span<const LocatedEntry> entries) {
+  if (entries.empty()) return absl::OkStatus();
+  const uint64_t lo = entries.front().entry;
+  const uint64_t hi = entries.back().entry;
+  // Records overlapping [lo, hi]: what they hold outside `entries` stays.
+  std::vector<uint64_t> replaced;  // their keys
+  std::vector<LocatedEntry> held;  // their entries, ascending
+  std::unique_ptr<rocksdb::Iterator> it(
+      rep_->db->NewIterator(rocksdb::ReadOptions(), rep_->locations()));
+  for (SeekCovering(it.get(), ledger_id, lo); it->Valid(); it->Next()) {
+    auto key = ParseLocationKey(it->key());
+    if (!key.ok()) return key.status();
+    if (key->first != ledger_id || key->second > hi) break;
+    auto run = locrun::RunView::Parse(key->second, View(it->value()));
+    if (!run.ok()) return run.status();
+    if (run->last() < lo) continue;
+    replaced.push_back(key->second);
+    run->AppendAll(&held);
+  }
+  if (!it->status().ok()) return FromRocks(it->status(), "seek locations");
+
+  auto* cf = static_cast<ColumnFamilyHandle*>(batch->locations_cf_);
+  auto put = [&](absl::Span<const LocatedEntry> all) {
+    for (const auto& [b, e] : locrun::SplitRuns(all)) {
+      const std::string value = locrun::Encode(all.subspan(b, e - b));
+      LocationKey key(ledger_id, all[b].entry);
+      batch->batch_->Put(cf, key.slice(), value).PermitUncheckedError();
+    }
+  };
+  // Deletes first: a kept piece may start at a replaced record's key.
+  for (uint64_t first : replaced) {
+    LocationKey key(ledger_id, first);
+    batch->batch_->Delete(cf, key.slice()).PermitUncheckedError();
+  }
+  if (!held.empty()) {
+    std::vector<LocatedEntry> kept;
+    size_t j = 0;
+    for (const LocatedEntry& h : held) {
+      while (j < entries.size() && entries[j].entry < h.entry) ++j;
+      if (j < entries.size() && entries[j].entry == h.entry) continue;
+      kept.push_back(h);
+    }
+    put(kept);
+  }
+  put(entries);
+  return absl::OkStatus();
+}
+
 absl::StatusOr<EntryLocation> LedgerIndex::GetLocation(uint64_t ledger_id,
                                                        int64_t entry_id) const {
-  LocationKey key(ledger_id, static_cast<uint64_t>(entry_id));
-  rocksdb::PinnableSlice value;
-  rocksdb::Status s = rep_->db->Get(rocksdb::ReadOptions(), rep_->locations(),
-                                    key.slice(), &value);
-  if (s.IsNotFound()) {
-    return absl::NotFoundError(
-        absl::StrCat("no entry ", ledger_id, ":", entry_id));
+  const uint64_t entry = static_cast<uint64_t>(entry_id);
+  std::unique_ptr<rocksdb::Iterator> it(
+      rep_->db->NewIterator(rocksdb::ReadOptions(), rep_->locations()));
+  LocationKey key(ledger_id, entry);
+  it->SeekForPrev(key.slice());
+  if (!it->status().ok()) return FromRocks(it->status(), "get location");
+  if (it->Valid()) {
+    auto k = ParseLocationKey(it->key());
+    if (!k.ok()) return k.status();
+    if (k->first == ledger_id) {
+      auto run = locrun::RunView::Parse(k->second, View(it->value()));
+      if (!run.ok()) return run.status();
+      if (run->Covers(entry)) return run->At(entry);
+    }
   }
-  if (!s.ok()) return FromRocks(s, "get location");
-  if (value.size() != indexformat::kLocationValueSize) {
-    return absl::DataLossError(absl::StrCat("index location of ", ledger_id,
-                                            ":", entry_id, " has bad size"));
-  }
-  return EntryLocation{coding::GetFixed64BE(value.data()),
-                       coding::GetFixed64BE(value.data() + 8)};
+  return absl::NotFoundError(
+      absl::StrCat("no entry ", ledger_id, ":", entry_id));
 }
 
 absl::StatusOr<int64_t> LedgerIndex::GetLastEntryId(uint64_t ledger_id) const {
@@ -162,31 +235,55 @@ absl::StatusOr<int64_t> LedgerIndex::GetLastEntryId(uint64_t ledger_id) const {
       rep_->db->NewIterator(rocksdb::ReadOptions(), rep_->locations()));
   it->SeekForPrev(last.slice());
   if (!it->status().ok()) return FromRocks(it->status(), "seek");
-  if (!it->Valid() || it->key().size() != indexformat::kLocationKeySize ||
-      coding::GetFixed64BE(it->key().data()) != ledger_id) {
-    return -1;
-  }
-  return static_cast<int64_t>(coding::GetFixed64BE(it->key().data() + 8));
+  if (!it->Valid()) return -1;
+  auto k = ParseLocationKey(it->key());
+  if (!k.ok()) return k.status();
+  if (k->first != ledger_id) return -1;
+  auto run = locrun::RunView::Parse(k->second, View(it->value()));
+  if (!run.ok()) return run.status();
+  // Records are disjoint, so the last one holds the highest entry (ids are
+  // never negative: LedgerDir refuses them).
+  return static_cast<int64_t>(run->last());
 }
 
 absl::Status LedgerIndex::ListEntries(uint64_t ledger_id,
                                       int64_t first_entry_id,
                                       size_t max_entries,
                                       std::vector<int64_t>* out) const {
-  LocationKey first(ledger_id, std::max<int64_t>(first_entry_id, 0));
-  LocationKey limit(ledger_id + 1, 0);
-  rocksdb::ReadOptions ro;
-  rocksdb::Slice upper = limit.slice();
-  ro.iterate_upper_bound = &upper;
+  const uint64_t from =
+      static_cast<uint64_t>(std::max<int64_t>(first_entry_id, 0));
   std::unique_ptr<rocksdb::Iterator> it(
-      rep_->db->NewIterator(ro, rep_->locations()));
+      rep_->db->NewIterator(rocksdb::ReadOptions(), rep_->locations()));
   size_t listed = 0;
-  for (it->Seek(first.slice()); it->Valid() && listed < max_entries;
-       it->Next(), ++listed) {
-    out->push_back(
-        static_cast<int64_t>(coding::GetFixed64BE(it->key().data() + 8)));
+  for (SeekCovering(it.get(), ledger_id, from);
+       it->Valid() && listed < max_entries; it->Next()) {
+    auto k = ParseLocationKey(it->key());
+    if (!k.ok()) return k.status();
+    if (k->first != ledger_id) break;
+    auto run = locrun::RunView::Parse(k->second, View(it->value()));
+    if (!run.ok()) return run.status();
+    for (uint64_t e = std::max(run->first(), from);
+         e <= run->last() && listed < max_entries; ++e, ++listed) {
+      out->push_back(static_cast<int64_t>(e));
+    }
   }
   return FromRocks(it->status(), "list entries");
+}
+
+absl::StatusOr<uint64_t> LedgerIndex::CountLocationRecords(
+    uint64_t ledger_id) const {
+  LocationKey first(ledger_id, 0);
+  std::unique_ptr<rocksdb::Iterator> it(
+      rep_->db->NewIterator(rocksdb::ReadOptions(), rep_->locations()));
+  uint64_t n = 0;
+  for (it->Seek(first.slice()); it->Valid(); it->Next()) {
+    auto k = ParseLocationKey(it->key());
+    if (!k.ok()) return k.status();
+    if (k->first != ledger_id) break;
+    ++n;
+  }
+  if (!it->status().ok()) return FromRocks(it->status(), "count locations");
+  return n;
 }
 
 absl::Status LedgerIndex::DeleteLocations(uint64_t ledger_id) {

@@ -6,7 +6,11 @@
 //
 //   default   "locations": key (ledger id u64 BE, entry id u64 BE), 16 bytes,
 //             so that byte order is (ledger, entry) order and a ledger's
-//             entries are contiguous; value (log id u64 BE, offset u64 BE).
+//             entries are contiguous; the entry id is the first of a run
+//             of consecutive entries whose locations the value holds
+//             (location_run.h; a run of one is (log id, offset)). A
+//             ledger's records never overlap: an entry has at most one
+//             record covering it, the last one at or before it.
 //   ledgers   key ledger id u64 BE -> LedgerState (ledger_state.h).
 //   entrylogs key log id u64 BE -> EntryLogMetadata (entry_log_metadata.h).
 //
@@ -32,7 +36,9 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/types/span.h"
 #include "bookie/storage/entry_logger.h"
+#include "bookie/storage/location_run.h"
 
 namespace rocksdb {
 class WriteBatch;
@@ -54,7 +60,6 @@ class IndexBatch {
   IndexBatch(const IndexBatch&) = delete;
   IndexBatch& operator=(const IndexBatch&) = delete;
 
-  void PutLocation(uint64_t ledger_id, int64_t entry_id, EntryLocation loc);
   void PutLedgerState(uint64_t ledger_id, absl::string_view encoded);
   void PutLogMetadata(uint64_t log_id, absl::string_view encoded);
   void DeleteLogMetadata(uint64_t log_id);
@@ -78,6 +83,17 @@ class LedgerIndex {
   std::unique_ptr<IndexBatch> NewBatch();
   absl::Status Commit(IndexBatch* batch, bool sync);
 
+  // Adds to `batch` the records saying that the entries of `ledger_id`
+  // now live where `entries` says, as few records as the runs allow.
+  // Records that held any of these entries before are rewritten without
+  // them, so records stay disjoint.
+  // REQUIRES: entries ascending by id and distinct; at most one call per
+  // ledger per batch, and no other location write between this call and
+  // the batch's commit (the owner serialises them): the records it
+  // rewrites are read now.
+  absl::Status PutLocations(IndexBatch* batch, uint64_t ledger_id,
+                            absl::Span<const LocatedEntry> entries);
+
   // NotFound when the entry has no location.
   absl::StatusOr<EntryLocation> GetLocation(uint64_t ledger_id,
                                             int64_t entry_id) const;
@@ -87,6 +103,9 @@ class LedgerIndex {
   // max_entries of them, appended to *out.
   absl::Status ListEntries(uint64_t ledger_id, int64_t first_entry_id,
                            size_t max_entries, std::vector<int64_t>* out) const;
+  // How many location records the ledger has (a probe: tests, and what a
+  // run of entries costs the index).
+  absl::StatusOr<uint64_t> CountLocationRecords(uint64_t ledger_id) const;
   // Removes every location of the ledger (one range tombstone), durably.
   absl::Status DeleteLocations(uint64_t ledger_id);
 
