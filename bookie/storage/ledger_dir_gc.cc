@@ -188,13 +188,19 @@ absl::StatusOr<GcResult> LedgerDir::CompactLog(uint64_t log_id,
     return absl::OkStatus();
   };
 
+  // A lookup sees the index as it was when made. That is safe here: no
+  // index write points into this log any more (it is not the current
+  // one), so a record it calls stale is stale; the commit below checks
+  // the live ones again. It is made anew after each chunk, so it does not
+  // pin old index files across the throttle's sleeps.
+  std::unique_ptr<LocationLookup> lookup = index_->NewLookup();
   ScannedRecord rec;
   while (true) {
     auto more = scanner.Next(&rec);
     if (!more.ok()) return more.status();  // corrupt: keep the log
     if (!*more) break;
     if (!states_->Exists(rec.ledger_id)) continue;
-    auto loc = index_->GetLocation(rec.ledger_id, rec.entry_id);
+    auto loc = lookup->Get(rec.ledger_id, rec.entry_id);
     if (absl::IsNotFound(loc.status())) continue;
     if (!loc.ok()) return loc.status();
     if (!(*loc == EntryLocation{log_id, rec.offset})) continue;  // stale copy
@@ -204,8 +210,10 @@ absl::StatusOr<GcResult> LedgerDir::CompactLog(uint64_t log_id,
     chunk_bytes += rec.size();
     copied += rec.size();
     if (chunk_bytes >= kCompactionChunkBytes) {
+      lookup.reset();
       if (absl::Status s = append_chunk(); !s.ok()) return s;
       ThrottleIfNeeded(&copied, start);
+      lookup = index_->NewLookup();
     }
   }
   if (scanner.torn_tail()) {
@@ -228,6 +236,7 @@ absl::StatusOr<GcResult> LedgerDir::CompactLog(uint64_t log_id,
                                             : a.entry_id < b.entry_id;
         });
     std::vector<LocatedEntry> located;  // of one ledger
+    lookup = index_->NewLookup();       // under the lock: the index as is
     for (size_t i = 0; i < moves.size(); ++i) {
       const Move& m = moves[i];
       if (i > 0 && moves[i - 1].ledger_id != m.ledger_id && !located.empty()) {
@@ -238,7 +247,7 @@ absl::StatusOr<GcResult> LedgerDir::CompactLog(uint64_t log_id,
         located.clear();
       }
       if (!states_->Exists(m.ledger_id)) continue;
-      auto cur = index_->GetLocation(m.ledger_id, m.entry_id);
+      auto cur = lookup->Get(m.ledger_id, m.entry_id);
       if (!cur.ok() || !(*cur == m.from)) continue;  // changed meanwhile
       located.push_back({static_cast<uint64_t>(m.entry_id), m.to});
       EntryLogMetadata& meta = log_meta_[m.to.log_id];

@@ -210,23 +210,45 @@ absl::Status LedgerIndex::PutLocations(IndexBatch* batch, uint64_t ledger_id,
 
 absl::StatusOr<EntryLocation> LedgerIndex::GetLocation(uint64_t ledger_id,
                                                        int64_t entry_id) const {
+  return NewLookup()->Get(ledger_id, entry_id);
+}
+
+LocationLookup::LocationLookup(std::unique_ptr<rocksdb::Iterator> it)
+    : it_(std::move(it)) {}
+LocationLookup::~LocationLookup() = default;
+
+absl::StatusOr<EntryLocation> LocationLookup::Get(uint64_t ledger_id,
+                                                  int64_t entry_id) {
   const uint64_t entry = static_cast<uint64_t>(entry_id);
-  std::unique_ptr<rocksdb::Iterator> it(
-      rep_->db->NewIterator(rocksdb::ReadOptions(), rep_->locations()));
-  LocationKey key(ledger_id, entry);
-  it->SeekForPrev(key.slice());
-  if (!it->status().ok()) return FromRocks(it->status(), "get location");
-  if (it->Valid()) {
-    auto k = ParseLocationKey(it->key());
-    if (!k.ok()) return k.status();
-    if (k->first == ledger_id) {
-      auto run = locrun::RunView::Parse(k->second, View(it->value()));
+  if (!cached_ || ledger_ != ledger_id ||
+      !locrun::RunView::Parse(first_, value_)->Covers(entry)) {
+    cached_ = false;
+    LocationKey key(ledger_id, entry);
+    it_->SeekForPrev(key.slice());
+    if (!it_->status().ok()) return FromRocks(it_->status(), "get location");
+    if (it_->Valid()) {
+      auto k = ParseLocationKey(it_->key());
+      if (!k.ok()) return k.status();
+      auto run = locrun::RunView::Parse(k->second, View(it_->value()));
       if (!run.ok()) return run.status();
-      if (run->Covers(entry)) return run->At(entry);
+      cached_ = true;
+      ledger_ = k->first;
+      first_ = k->second;
+      value_.assign(it_->value().data(), it_->value().size());
     }
+  }
+  if (cached_ && ledger_ == ledger_id) {
+    auto run = locrun::RunView::Parse(first_, value_);
+    if (run->Covers(entry)) return run->At(entry);
   }
   return absl::NotFoundError(
       absl::StrCat("no entry ", ledger_id, ":", entry_id));
+}
+
+std::unique_ptr<LocationLookup> LedgerIndex::NewLookup() const {
+  return std::unique_ptr<LocationLookup>(
+      new LocationLookup(std::unique_ptr<rocksdb::Iterator>(
+          rep_->db->NewIterator(rocksdb::ReadOptions(), rep_->locations()))));
 }
 
 absl::StatusOr<int64_t> LedgerIndex::GetLastEntryId(uint64_t ledger_id) const {

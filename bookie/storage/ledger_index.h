@@ -41,6 +41,7 @@
 #include "bookie/storage/location_run.h"
 
 namespace rocksdb {
+class Iterator;
 class WriteBatch;
 }  // namespace rocksdb
 
@@ -73,6 +74,31 @@ class IndexBatch {
   void* logs_cf_ = nullptr;
 };
 
+// Looks up many locations through one RocksDB iterator, keeping the last
+// record it read, so lookups in ascending order within a run cost no seek:
+// how compaction checks every record of a log. It sees the index as it
+// was when made (the iterator's snapshot) and pins that version's files
+// and memtables until destroyed: make a new one to see later writes, and
+// do not keep one across long waits. Not thread-safe.
+class LocationLookup {
+ public:
+  ~LocationLookup();
+  LocationLookup(const LocationLookup&) = delete;
+  LocationLookup& operator=(const LocationLookup&) = delete;
+
+  // As LedgerIndex::GetLocation.
+  absl::StatusOr<EntryLocation> Get(uint64_t ledger_id, int64_t entry_id);
+
+ private:
+  friend class LedgerIndex;
+  explicit LocationLookup(std::unique_ptr<rocksdb::Iterator> it);
+  std::unique_ptr<rocksdb::Iterator> it_;
+  bool cached_ = false;  // ledger_, first_ and value_ hold a record
+  uint64_t ledger_ = 0;
+  uint64_t first_ = 0;
+  std::string value_;
+};
+
 class LedgerIndex {
  public:
   // Opens (creating if missing) the database in directory `path`.
@@ -97,6 +123,7 @@ class LedgerIndex {
   // NotFound when the entry has no location.
   absl::StatusOr<EntryLocation> GetLocation(uint64_t ledger_id,
                                             int64_t entry_id) const;
+  std::unique_ptr<LocationLookup> NewLookup() const;
   // The highest entry id with a location, or -1.
   absl::StatusOr<int64_t> GetLastEntryId(uint64_t ledger_id) const;
   // Entry ids with a location, ascending, from first_entry_id on, at most

@@ -179,6 +179,23 @@ TEST_CASE("runs survive a reopen and a ledger's deletion removes them all",
   CHECK(ReadAll(*index, 1, 700).size() == 2);
 }
 
+TEST_CASE("a lookup sees the index as it was when made", "[storage][index]") {
+  TempDir dir;
+  auto index = OpenIndex(dir.path());
+  Put(index.get(), 1, Contiguous(0, 10, 1, 0));
+  Put(index.get(), 2, Contiguous(5, 10, 1, 50000));
+  auto lookup = index->NewLookup();
+  Put(index.get(), 1, Contiguous(3, 2, 9, 0));  // after the lookup was made
+  CHECK(*lookup->Get(1, 3) == EntryLocation{1, 3 * 1040});
+  CHECK(*lookup->Get(1, 9) == EntryLocation{1, 9 * 1040});
+  CHECK(absl::IsNotFound(lookup->Get(1, 10).status()));
+  CHECK(absl::IsNotFound(lookup->Get(2, 4).status()));
+  CHECK(*lookup->Get(2, 5) == EntryLocation{1, 50000});
+  CHECK(absl::IsNotFound(lookup->Get(3, 0).status()));
+  CHECK(*index->NewLookup()->Get(1, 3) == EntryLocation{9, 0});
+  CHECK(*index->GetLocation(1, 3) == EntryLocation{9, 0});
+}
+
 // Random rewrites against a map: whatever was written last for an entry is
 // what the index gives back, and the reads agree with each other.
 TEST_CASE("random rewrites read back as the last location written",
@@ -229,6 +246,20 @@ TEST_CASE("random rewrites read back as the last location written",
       }
       CHECK(List(*index, ledger, mid, 5) == tail);
     }
+    // One lookup walking the ids in order agrees, as does one walking back.
+    auto lookup = index->NewLookup();
+    std::map<int64_t, EntryLocation> walked;
+    for (int64_t e = 0; e < kIds + 10; ++e) {
+      auto loc = lookup->Get(ledger, e);
+      if (loc.ok()) walked[e] = *loc;
+    }
+    CHECK(walked == want);
+    walked.clear();
+    for (int64_t e = kIds + 10; e >= 0; --e) {
+      auto loc = lookup->Get(ledger, e);
+      if (loc.ok()) walked[e] = *loc;
+    }
+    CHECK(walked == want);
     // Written whole again as one run, the pieces collapse to 3 records.
     Put(index.get(), ledger, Contiguous(0, kIds, 1000 + ledger, 0));
     CHECK(Records(*index, ledger) == 3);
