@@ -160,6 +160,12 @@ std::vector<MetricFamily> StatsCollector::Collect() const {
   f.Counter("bookie_flushes_total", "Write-cache flushes", s.flushes);
   f.Counter("bookie_flushed_bytes_total", "Bytes flushed to entry logs",
             s.flushed_bytes);
+  f.Counter("bookie_flushed_entries_total", "Entries flushed to entry logs",
+            s.flushed_entries);
+  f.Counter("bookie_index_location_records_total",
+            "Location records written to the index (one per run of a "
+            "ledger's consecutive entries in one entry log)",
+            s.index_location_records);
   f.Gauge("bookie_entry_log_bytes", "Bytes in entry logs on disk",
           s.entry_log_bytes);
   f.Counter("bookie_compacted_logs_total", "Entry logs compacted",

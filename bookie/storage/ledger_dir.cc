@@ -226,7 +226,7 @@ absl::Status LedgerDir::Flush() {
           {static_cast<uint64_t>(items[i].entry_id), locations[i]});
       if (i + 1 == items.size() ||
           items[i + 1].ledger_id != items[i].ledger_id) {
-        s = index_->PutLocations(batch.get(), items[i].ledger_id, located);
+        s = IndexFlushed(batch.get(), items[i].ledger_id, located);
         if (!s.ok()) return Break(s);
         located.clear();
       }
@@ -258,6 +258,24 @@ absl::Status LedgerDir::Flush() {
   return absl::OkStatus();
 }
 
+absl::Status LedgerDir::IndexFlushed(IndexBatch* batch, uint64_t ledger_id,
+                                     absl::Span<const LocatedEntry> entries) {
+  auto it = indexed_last_.find(ledger_id);
+  if (it == indexed_last_.end()) {
+    auto last = index_->GetLastEntryId(ledger_id);
+    if (!last.ok()) return last.status();
+    if (indexed_last_.size() >= kMaxIndexedLast) indexed_last_.clear();
+    it = indexed_last_.emplace(ledger_id, *last).first;
+  }
+  const int64_t first = static_cast<int64_t>(entries.front().entry);
+  const int64_t last = static_cast<int64_t>(entries.back().entry);
+  // Raised before the commit: if it fails, the directory is broken; a
+  // mark above the index only costs a read.
+  const bool may_overlap = first <= it->second;
+  it->second = std::max(it->second, last);
+  return index_->PutLocations(batch, ledger_id, entries, may_overlap);
+}
+
 absl::Status LedgerDir::DeleteLedger(uint64_t ledger_id) {
   std::shared_ptr<LedgerSlot> slot = states_->Find(ledger_id);
   if (slot == nullptr) return absl::OkStatus();
@@ -268,6 +286,7 @@ absl::Status LedgerDir::DeleteLedger(uint64_t ledger_id) {
   absl::MutexLock w(&write_mu_);
   // Locations first: a failure in between leaves a live ledger without
   // entries, never a deleted one that the index still points into.
+  indexed_last_.erase(ledger_id);
   if (absl::Status s = index_->DeleteLocations(ledger_id); !s.ok()) return s;
   if (absl::Status s = states_->MarkDeleted(slot.get()); !s.ok()) return s;
   read_cache_->DropLedger(ledger_id);
@@ -316,6 +335,8 @@ StorageStats LedgerDir::stats() const {
   s.compaction_reclaimed_bytes = c.reclaimed_bytes.load();
   s.index_writes = index_->writes();
   s.index_synced_writes = index_->synced_writes();
+  s.index_location_records = index_->location_records();
+  s.index_overlap_reads = index_->overlap_reads();
   return s;
 }
 

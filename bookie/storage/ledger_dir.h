@@ -51,6 +51,7 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
@@ -171,6 +172,11 @@ class LedgerDir {
   // Purges the tombstones that may go; returns how many.
   absl::StatusOr<uint64_t> PurgeTombstones(const LedgerRemovedFn& removed);
   absl::Status Break(const absl::Status& cause);
+  // Adds the locations of a ledger's flushed entries (ascending) to
+  // `batch`, reading the index first only when they may overlap it.
+  absl::Status IndexFlushed(IndexBatch* batch, uint64_t ledger_id,
+                            absl::Span<const LocatedEntry> entries)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_);
   absl::StatusOr<EntryBuffer> ReadFromLog(uint64_t ledger_id, int64_t entry_id);
   absl::StatusOr<EntryBuffer> ReadAhead(const EntryLogReader& reader,
                                         uint64_t offset, uint64_t ledger_id,
@@ -201,6 +207,13 @@ class LedgerDir {
   // ledger deletion.
   absl::Mutex write_mu_;
   std::map<uint64_t, EntryLogMetadata> log_meta_ ABSL_GUARDED_BY(write_mu_);
+  // Per ledger flushed since open, the highest entry id the index holds,
+  // or above it (-1: none), so a flush that only appends past it writes
+  // its records without reading the index first. Forgotten at deletion;
+  // cleared whole past kMaxIndexedLast ledgers (a miss costs one seek).
+  absl::flat_hash_map<uint64_t, int64_t> indexed_last_
+      ABSL_GUARDED_BY(write_mu_);
+  static constexpr size_t kMaxIndexedLast = 1 << 17;
 
   // Adds waiting for room wait for swap_gen_ to move.
   absl::Mutex throttle_mu_;

@@ -160,26 +160,30 @@ void SeekCovering(rocksdb::Iterator* it, uint64_t ledger_id, uint64_t entry) {
 }  // namespace
 
 absl::Status LedgerIndex::PutLocations(IndexBatch* batch, uint64_t ledger_id,
-                                       absl::Span<const LocatedEntry> entries) {
+                                       absl::Span<const LocatedEntry> entries,
+                                       bool may_overlap) {
   if (entries.empty()) return absl::OkStatus();
   const uint64_t lo = entries.front().entry;
   const uint64_t hi = entries.back().entry;
   // Records overlapping [lo, hi]: what they hold outside `entries` stays.
   std::vector<uint64_t> replaced;  // their keys
   std::vector<LocatedEntry> held;  // their entries, ascending
-  std::unique_ptr<rocksdb::Iterator> it(
-      rep_->db->NewIterator(rocksdb::ReadOptions(), rep_->locations()));
-  for (SeekCovering(it.get(), ledger_id, lo); it->Valid(); it->Next()) {
-    auto key = ParseLocationKey(it->key());
-    if (!key.ok()) return key.status();
-    if (key->first != ledger_id || key->second > hi) break;
-    auto run = locrun::RunView::Parse(key->second, View(it->value()));
-    if (!run.ok()) return run.status();
-    if (run->last() < lo) continue;
-    replaced.push_back(key->second);
-    run->AppendAll(&held);
+  if (may_overlap) {
+    overlap_reads_.fetch_add(1, std::memory_order_relaxed);
+    std::unique_ptr<rocksdb::Iterator> it(
+        rep_->db->NewIterator(rocksdb::ReadOptions(), rep_->locations()));
+    for (SeekCovering(it.get(), ledger_id, lo); it->Valid(); it->Next()) {
+      auto key = ParseLocationKey(it->key());
+      if (!key.ok()) return key.status();
+      if (key->first != ledger_id || key->second > hi) break;
+      auto run = locrun::RunView::Parse(key->second, View(it->value()));
+      if (!run.ok()) return run.status();
+      if (run->last() < lo) continue;
+      replaced.push_back(key->second);
+      run->AppendAll(&held);
+    }
+    if (!it->status().ok()) return FromRocks(it->status(), "seek locations");
   }
-  if (!it->status().ok()) return FromRocks(it->status(), "seek locations");
 
   auto* cf = static_cast<ColumnFamilyHandle*>(batch->locations_cf_);
   auto put = [&](absl::Span<const LocatedEntry> all) {
@@ -187,6 +191,7 @@ absl::Status LedgerIndex::PutLocations(IndexBatch* batch, uint64_t ledger_id,
       const std::string value = locrun::Encode(all.subspan(b, e - b));
       LocationKey key(ledger_id, all[b].entry);
       batch->batch_->Put(cf, key.slice(), value).PermitUncheckedError();
+      location_records_.fetch_add(1, std::memory_order_relaxed);
     }
   };
   // Deletes first: a kept piece may start at a replaced record's key.

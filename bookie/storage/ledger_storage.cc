@@ -35,6 +35,8 @@ StorageStats& StorageStats::operator+=(const StorageStats& o) {
   compaction_reclaimed_bytes += o.compaction_reclaimed_bytes;
   index_writes += o.index_writes;
   index_synced_writes += o.index_synced_writes;
+  index_location_records += o.index_location_records;
+  index_overlap_reads += o.index_overlap_reads;
   return *this;
 }
 

@@ -37,6 +37,11 @@ struct StorageStats {
   // add should make either move; flushes, deletions and GC do).
   uint64_t index_writes = 0;
   uint64_t index_synced_writes = 0;
+  // Location records written by flushes and compaction (flushed entries
+  // over it: the runs' length), and the reads of the index made first
+  // because new locations might overlap old ones (a re-add, a move).
+  uint64_t index_location_records = 0;
+  uint64_t index_overlap_reads = 0;
   // Wall time spent in flushes (entry-log writes, syncs, index batches):
   // the monitor's fallback ledger utilisation. Storage-wide, not per dir.
   uint64_t flush_busy_nanos = 0;

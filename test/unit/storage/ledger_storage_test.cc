@@ -11,13 +11,8 @@ namespace {
 using bk::testing::TempDir;
 using testing::IsEntry;
 using testing::MakeEntry;
+using testing::OpenOrDie;
 using testing::SmallOptions;
-
-std::unique_ptr<LedgerStorage> OpenOrDie(const LedgerStorageOptions& o) {
-  auto s = LedgerStorage::Open(Env::Default(), o);
-  REQUIRE(s.ok());
-  return std::move(*s);
-}
 
 // Changes a ledger's state the way its owner does: under the slot's lock,
 // recorded for the next flush.

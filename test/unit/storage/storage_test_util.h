@@ -6,6 +6,7 @@
 #ifndef BK_TEST_UNIT_STORAGE_STORAGE_TEST_UTIL_H_
 #define BK_TEST_UNIT_STORAGE_STORAGE_TEST_UTIL_H_
 
+#include <catch2/catch.hpp>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -39,6 +40,13 @@ inline bool IsEntry(const EntryBuffer& got, uint64_t ledger, int64_t entry,
   if (got == nullptr) return false;
   auto d = entry::Decode(*got, entry::DigestType::kCrc32c, ledger, entry);
   return d.ok() && *got == *MakeEntry(ledger, entry, payload);
+}
+
+// A storage opened on the default Env; the test fails if it does not open.
+inline std::unique_ptr<LedgerStorage> OpenOrDie(const LedgerStorageOptions& o) {
+  auto s = LedgerStorage::Open(Env::Default(), o);
+  REQUIRE(s.ok());
+  return std::move(*s);
 }
 
 inline LedgerStorageOptions SmallOptions(const std::string& dir) {
