@@ -49,7 +49,6 @@ namespace bk::bookie {
 
 namespace indexformat {
 inline constexpr size_t kLocationKeySize = 16;
-inline constexpr size_t kLocationValueSize = 16;
 inline constexpr size_t kIdKeySize = 8;
 }  // namespace indexformat
 
