@@ -15,6 +15,10 @@ namespace bk::client::internal {
 namespace {
 
 constexpr absl::Duration kTickPeriod = absl::Milliseconds(100);
+// A tick this late says the process was paused (pause_guard.h); timeouts
+// then wait kPauseHold for the answers that arrived meanwhile to be read.
+constexpr absl::Duration kLateTick = absl::Seconds(1);
+constexpr absl::Duration kPauseHold = absl::Seconds(1);
 
 }  // namespace
 
@@ -81,7 +85,7 @@ BookiePool::~BookiePool() {
 }
 
 ClientContext::ClientContext(ClientOptions options)
-    : options_(std::move(options)) {
+    : options_(std::move(options)), pause_guard_(kLateTick, kPauseHold) {
   if (options_.env == nullptr) options_.env = Env::Default();
 }
 
@@ -192,6 +196,16 @@ void ClientContext::RegisterWriter(const std::shared_ptr<WriteHandle>& writer) {
 void ClientContext::Tick() {
   if (closing_) return;
   const absl::Time now = Now();
+  // The timer's clock, not the client's: only a real stall makes a tick late.
+  const PauseGuard::Verdict verdict = pause_guard_.OnTick(absl::Now());
+  if (verdict.paused > absl::ZeroDuration()) {
+    probe_->Paused();
+    bk::log::Get("client")->warn(
+        "the client was paused for {} (its maintenance tick ran that late); "
+        "add timeouts are judged again in {}, once the answers that arrived "
+        "meanwhile are read",
+        absl::FormatDuration(verdict.paused), absl::FormatDuration(kPauseHold));
+  }
   std::vector<std::shared_ptr<WriteHandle>> writers;
   {
     absl::MutexLock l(&mu_);
@@ -199,7 +213,9 @@ void ClientContext::Tick() {
       if (auto s = w.lock()) writers.push_back(std::move(s));
     }
   }
-  for (const auto& w : writers) w->CheckTimeouts(now);
+  if (verdict.judge) {
+    for (const auto& w : writers) w->CheckTimeouts(now);
+  }
   writers.clear();
   cluster_->Tick(now, pool_->AddsInFlight());
   // Tick is only ever run by the timer; `this` outlives the timer.

@@ -22,6 +22,7 @@
 #include "client/internal/bookie_client.h"
 #include "client/internal/client_probe.h"
 #include "client/internal/cluster_view.h"
+#include "client/internal/pause_guard.h"
 #include "client/internal/placement_feed.h"
 #include "common/executor.h"
 #include "metadata/metadata_store.h"
@@ -113,6 +114,8 @@ class ClientContext {
   Executor timer_;
   std::atomic<bool> closing_{false};
   std::thread poller_;
+  // Only the tick (on the timer's thread) touches it.
+  PauseGuard pause_guard_;
 
   absl::Mutex mu_;
   std::vector<std::weak_ptr<WriteHandle>> writers_ ABSL_GUARDED_BY(mu_);

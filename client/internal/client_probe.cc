@@ -44,6 +44,10 @@ ClientProbe::ClientProbe(std::shared_ptr<prometheus::Registry> registry)
       r, "bk_client_lagging_bookies_total",
       "Bookies failed in a ledger because the rest of an add's write quorum "
       "answered addEntryLagTimeoutMs before them");
+  pauses_ = MakeCounter(
+      r, "bk_client_pauses_total",
+      "Maintenance ticks that ran over a second late (the process was "
+      "paused); add timeouts wait a second after each");
   speculative_reads_ =
       MakeCounter(r, "bk_client_speculative_reads_total",
                   "Reads sent to another replica after speculativeReadTimeout");
@@ -94,6 +98,7 @@ void ClientProbe::EntryRead(absl::Duration latency) {
 }
 void ClientProbe::EnsembleChanged() { ensemble_changes_->Increment(); }
 void ClientProbe::LaggingBookie() { lagging_bookies_->Increment(); }
+void ClientProbe::Paused() { pauses_->Increment(); }
 void ClientProbe::SpeculativeRead() { speculative_reads_->Increment(); }
 void ClientProbe::Quarantined() { quarantines_->Increment(); }
 void ClientProbe::Recovered() { recoveries_->Increment(); }

@@ -7,6 +7,9 @@
 //   bk_client_lagging_bookies_total       counter, bookies failed in a
 //                                         ledger for lagging its write
 //                                         quorum (addEntryLagTimeoutMs)
+//   bk_client_pauses_total                counter, maintenance ticks that
+//                                         ran over 1 s late: the process
+//                                         was paused (pause_guard.h)
 //   bk_client_speculative_reads_total     counter
 //   bk_client_quarantines_total           counter
 //   bk_client_pending_adds                gauge, adds not yet confirmed
@@ -49,6 +52,7 @@ class ClientProbe {
   void EntryRead(absl::Duration latency);
   void EnsembleChanged();
   void LaggingBookie();
+  void Paused();
   void SpeculativeRead();
   void Quarantined();
   void Recovered();
@@ -74,6 +78,7 @@ class ClientProbe {
   prometheus::Histogram* read_latency_;
   prometheus::Counter* ensemble_changes_;
   prometheus::Counter* lagging_bookies_;
+  prometheus::Counter* pauses_;
   prometheus::Counter* speculative_reads_;
   prometheus::Counter* quarantines_;
   prometheus::Counter* recoveries_;
