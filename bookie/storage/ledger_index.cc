@@ -324,6 +324,17 @@ absl::Status LedgerIndex::DeleteLocations(uint64_t ledger_id) {
                    "delete ledger locations");
 }
 
+absl::Status LedgerIndex::DeleteAllLocations() {
+  // Every location key is 16 bytes; 17 bytes of 0xff sort after all.
+  const std::string first(indexformat::kLocationKeySize, '\0');
+  const std::string limit(indexformat::kLocationKeySize + 1, '\xff');
+  CountWrite(/*sync=*/true);
+  rocksdb::WriteOptions wo;
+  wo.sync = true;
+  return FromRocks(rep_->db->DeleteRange(wo, rep_->locations(), first, limit),
+                   "delete all locations");
+}
+
 absl::Status LedgerIndex::PutLedgerState(uint64_t ledger_id,
                                          absl::string_view encoded, bool sync) {
   CountWrite(sync);

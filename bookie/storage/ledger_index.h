@@ -137,6 +137,8 @@ class LedgerIndex {
   absl::StatusOr<uint64_t> CountLocationRecords(uint64_t ledger_id) const;
   // Removes every location of the ledger (one range tombstone), durably.
   absl::Status DeleteLocations(uint64_t ledger_id);
+  // Removes every location of every ledger, durably (index_rebuild.h).
+  absl::Status DeleteAllLocations();
 
   absl::Status PutLedgerState(uint64_t ledger_id, absl::string_view encoded,
                               bool sync);

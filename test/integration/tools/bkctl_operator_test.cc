@@ -6,7 +6,8 @@
 // acknowledged entry is found intact (CRC32C against the writer's log) in
 // the journal of the SIGKILLed bookie and in the entry logs of a cleanly
 // stopped one, damaged copies are reported as corrupt or torn, never
-// decoded as good; bad arguments exit 2.
+// decoded as good; the cleanly stopped bookie's location index, lost, is
+// rebuilt from its entry logs to the same locations; bad arguments exit 2.
 
 #include <catch2/catch.hpp>
 #include <filesystem>
@@ -18,6 +19,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "bookie/storage/ledger_index.h"
 #include "metadata/metadata_store.h"
 #include "nlohmann/json.hpp"
 #include "proto/crc32c.h"
@@ -284,13 +286,49 @@ TEST_CASE(
           whole_log["records"].get<uint64_t>() - 1);
   }
 
+  {  // the stopped bookie's locations, lost, rebuilt from its entry logs
+    const std::string index_dir = stopped_dir + "/ledgers/index";
+    std::map<int64_t, bk::bookie::EntryLocation> before;
+    {
+      auto index = bk::bookie::LedgerIndex::Open(index_dir);
+      REQUIRE(index.ok());
+      for (int64_t e = 0; e < 300; ++e) {
+        auto loc = (*index)->GetLocation(ledger, e);
+        REQUIRE(loc.ok());
+        before[e] = *loc;
+      }
+      REQUIRE((*index)->DeleteAllLocations().ok());
+      CHECK(absl::IsNotFound((*index)->GetLocation(ledger, 0).status()));
+    }
+    ToolResult rebuilt =
+        Bkctl("rebuild-db-ledger-locations-index --json --conf " + stopped_dir +
+                  "/bookie.conf",
+              tmp.path());
+    INFO(rebuilt.out << rebuilt.err);
+    REQUIRE(rebuilt.exit_code == 0);
+    uint64_t indexed = 0;
+    for (const json& row : Rows(rebuilt.out, "")) {
+      CHECK(row["problems"].empty());
+      indexed += row["entries_indexed"].get<uint64_t>();
+    }
+    CHECK(indexed >= 300);
+    auto index = bk::bookie::LedgerIndex::Open(index_dir);
+    REQUIRE(index.ok());
+    for (int64_t e = 0; e < 300; ++e) {
+      auto loc = (*index)->GetLocation(ledger, e);
+      REQUIRE(loc.ok());
+      CHECK(*loc == before[e]);
+    }
+  }
+
   {  // bad arguments exit 2 with one line
     for (const std::string args :
          {"readjournal", "readjournal --dir /x --conf /y",
           "readjournal --file /tmp/not-a-journal",
           "readjournal --dir /x --payload base64", "readentrylog",
           "readentrylog --conf /y", "readentrylog --file /x --entry 3",
-          "lastmark"}) {
+          "lastmark", "rebuild-db-ledger-locations-index",
+          "rebuild-db-ledger-locations-index --dir /x --conf /y"}) {
       ToolResult r = Bkctl(args, tmp.path());
       INFO(args << ": " << r.err);
       CHECK(r.exit_code == 2);

@@ -1,0 +1,105 @@
+// bkctl rebuild-db-ledger-locations-index: a stopped bookie's location index
+// rebuilt from its entry logs (bookie/storage/index_rebuild.h), named as
+// BookKeeper's shell names the same repair.
+
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/match.h"
+#include "bookie/storage/index_rebuild.h"
+#include "common/env.h"
+#include "tools/bkctl/bookie_conf.h"
+#include "tools/bkctl/command.h"
+#include "tools/bkctl/flags.h"
+
+namespace bk::bkctl {
+namespace {
+
+using nlohmann::json;
+
+constexpr char kName[] = "rebuild-db-ledger-locations-index";
+
+int Fail(std::ostream& err, const absl::Status& s) {
+  err << "bkctl " << kName << ": " << s.message() << "\n";
+  return absl::IsInvalidArgument(s) ? kExitUsage : kExitFailure;
+}
+
+// --dir DIR[,DIR...] or --conf FILE (its ledgerDirectories).
+absl::StatusOr<std::vector<std::string>> LedgerDirs(const ParsedFlags& f) {
+  if (f.Has("dir") == f.Has("conf")) {
+    return absl::InvalidArgumentError(
+        "give the ledger directories: --dir DIR[,DIR...] or --conf FILE");
+  }
+  if (f.Has("dir")) return f.GetList("dir");
+  auto options = LoadBookieConf(f.Get("conf"));
+  if (!options.ok()) return options.status();
+  return options->store.storage.ledger_dirs;
+}
+
+int Rebuild(const std::vector<std::string>& args, std::ostream& out,
+            std::ostream& err) {
+  auto f = ParseFlags(
+      args, {{"dir", false, "ledger directories, comma-separated"},
+             {"conf", false, "the bookie's config file: its ledger dirs"},
+             {"json", false, "one JSON object per directory", true}});
+  if (!f.ok()) return Fail(err, f.status());
+  auto dirs = LedgerDirs(*f);
+  if (!dirs.ok()) return Fail(err, dirs.status());
+  int code = kExitOk;
+  for (const std::string& dir : *dirs) {
+    auto r = bookie::RebuildLocationIndex(Env::Default(), dir);
+    if (!r.ok()) {
+      // The others are still worth doing; the exit code says one failed.
+      err << "bkctl " << kName << ": " << r.status().message()
+          << (absl::IsUnavailable(r.status()) ||
+                      absl::StrContains(r.status().message(), "lock")
+                  ? " (is the bookie still running? stop it first)"
+                  : "")
+          << "\n";
+      code = kExitFailure;
+      continue;
+    }
+    if (!r->problems.empty()) code = kExitFailure;
+    if (f->GetBool("json")) {
+      out << json{{"dir", dir},
+                  {"live_ledgers", r->live_ledgers},
+                  {"logs_read", r->logs_read},
+                  {"records_read", r->records_read},
+                  {"entries_indexed", r->entries_indexed},
+                  {"records_skipped", r->records_skipped},
+                  {"location_records", r->location_records},
+                  {"problems", r->problems}}
+                 .dump()
+          << "\n";
+      continue;
+    }
+    out << dir << ": " << r->logs_read << " entry logs read, "
+        << r->records_read << " records; " << r->entries_indexed
+        << " entries of " << r->live_ledgers << " live ledgers indexed in "
+        << r->location_records << " location records; " << r->records_skipped
+        << " records of deleted or unknown ledgers left out\n";
+    for (const std::string& p : r->problems) out << "  PROBLEM: " << p << "\n";
+  }
+  return code;
+}
+
+}  // namespace
+
+std::vector<Command> IndexCommands() {
+  return {
+      {"", kName,
+       "rebuild a stopped bookie's entry location index from its entry logs "
+       "(the ledger and entry-log records are kept)",
+       "  --dir DIR[,DIR...] | --conf BOOKIE.conf  the ledger directories\n"
+       "  --json  one JSON object per directory\n"
+       "Stop the bookie first. Entries still only in the journal are added "
+       "by its replay at the next start. Exit 1 if a directory failed or a "
+       "log could not be read whole (the PROBLEM lines name it).\n",
+       Rebuild},
+  };
+}
+
+}  // namespace bk::bkctl
