@@ -87,7 +87,13 @@ void ReadLog(Env* env, const std::string& dir, uint64_t log_id,
 }  // namespace
 
 absl::StatusOr<IndexRebuildReport> RebuildLocationIndex(
-    Env* env, const std::string& dir) {
+    Env* env, const std::string& dir, const IndexRebuildOptions& options) {
+  if (options.max_run_entries < 1 ||
+      options.max_run_entries > locrun::kMaxRunEntries) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "entries per location record must be 1 to ", locrun::kMaxRunEntries,
+        ", not ", options.max_run_entries));
+  }
   const std::string index_path = absl::StrCat(dir, "/index");
   if (!env->FileExists(index_path)) {
     return absl::NotFoundError(
@@ -139,7 +145,7 @@ absl::StatusOr<IndexRebuildReport> RebuildLocationIndex(
       SortKeepLast(&entries);
       // Earlier logs' records of the ledger may cover these ids: replaced.
       s = (*index)->PutLocations(batch.get(), ledger, entries,
-                                 /*may_overlap=*/true);
+                                 /*may_overlap=*/true, options.max_run_entries);
       if (!s.ok()) return s;
     }
     if (s = (*index)->Commit(batch.get(), /*sync=*/true); !s.ok()) return s;

@@ -26,6 +26,9 @@
 // are not in any log; the bookie's journal replay adds them at its next
 // start, as after any crash.
 //
+// With max_run_entries 1 it also rolls a directory back to the index
+// format of bookies from before runs.
+//
 // The ledger states and the log metadata are left as they are. A log record
 // that cannot be read (a bad CRC or length inside the committed extent)
 // ends the reading of that log: the entries before it are indexed, and the
@@ -39,6 +42,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "bookie/storage/location_run.h"
 #include "common/env.h"
 
 namespace bk::bookie {
@@ -58,11 +62,19 @@ struct IndexRebuildReport {
   std::vector<std::string> problems;
 };
 
+struct IndexRebuildOptions {
+  // Entries per location record, at most. 1 writes one record per entry:
+  // the index format of bookies from before runs (location_run.h), which
+  // read a longer run as DataLoss; the way to roll a directory back to
+  // one. Between 1 and locrun::kMaxRunEntries.
+  size_t max_run_entries = locrun::kMaxRunEntries;
+};
+
 // Rebuilds the locations of the ledger directory `dir` (the directory that
 // holds the entry logs and "index/"). NotFound when `dir` has no index;
 // the RocksDB lock refuses a directory a running bookie holds.
-absl::StatusOr<IndexRebuildReport> RebuildLocationIndex(Env* env,
-                                                        const std::string& dir);
+absl::StatusOr<IndexRebuildReport> RebuildLocationIndex(
+    Env* env, const std::string& dir, const IndexRebuildOptions& options = {});
 
 }  // namespace bk::bookie
 

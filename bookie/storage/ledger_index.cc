@@ -161,7 +161,8 @@ void SeekCovering(rocksdb::Iterator* it, uint64_t ledger_id, uint64_t entry) {
 
 absl::Status LedgerIndex::PutLocations(IndexBatch* batch, uint64_t ledger_id,
                                        absl::Span<const LocatedEntry> entries,
-                                       bool may_overlap) {
+                                       bool may_overlap,
+                                       size_t max_run_entries) {
   if (entries.empty()) return absl::OkStatus();
   const uint64_t lo = entries.front().entry;
   const uint64_t hi = entries.back().entry;
@@ -187,7 +188,7 @@ absl::Status LedgerIndex::PutLocations(IndexBatch* batch, uint64_t ledger_id,
 
   auto* cf = static_cast<ColumnFamilyHandle*>(batch->locations_cf_);
   auto put = [&](absl::Span<const LocatedEntry> all) {
-    for (const auto& [b, e] : locrun::SplitRuns(all)) {
+    for (const auto& [b, e] : locrun::SplitRuns(all, max_run_entries)) {
       const std::string value = locrun::Encode(all.subspan(b, e - b));
       LocationKey key(ledger_id, all[b].entry);
       batch->batch_->Put(cf, key.slice(), value).PermitUncheckedError();

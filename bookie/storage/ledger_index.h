@@ -117,10 +117,13 @@ class LedgerIndex {
   // REQUIRES: entries ascending by id and distinct; at most one call per
   // ledger per batch, and no other location write between this call and
   // the batch's commit (the owner serialises them): the records it
-  // rewrites are read now.
+  // rewrites are read now. `max_run_entries` < locrun::kMaxRunEntries
+  // writes shorter runs (1: the format of bookies before runs, for a
+  // rollback; index_rebuild.h).
   absl::Status PutLocations(IndexBatch* batch, uint64_t ledger_id,
                             absl::Span<const LocatedEntry> entries,
-                            bool may_overlap = true);
+                            bool may_overlap = true,
+                            size_t max_run_entries = locrun::kMaxRunEntries);
 
   // NotFound when the entry has no location.
   absl::StatusOr<EntryLocation> GetLocation(uint64_t ledger_id,

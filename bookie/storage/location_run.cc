@@ -1,5 +1,6 @@
 #include "bookie/storage/location_run.h"
 
+#include <algorithm>
 #include <limits>
 
 #include "absl/strings/str_cat.h"
@@ -40,21 +41,21 @@ void RunView::AppendAll(std::vector<LocatedEntry>* out) const {
 }
 
 bool Extends(const LocatedEntry& head, const LocatedEntry& prev,
-             const LocatedEntry& next, size_t run_length) {
-  return run_length < kMaxRunEntries && next.entry == prev.entry + 1 &&
-         next.loc.log_id == head.loc.log_id &&
+             const LocatedEntry& next, size_t run_length, size_t max_run) {
+  return run_length < std::min(max_run, kMaxRunEntries) &&
+         next.entry == prev.entry + 1 && next.loc.log_id == head.loc.log_id &&
          next.loc.offset > prev.loc.offset &&
          next.loc.offset - head.loc.offset <=
              std::numeric_limits<uint32_t>::max();
 }
 
 std::vector<std::pair<size_t, size_t>> SplitRuns(
-    absl::Span<const LocatedEntry> entries) {
+    absl::Span<const LocatedEntry> entries, size_t max_run) {
   std::vector<std::pair<size_t, size_t>> runs;
   size_t begin = 0;
   for (size_t i = 1; i <= entries.size(); ++i) {
-    if (i == entries.size() ||
-        !Extends(entries[begin], entries[i - 1], entries[i], i - begin)) {
+    if (i == entries.size() || !Extends(entries[begin], entries[i - 1],
+                                        entries[i], i - begin, max_run)) {
       runs.emplace_back(begin, i);
       begin = i;
     }

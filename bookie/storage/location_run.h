@@ -76,14 +76,18 @@ class RunView {
   absl::string_view value_;
 };
 
-// Whether `next` may follow `prev` in the run that began with `head`.
+// Whether `next` may follow `prev` in the run that began with `head` and
+// holds `run_length` entries, in runs of at most `max_run` entries
+// (1 <= max_run <= kMaxRunEntries; 1: one record per entry, the format of
+// bookies before runs).
 bool Extends(const LocatedEntry& head, const LocatedEntry& prev,
-             const LocatedEntry& next, size_t run_length);
+             const LocatedEntry& next, size_t run_length,
+             size_t max_run = kMaxRunEntries);
 
-// Cuts entries (ascending, distinct ids) into maximal runs, each given as
-// [begin, end) indexes into `entries`.
+// Cuts entries (ascending, distinct ids) into maximal runs of at most
+// `max_run` entries, each given as [begin, end) indexes into `entries`.
 std::vector<std::pair<size_t, size_t>> SplitRuns(
-    absl::Span<const LocatedEntry> entries);
+    absl::Span<const LocatedEntry> entries, size_t max_run = kMaxRunEntries);
 
 // The value of one run. REQUIRES: `run` is one of SplitRuns' pieces.
 std::string Encode(absl::Span<const LocatedEntry> run);

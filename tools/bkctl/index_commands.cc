@@ -42,15 +42,20 @@ absl::StatusOr<std::vector<std::string>> LedgerDirs(const ParsedFlags& f) {
 int Rebuild(const std::vector<std::string>& args, std::ostream& out,
             std::ostream& err) {
   auto f = ParseFlags(
-      args, {{"dir", false, "ledger directories, comma-separated"},
-             {"conf", false, "the bookie's config file: its ledger dirs"},
-             {"json", false, "one JSON object per directory", true}});
+      args,
+      {{"dir", false, "ledger directories, comma-separated"},
+       {"conf", false, "the bookie's config file: its ledger dirs"},
+       {"one-record-per-entry", false,
+        "the index format of bookies from before runs (a rollback)", true},
+       {"json", false, "one JSON object per directory", true}});
   if (!f.ok()) return Fail(err, f.status());
   auto dirs = LedgerDirs(*f);
   if (!dirs.ok()) return Fail(err, dirs.status());
+  bookie::IndexRebuildOptions options;
+  if (f->GetBool("one-record-per-entry")) options.max_run_entries = 1;
   int code = kExitOk;
   for (const std::string& dir : *dirs) {
-    auto r = bookie::RebuildLocationIndex(Env::Default(), dir);
+    auto r = bookie::RebuildLocationIndex(Env::Default(), dir, options);
     if (!r.ok()) {
       // The others are still worth doing; the exit code says one failed.
       err << "bkctl " << kName << ": " << r.status().message()
@@ -94,6 +99,8 @@ std::vector<Command> IndexCommands() {
        "rebuild a stopped bookie's entry location index from its entry logs "
        "(the ledger and entry-log records are kept)",
        "  --dir DIR[,DIR...] | --conf BOOKIE.conf  the ledger directories\n"
+       "  --one-record-per-entry  write the index format of bookies from "
+       "before runs of entries (2026-12-04), to roll the bookie back to one\n"
        "  --json  one JSON object per directory\n"
        "Stop the bookie first. Entries still only in the journal are added "
        "by its replay at the next start. Exit 1 if a directory failed or a "

@@ -312,8 +312,23 @@ TEST_CASE(
       indexed += row["entries_indexed"].get<uint64_t>();
     }
     CHECK(indexed >= 300);
+    {
+      auto index = bk::bookie::LedgerIndex::Open(index_dir);
+      REQUIRE(index.ok());
+      CHECK(*(*index)->CountLocationRecords(ledger) < 300);  // runs
+    }
+    // Rolled back to the format of bookies from before runs.
+    ToolResult rolled = Bkctl(
+        "rebuild-db-ledger-locations-index --one-record-per-entry "
+        "--conf " +
+            stopped_dir + "/bookie.conf",
+        tmp.path());
+    INFO(rolled.out << rolled.err);
+    REQUIRE(rolled.exit_code == 0);
+    CHECK(absl::StrContains(rolled.out, "indexed in"));
     auto index = bk::bookie::LedgerIndex::Open(index_dir);
     REQUIRE(index.ok());
+    CHECK(*(*index)->CountLocationRecords(ledger) == 300);
     for (int64_t e = 0; e < 300; ++e) {
       auto loc = (*index)->GetLocation(ledger, e);
       REQUIRE(loc.ok());

@@ -123,6 +123,28 @@ TEST_CASE(
     CHECK(ReadLocations(dir.path(), counts) == before);
   }
 
+  // Rolled back to one record per entry (bookies from before runs).
+  {
+    IndexRebuildOptions one;
+    one.max_run_entries = 1;
+    auto report = RebuildLocationIndex(Env::Default(), dir.path(), one);
+    REQUIRE(report.ok());
+    CHECK(report->problems.empty());
+    // Ledger 1's re-added entries are written twice: once per log.
+    CHECK(report->location_records == report->entries_indexed);
+    CHECK(ReadLocations(dir.path(), counts) == before);
+    auto index = OpenIndex(dir.path());
+    CHECK(*index->CountLocationRecords(1) == 400);
+    CHECK(*index->CountLocationRecords(2) == 50);
+    CHECK(*index->CountLocationRecords(3) == 0);
+  }
+  {
+    IndexRebuildOptions bad;
+    bad.max_run_entries = 0;
+    CHECK(absl::IsInvalidArgument(
+        RebuildLocationIndex(Env::Default(), dir.path(), bad).status()));
+  }
+
   auto storage = OpenOrDie(o);
   for (int64_t e = 0; e < 400; ++e) {
     auto got = storage->GetEntry(1, e);

@@ -99,6 +99,16 @@ TEST_CASE("runs break at a gap, a new log, a backward offset and at 4 GiB",
     const size_t m = locrun::kMaxRunEntries;
     CHECK(locrun::SplitRuns(v) == Runs{{0, m}, {m, 2 * m}, {2 * m, 2 * m + 1}});
   }
+  SECTION("a shorter limit; 1 is one record per entry") {
+    auto v = Contiguous(0, 7, 1, 0, 50);
+    CHECK(locrun::SplitRuns(v, 3) == Runs{{0, 3}, {3, 6}, {6, 7}});
+    const Runs singles = locrun::SplitRuns(v, 1);
+    REQUIRE(singles.size() == 7);
+    for (size_t i = 0; i < 7; ++i) {
+      CHECK(singles[i] == std::pair<size_t, size_t>{i, i + 1});
+      CHECK(locrun::Encode({v.data() + i, 1}).size() == locrun::kHeaderSize);
+    }
+  }
   SECTION("nothing") { CHECK(locrun::SplitRuns({}).empty()); }
 }
 
