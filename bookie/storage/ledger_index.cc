@@ -380,6 +380,22 @@ absl::Status LedgerIndex::ForEachLedgerState(
   return ForEach(rep_->db.get(), rep_->ledgers(), fn);
 }
 
+absl::Status LedgerIndex::ForEachLocationRun(
+    const std::function<absl::Status(uint64_t, uint64_t,
+                                     const absl::StatusOr<locrun::RunView>&)>&
+        fn) const {
+  std::unique_ptr<rocksdb::Iterator> it(
+      rep_->db->NewIterator(rocksdb::ReadOptions(), rep_->locations()));
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    auto key = ParseLocationKey(it->key());
+    if (!key.ok()) return key.status();
+    absl::Status s = fn(key->first, key->second,
+                        locrun::RunView::Parse(key->second, View(it->value())));
+    if (!s.ok()) return s;
+  }
+  return FromRocks(it->status(), "scan locations");
+}
+
 absl::Status LedgerIndex::ForEachLogMetadata(
     const std::function<absl::Status(uint64_t, absl::string_view)>& fn) const {
   return ForEach(rep_->db.get(), rep_->logs(), fn);

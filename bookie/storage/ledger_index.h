@@ -152,6 +152,13 @@ class LedgerIndex {
       const std::function<absl::Status(uint64_t, absl::string_view)>& fn) const;
   absl::Status ForEachLogMetadata(
       const std::function<absl::Status(uint64_t, absl::string_view)>& fn) const;
+  // Calls fn for every location record, in (ledger, first entry) order. A
+  // record that does not parse is passed as its status (fn decides whether
+  // to go on); the run is valid only during the call.
+  absl::Status ForEachLocationRun(
+      const std::function<
+          absl::Status(uint64_t ledger_id, uint64_t first_entry,
+                       const absl::StatusOr<locrun::RunView>& run)>& fn) const;
 
   // Writes (batches, puts, deletes) since open, and those of them synced.
   uint64_t writes() const { return writes_.load(std::memory_order_relaxed); }

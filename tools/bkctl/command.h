@@ -57,7 +57,8 @@ std::vector<Command> UpdateCookieCommands();
 std::vector<Command> LedgerReadCommands();
 // readjournal, readentrylog, lastmark (forensics_commands.cc)
 std::vector<Command> ForensicsCommands();
-// rebuild-db-ledger-locations-index (index_commands.cc)
+// check-db-ledger-locations-index, rebuild-db-ledger-locations-index
+// (index_commands.cc)
 std::vector<Command> IndexCommands();
 
 }  // namespace bk::bkctl

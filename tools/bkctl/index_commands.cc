@@ -1,6 +1,8 @@
-// bkctl rebuild-db-ledger-locations-index: a stopped bookie's location index
-// rebuilt from its entry logs (bookie/storage/index_rebuild.h), named as
-// BookKeeper's shell names the same repair.
+// bkctl check-db-ledger-locations-index and rebuild-db-ledger-locations-index:
+// a stopped bookie's location index checked against its entry logs
+// (bookie/storage/index_check.h), and rebuilt from them
+// (bookie/storage/index_rebuild.h); the rebuild named as BookKeeper's shell
+// names the same repair.
 
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -9,6 +11,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/match.h"
+#include "bookie/storage/index_check.h"
 #include "bookie/storage/index_rebuild.h"
 #include "common/env.h"
 #include "tools/bkctl/bookie_conf.h"
@@ -20,11 +23,21 @@ namespace {
 
 using nlohmann::json;
 
-constexpr char kName[] = "rebuild-db-ledger-locations-index";
+constexpr char kRebuild[] = "rebuild-db-ledger-locations-index";
+constexpr char kCheck[] = "check-db-ledger-locations-index";
 
-int Fail(std::ostream& err, const absl::Status& s) {
-  err << "bkctl " << kName << ": " << s.message() << "\n";
+int Fail(std::ostream& err, const char* cmd, const absl::Status& s) {
+  err << "bkctl " << cmd << ": " << s.message() << "\n";
   return absl::IsInvalidArgument(s) ? kExitUsage : kExitFailure;
+}
+
+// One directory's failure (the others are still worth doing).
+void DirFailed(std::ostream& err, const char* cmd, const absl::Status& s) {
+  err << "bkctl " << cmd << ": " << s.message()
+      << (absl::StrContains(s.message(), "lock")
+              ? " (is the bookie still running? stop it first)"
+              : "")
+      << "\n";
 }
 
 // --dir DIR[,DIR...] or --conf FILE (its ledgerDirectories).
@@ -48,22 +61,16 @@ int Rebuild(const std::vector<std::string>& args, std::ostream& out,
        {"one-record-per-entry", false,
         "the index format of bookies from before runs (a rollback)", true},
        {"json", false, "one JSON object per directory", true}});
-  if (!f.ok()) return Fail(err, f.status());
+  if (!f.ok()) return Fail(err, kRebuild, f.status());
   auto dirs = LedgerDirs(*f);
-  if (!dirs.ok()) return Fail(err, dirs.status());
+  if (!dirs.ok()) return Fail(err, kRebuild, dirs.status());
   bookie::IndexRebuildOptions options;
   if (f->GetBool("one-record-per-entry")) options.max_run_entries = 1;
   int code = kExitOk;
   for (const std::string& dir : *dirs) {
     auto r = bookie::RebuildLocationIndex(Env::Default(), dir, options);
     if (!r.ok()) {
-      // The others are still worth doing; the exit code says one failed.
-      err << "bkctl " << kName << ": " << r.status().message()
-          << (absl::IsUnavailable(r.status()) ||
-                      absl::StrContains(r.status().message(), "lock")
-                  ? " (is the bookie still running? stop it first)"
-                  : "")
-          << "\n";
+      DirFailed(err, kRebuild, r.status());
       code = kExitFailure;
       continue;
     }
@@ -91,11 +98,67 @@ int Rebuild(const std::vector<std::string>& args, std::ostream& out,
   return code;
 }
 
+int Check(const std::vector<std::string>& args, std::ostream& out,
+          std::ostream& err) {
+  auto f = ParseFlags(
+      args, {{"dir", false, "ledger directories, comma-separated"},
+             {"conf", false, "the bookie's config file: its ledger dirs"},
+             {"json", false, "one JSON object per directory", true}});
+  if (!f.ok()) return Fail(err, kCheck, f.status());
+  auto dirs = LedgerDirs(*f);
+  if (!dirs.ok()) return Fail(err, kCheck, dirs.status());
+  int code = kExitOk;
+  for (const std::string& dir : *dirs) {
+    auto r = bookie::CheckLocationIndex(Env::Default(), dir);
+    if (!r.ok()) {
+      DirFailed(err, kCheck, r.status());
+      code = kExitFailure;
+      continue;
+    }
+    if (!r->clean()) code = kExitFailure;
+    if (f->GetBool("json")) {
+      out << json{{"dir", dir},
+                  {"clean", r->clean()},
+                  {"location_records", r->location_records},
+                  {"entries_checked", r->entries_checked},
+                  {"entries_bad", r->entries_bad},
+                  {"records_bad", r->records_bad},
+                  {"entries_of_dead_ledgers", r->entries_of_dead_ledgers},
+                  {"logs_read", r->logs_read},
+                  {"logs_incomplete", r->logs_incomplete},
+                  {"entries_unindexed", r->entries_unindexed},
+                  {"problems", r->problems}}
+                 .dump()
+          << "\n";
+      continue;
+    }
+    out << dir << ": " << (r->clean() ? "clean" : "FAULTS") << ": "
+        << r->location_records << " location records, " << r->entries_checked
+        << " entries read where the index says (" << r->entries_bad << " bad, "
+        << r->records_bad << " unparsable records, "
+        << r->entries_of_dead_ledgers << " of deleted or unknown ledgers); "
+        << r->logs_read << " committed entry logs read (" << r->logs_incomplete
+        << " not whole), " << r->entries_unindexed
+        << " of their live entries without a location\n";
+    for (const std::string& p : r->problems) out << "  PROBLEM: " << p << "\n";
+  }
+  return code;
+}
+
 }  // namespace
 
 std::vector<Command> IndexCommands() {
   return {
-      {"", kName,
+      {"", kCheck,
+       "check a stopped bookie's entry location index against its entry "
+       "logs, both ways, changing nothing",
+       "  --dir DIR[,DIR...] | --conf BOOKIE.conf  the ledger directories\n"
+       "  --json  one JSON object per directory\n"
+       "Every indexed entry is read where the index says; every entry of a "
+       "live ledger in a committed log must be indexed. Exit 1 on any fault "
+       "(the PROBLEM lines, at most 100 per directory, say which).\n",
+       Check},
+      {"", kRebuild,
        "rebuild a stopped bookie's entry location index from its entry logs "
        "(the ledger and entry-log records are kept)",
        "  --dir DIR[,DIR...] | --conf BOOKIE.conf  the ledger directories\n"

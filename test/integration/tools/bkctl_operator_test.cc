@@ -6,8 +6,9 @@
 // acknowledged entry is found intact (CRC32C against the writer's log) in
 // the journal of the SIGKILLed bookie and in the entry logs of a cleanly
 // stopped one, damaged copies are reported as corrupt or torn, never
-// decoded as good; the cleanly stopped bookie's location index, lost, is
-// rebuilt from its entry logs to the same locations; bad arguments exit 2.
+// decoded as good; the cleanly stopped bookie's location index checks
+// clean, lost it checks faulty, rebuilt from its entry logs it holds the
+// same locations and checks clean again; bad arguments exit 2.
 
 #include <catch2/catch.hpp>
 #include <filesystem>
@@ -288,6 +289,18 @@ TEST_CASE(
 
   {  // the stopped bookie's locations, lost, rebuilt from its entry logs
     const std::string index_dir = stopped_dir + "/ledgers/index";
+    const std::string check = "check-db-ledger-locations-index --json --conf " +
+                              stopped_dir + "/bookie.conf";
+    // Sums a field over the directories' rows of a --json run.
+    auto total = [](const ToolResult& r, const std::string& field) {
+      uint64_t sum = 0;
+      for (const json& row : Rows(r.out, "")) sum += row[field].get<uint64_t>();
+      return sum;
+    };
+    ToolResult clean = Bkctl(check, tmp.path());
+    INFO(clean.out << clean.err);
+    REQUIRE(clean.exit_code == 0);
+    CHECK(total(clean, "entries_checked") >= 300);
     std::map<int64_t, bk::bookie::EntryLocation> before;
     {
       auto index = bk::bookie::LedgerIndex::Open(index_dir);
@@ -300,6 +313,10 @@ TEST_CASE(
       REQUIRE((*index)->DeleteAllLocations().ok());
       CHECK(absl::IsNotFound((*index)->GetLocation(ledger, 0).status()));
     }
+    ToolResult lost = Bkctl(check, tmp.path());
+    INFO(lost.out << lost.err);
+    CHECK(lost.exit_code == 1);
+    CHECK(total(lost, "entries_unindexed") >= 300);
     ToolResult rebuilt =
         Bkctl("rebuild-db-ledger-locations-index --json --conf " + stopped_dir +
                   "/bookie.conf",
@@ -312,6 +329,9 @@ TEST_CASE(
       indexed += row["entries_indexed"].get<uint64_t>();
     }
     CHECK(indexed >= 300);
+    ToolResult repaired = Bkctl(check, tmp.path());
+    INFO(repaired.out << repaired.err);
+    CHECK(repaired.exit_code == 0);
     {
       auto index = bk::bookie::LedgerIndex::Open(index_dir);
       REQUIRE(index.ok());
@@ -343,6 +363,7 @@ TEST_CASE(
           "readjournal --dir /x --payload base64", "readentrylog",
           "readentrylog --conf /y", "readentrylog --file /x --entry 3",
           "lastmark", "rebuild-db-ledger-locations-index",
+          "check-db-ledger-locations-index",
           "rebuild-db-ledger-locations-index --dir /x --conf /y"}) {
       ToolResult r = Bkctl(args, tmp.path());
       INFO(args << ": " << r.err);

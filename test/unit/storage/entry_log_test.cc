@@ -1,8 +1,5 @@
 // Entry log format, writer, reader and scanner.
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <catch2/catch.hpp>
 #include <cstring>
 #include <random>
@@ -18,6 +15,7 @@ namespace bk::bookie {
 namespace {
 
 using bk::testing::TempDir;
+using testing::FlipByte;
 using testing::IsEntry;
 using testing::MakeEntry;
 
@@ -41,16 +39,6 @@ Written WriteLog(const TempDir& dir, int n) {
   REQUIRE((*w)->Close().ok());
   out.path = dir.path() + "/" + entrylog::LogFileName(7);
   return out;
-}
-
-void FlipByte(const std::string& path, uint64_t offset) {
-  int fd = ::open(path.c_str(), O_RDWR);
-  REQUIRE(fd >= 0);
-  char c;
-  REQUIRE(::pread(fd, &c, 1, static_cast<off_t>(offset)) == 1);
-  c ^= 0x40;
-  REQUIRE(::pwrite(fd, &c, 1, static_cast<off_t>(offset)) == 1);
-  ::close(fd);
 }
 
 TEST_CASE(

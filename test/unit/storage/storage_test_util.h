@@ -6,6 +6,9 @@
 #ifndef BK_TEST_UNIT_STORAGE_STORAGE_TEST_UTIL_H_
 #define BK_TEST_UNIT_STORAGE_STORAGE_TEST_UTIL_H_
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <memory>
@@ -40,6 +43,18 @@ inline bool IsEntry(const EntryBuffer& got, uint64_t ledger, int64_t entry,
   if (got == nullptr) return false;
   auto d = entry::Decode(*got, entry::DigestType::kCrc32c, ledger, entry);
   return d.ok() && *got == *MakeEntry(ledger, entry, payload);
+}
+
+// Flips one bit of the byte at `offset` of the file at `path` (damage a
+// reader must catch); the test fails if the file cannot be changed.
+inline void FlipByte(const std::string& path, uint64_t offset) {
+  int fd = ::open(path.c_str(), O_RDWR);
+  REQUIRE(fd >= 0);
+  char c;
+  REQUIRE(::pread(fd, &c, 1, static_cast<off_t>(offset)) == 1);
+  c ^= 0x40;
+  REQUIRE(::pwrite(fd, &c, 1, static_cast<off_t>(offset)) == 1);
+  ::close(fd);
 }
 
 // A storage opened on the default Env; the test fails if it does not open.

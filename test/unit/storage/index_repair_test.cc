@@ -1,25 +1,27 @@
-// RebuildLocationIndex: a ledger directory's lost locations read back from
-// its entry logs, on a real RocksDB and real logs.
-
-#include "bookie/storage/index_rebuild.h"
+// CheckLocationIndex and RebuildLocationIndex: a ledger directory's
+// locations checked against its entry logs, and read back from them when
+// lost, on a real RocksDB and real logs.
 
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/match.h"
 #include "bookie/storage/entry_log_format.h"
+#include "bookie/storage/index_check.h"
+#include "bookie/storage/index_rebuild.h"
 #include "bookie/storage/ledger_index.h"
+#include "bookie/storage/ledger_state.h"
 #include "test/unit/storage/storage_test_util.h"
 
 namespace bk::bookie {
 namespace {
 
 using bk::testing::TempDir;
+using testing::FlipByte;
 using testing::IsEntry;
 using testing::MakeEntry;
 using testing::OpenOrDie;
@@ -100,8 +102,18 @@ TEST_CASE(
   CHECK(before.at({1, 100}).log_id == last_log);
   CHECK(before.at({1, 99}).log_id < last_log);
 
-  // The locations are lost: the bookie finds no entry.
+  REQUIRE(CheckLocationIndex(Env::Default(), dir.path())->clean());
+  // The locations are lost: the bookie finds no entry, the check counts
+  // every record of a live ledger in the logs as unindexed.
   REQUIRE(OpenIndex(dir.path())->DeleteAllLocations().ok());
+  {
+    auto lost = CheckLocationIndex(Env::Default(), dir.path());
+    REQUIRE(lost.ok());
+    CHECK_FALSE(lost->clean());
+    CHECK(lost->entries_checked == 0);
+    CHECK(lost->entries_unindexed == 455);
+    CHECK(lost->logs_read == LogFiles(dir.path()).size());
+  }
   {
     auto storage = OpenOrDie(o);
     CHECK(absl::IsNotFound(storage->GetEntry(1, 0).status()));
@@ -121,6 +133,10 @@ TEST_CASE(
     // Runs: a handful of records per log, far fewer than entries.
     CHECK(report->location_records < 40);
     CHECK(ReadLocations(dir.path(), counts) == before);
+    auto check = CheckLocationIndex(Env::Default(), dir.path());
+    REQUIRE(check.ok());
+    CHECK(check->clean());
+    CHECK(check->entries_checked == 450);
   }
 
   // Rolled back to one record per entry (bookies from before runs).
@@ -176,17 +192,8 @@ TEST_CASE(
   const std::string damaged = logs[1];
   const uint64_t damaged_id = before.at({7, 0}).log_id + 1;
   REQUIRE(absl::EndsWith(damaged, entrylog::LogFileName(damaged_id)));
-  {
-    // One byte in the middle of the second log.
-    std::fstream f(damaged, std::ios::in | std::ios::out | std::ios::binary);
-    const auto size = std::filesystem::file_size(damaged);
-    f.seekg(static_cast<std::streamoff>(size / 2));
-    char c = 0;
-    f.read(&c, 1);
-    c = static_cast<char>(c ^ 0x5a);
-    f.seekp(static_cast<std::streamoff>(size / 2));
-    f.write(&c, 1);
-  }
+  // One byte in the middle of the second log.
+  FlipByte(damaged, std::filesystem::file_size(damaged) / 2);
   REQUIRE(OpenIndex(dir.path())->DeleteAllLocations().ok());
 
   auto report = RebuildLocationIndex(Env::Default(), dir.path());
@@ -217,11 +224,74 @@ TEST_CASE(
   CHECK(static_cast<size_t>(lost) + report->entries_indexed == 300);
 }
 
+TEST_CASE(
+    "the check reads every indexed entry and names damaged records, missing "
+    "logs and a deleted ledger's locations",
+    "[storage][index]") {
+  TempDir dir;
+  const LedgerStorageOptions o = ManyLogs(dir.path());
+  {
+    auto storage = OpenOrDie(o);
+    AddRange(storage.get(), 1, 0, 300);
+    AddRange(storage.get(), 2, 0, 20);
+    REQUIRE(storage->Flush().ok());
+    REQUIRE(storage->Close().ok());
+  }
+  const std::vector<std::string> logs = LogFiles(dir.path());
+  REQUIRE(logs.size() >= 4);
+  {
+    auto clean = CheckLocationIndex(Env::Default(), dir.path());
+    REQUIRE(clean.ok());
+    CHECK(clean->clean());
+    CHECK(clean->problems.empty());
+    CHECK(clean->entries_checked == 320);
+    CHECK(clean->location_records < 20);
+  }
+
+  // A flipped byte in the second log, the third log gone, and ledger 2
+  // marked deleted behind the storage's back.
+  const uint64_t second =
+      ReadLocations(dir.path(), {{1, 300}}).at({1, 0}).log_id + 1;
+  const auto size = std::filesystem::file_size(logs[1]);
+  FlipByte(logs[1], size / 2);
+  std::filesystem::rename(logs[2], logs[2] + ".moved");
+  {
+    LedgerState deleted;
+    deleted.deleted = true;
+    REQUIRE(OpenIndex(dir.path())
+                ->PutLedgerState(2, ledgerstate::Encode(deleted), true)
+                .ok());
+  }
+  auto report = CheckLocationIndex(Env::Default(), dir.path());
+  REQUIRE(report.ok());
+  CHECK_FALSE(report->clean());
+  CHECK(report->entries_checked == 320);
+  CHECK(report->records_bad == 0);
+  CHECK(report->entries_of_dead_ledgers == 20);
+  CHECK(report->logs_incomplete == 2);  // the damaged one, the missing one
+  CHECK(report->entries_unindexed == 0);
+  // At least the damaged record, and every entry of the missing log.
+  CHECK(report->entries_bad > 1);
+  CHECK(report->entries_bad < 300);
+  bool named_damaged = false, named_missing = false, named_deleted = false;
+  for (const std::string& p : report->problems) {
+    named_damaged |= absl::StrContains(p, entrylog::LogFileName(second));
+    named_missing |= absl::StrContains(p, entrylog::LogFileName(second + 1));
+    named_deleted |= absl::StrContains(p, "ledger 2 has locations");
+  }
+  CHECK(named_damaged);
+  CHECK(named_missing);
+  CHECK(named_deleted);
+  CHECK(report->problems.size() <= IndexCheckReport::kMaxProblems);
+}
+
 TEST_CASE("a rebuild refuses a directory without an index, and one in use",
           "[storage][index]") {
   TempDir dir;
   auto none = RebuildLocationIndex(Env::Default(), dir.path());
   CHECK(absl::IsNotFound(none.status()));
+  CHECK(absl::IsNotFound(
+      CheckLocationIndex(Env::Default(), dir.path()).status()));
 
   auto storage = OpenOrDie(ManyLogs(dir.path()));
   AddRange(storage.get(), 1, 0, 20);
@@ -229,6 +299,7 @@ TEST_CASE("a rebuild refuses a directory without an index, and one in use",
   // The open storage holds RocksDB's lock: the rebuild touches nothing.
   auto busy = RebuildLocationIndex(Env::Default(), dir.path());
   CHECK_FALSE(busy.ok());
+  CHECK_FALSE(CheckLocationIndex(Env::Default(), dir.path()).ok());
   for (int64_t e = 0; e < 20; ++e) CHECK(storage->GetEntry(1, e).ok());
   REQUIRE(storage->Close().ok());
 }
