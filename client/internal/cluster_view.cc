@@ -185,8 +185,12 @@ absl::StatusOr<Placement> ClusterView::NewEnsemble(
   absl::MutexLock l(&mu_);
   AdvanceLocked(options_.env->Now());
   TakeProbesLocked(answers);
+  // Why bookies may not compete, as of this choice (before it counts).
+  const absl::flat_hash_map<std::string, std::string> left_out =
+      policy_.LeftOut(hints, ensemble_size, write_quorum);
+  const placement::BookieSet quarantined = QuarantinedSetLocked();
   auto r = policy_.NewEnsemble(ensemble_size, write_quorum, ack_quorum,
-                               QuarantinedSetLocked(), hints);
+                               quarantined, hints);
   if (!r.ok() && placement::IsNotEnoughBookies(r.status())) {
     // Quarantine is best effort: use quarantined bookies rather than fail.
     r = policy_.NewEnsemble(ensemble_size, write_quorum, ack_quorum, {}, hints);
@@ -195,6 +199,21 @@ absl::StatusOr<Placement> ClusterView::NewEnsemble(
   Placement p;
   p.ensemble = r->ensemble;
   for (const auto& id : p.ensemble) p.notes[id] = NoteLocked(id);
+  // The left out, by id, at most kMaxLeftOutNotes: what `placement
+  // explain` shows beside the members.
+  std::map<std::string, std::string> why(left_out.begin(), left_out.end());
+  for (const auto& id : quarantined) {
+    why.emplace(id, "quarantined after errors from this client");
+  }
+  size_t noted = 0;
+  for (const auto& [id, reason] : why) {
+    if (noted == kMaxLeftOutNotes) break;
+    if (p.notes.contains(id)) continue;  // taken all the same
+    proto::PlacementNote note = NoteLocked(id);
+    note.set_left_out(reason);
+    p.notes.emplace(id, std::move(note));
+    ++noted;
+  }
   return p;
 }
 

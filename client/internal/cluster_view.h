@@ -65,9 +65,13 @@ struct ProbeAnswer {
 
 struct Placement {
   std::vector<std::string> ensemble;
-  // One note per bookie chosen (for LedgerMetadata.placement_notes).
+  // One note per bookie chosen (for LedgerMetadata.placement_notes); a new
+  // ensemble's also holds notes with `left_out` set for up to
+  // kMaxLeftOutNotes bookies the policy did not let compete.
   std::map<std::string, proto::PlacementNote> notes;
 };
+
+inline constexpr size_t kMaxLeftOutNotes = 16;
 
 class ClusterView {
  public:

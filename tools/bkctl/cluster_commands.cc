@@ -2,6 +2,7 @@
 // bookies themselves (client::BookieAdmin): listbookies, bookieinfo, ledger
 // list|metadata|delete, placement explain.
 
+#include <algorithm>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -299,8 +300,22 @@ int PlacementExplain(const std::vector<std::string>& args, std::ostream& out,
     segs.push_back(
         {{"first_entry_id", s.first_entry_id()}, {"bookies", bookies}});
   }
+  // The bookies the writer did not let compete when it created the ledger.
+  json left_out = json::array();
+  for (const auto& [b, n] : notes) {
+    if (n.left_out().empty()) continue;
+    left_out.push_back({{"id", b},
+                        {"reason", n.left_out()},
+                        {"rack", n.rack()},
+                        {"journal_io_util", n.journal_io_util()},
+                        {"report_age_ms", n.report_age_ms()}});
+  }
+  std::sort(left_out.begin(), left_out.end(),
+            [](const json& a, const json& b) { return a["id"] < b["id"]; });
   if (f->GetBool("json")) {
-    out << json{{"ledger_id", *id}, {"segments", segs}}.dump(2) << "\n";
+    out << json{{"ledger_id", *id}, {"segments", segs}, {"left_out", left_out}}
+               .dump(2)
+        << "\n";
     return kExitOk;
   }
   for (const json& s : segs) {
@@ -326,6 +341,16 @@ int PlacementExplain(const std::vector<std::string>& args, std::ostream& out,
       out << "\n";
     }
   }
+  if (!left_out.empty()) {
+    out << "left out when the ledger was created:\n";
+    for (const json& b : left_out) {
+      out << "  " << b["id"].get<std::string>() << "  "
+          << b["reason"].get<std::string>()
+          << "  rack=" << b["rack"].get<std::string>()
+          << "  journal_util=" << b["journal_io_util"].get<double>()
+          << "  report_age_ms=" << b["report_age_ms"].get<int64_t>() << "\n";
+    }
+  }
   return kExitOk;
 }
 
@@ -349,7 +374,8 @@ std::vector<Command> ClusterCommands() {
        uri + "  --ledger ID  --yes\n", LedgerDelete},
       {"placement", "explain",
        "each bookie of each segment with its rack, region and load figures "
-       "as the writer saw them when it chose, and its isolation groups now",
+       "as the writer saw them when it chose, and its isolation groups now; "
+       "the bookies it left out, and why",
        uri + "  --ledger ID  --json\n", PlacementExplain},
   };
 }

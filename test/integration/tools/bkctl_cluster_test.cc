@@ -130,6 +130,8 @@ TEST_CASE(
   INFO(explain.out << explain.err);
   REQUIRE(explain.exit_code == 0);
   const auto explained = nlohmann::json::parse(explain.out);
+  // Three bookies, three members: nobody was left out.
+  CHECK(explained["left_out"] == nlohmann::json::array());
   for (const auto& member : explained["segments"][0]["bookies"]) {
     const std::string rack = member["rack"].get<std::string>();
     CHECK(member["region"] == rack.substr(1, rack.find('/', 1) - 1));

@@ -2,7 +2,9 @@
 // placement notes; quarantine of failing bookies and their early release.
 
 #include <catch2/catch.hpp>
+#include <set>
 
+#include "absl/strings/match.h"
 #include "test/unit/client/test_util.h"
 
 namespace bk::client::testing {
@@ -54,6 +56,39 @@ void DriveIntoQuarantine(Client* client, LocalBookies& bookies, int bad) {
   bookies.faults(bad)->fail_adds_from = -1;
 }
 
+TEST_CASE(
+    "a new ledger's placement notes name the bookies the adaptive policy "
+    "left out, and why",
+    "[client][placement]") {
+  LocalBookies bookies(5);
+  // Bookie 4's journal reports 99 % busy: saturated (avoid_util_percent).
+  bookies.faults(4)->reported_journal_util = 99;
+  ClientOptions o = FastOptions(bookies);
+  o.placement.weighting = placement::Weighting::kAdaptive;
+  auto client = MakeClient(o);
+  const CreateLedgerOptions create{
+      .ensemble_size = 3, .write_quorum = 3, .ack_quorum = 2, .password = "p"};
+  REQUIRE(PollUntil(
+      [&] { return client->PlacementLeftOut(create).contains("b4"); }));
+  auto w = client->CreateLedger(create);
+  REQUIRE(w.ok());
+  const auto md = ReadMetadata(bookies, (*w)->ledger_id());
+  std::set<std::string> members(md.segments(0).bookies().begin(),
+                                md.segments(0).bookies().end());
+  CHECK_FALSE(members.contains("b4"));
+  for (const auto& [id, note] : md.placement_notes()) {
+    INFO(id << ": " << note.left_out());
+    if (members.contains(id)) {
+      CHECK(note.left_out().empty());
+    } else {
+      CHECK(id == "b4");
+      CHECK(absl::StrContains(note.left_out(), "journal 99 % busy"));
+      CHECK(note.journal_io_util() == 99);
+    }
+  }
+  CHECK(md.placement_notes().contains("b4"));
+}
+
 TEST_CASE("a bookie past the error threshold is quarantined and avoided",
           "[client]") {
   LocalBookies bookies(4);
@@ -74,6 +109,11 @@ TEST_CASE("a bookie past the error threshold is quarantined and avoided",
     for (const auto& b : md.segments(0).bookies()) {
       CHECK(b != "b3");
     }
+    // `placement explain` can say why: a note for b3, left out.
+    REQUIRE(md.placement_notes().contains("b3"));
+    CHECK(absl::StrContains(md.placement_notes().at("b3").left_out(),
+                            "quarantined"));
+    CHECK(md.placement_notes_size() == 4);
   }
   // Best effort: when the cluster cannot do without it, it is used.
   CHECK(client

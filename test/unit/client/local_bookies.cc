@@ -77,11 +77,11 @@ LocalBookies::LocalBookies(int n, int racks, const std::string& tls_cert,
     b->faulty = std::make_unique<FaultyStore>(b->store.get());
     b->service = std::make_unique<bookie::BookieServiceImpl>(
         b->faulty.get(), service,
-        [i](uint64_t) {
+        [i, faulty = b->faulty.get()](uint64_t) {
           proto::GetBookieInfoResponse r;
           r.set_total_disk_capacity(100 << 20);
           r.set_free_disk_space((50 + i) << 20);
-          r.set_journal_io_util(10);
+          r.set_journal_io_util(faulty->reported_journal_util.load());
           r.set_ledger_io_util(-1);
           r.set_cpu_used_rate(-1);
           r.set_write_bytes_per_second(1000);

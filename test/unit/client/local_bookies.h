@@ -12,6 +12,8 @@
 //  - faults(i)->fail_adds_from = e: bookie i answers EIO to plain adds of
 //    entries >= e.
 //  - faults(i)->hang_reads: reads wait until the end of the test.
+//  - faults(i)->reported_journal_util: what bookie i reports as its
+//    journal's utilisation (default 10 %).
 //
 // Not thread-safe: one test thread drives it.
 
@@ -42,6 +44,8 @@ class FaultyStore : public bookie::BookieStore {
   // Reads block until ReleaseReads() (a bookie that hangs on reads).
   std::atomic<bool> hang_reads{false};
   std::atomic<int64_t> drop_adds_from{-1};  // -1: off
+  // The journal utilisation (%) the bookie's GetBookieInfo reports.
+  std::atomic<int> reported_journal_util{10};
   std::atomic<int64_t> fail_adds_from{-1};
   std::atomic<int64_t> reads{0};  // ReadEntry calls (single and ranges)
   // Adds swallowed (never answered); their callbacks are kept so that the
