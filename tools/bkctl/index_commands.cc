@@ -163,7 +163,7 @@ std::vector<Command> IndexCommands() {
        "(the ledger and entry-log records are kept)",
        "  --dir DIR[,DIR...] | --conf BOOKIE.conf  the ledger directories\n"
        "  --one-record-per-entry  write the index format of bookies from "
-       "before runs of entries (2026-12-04), to roll the bookie back to one\n"
+       "before runs of entries, to roll the bookie back to one\n"
        "  --json  one JSON object per directory\n"
        "Stop the bookie first. Entries still only in the journal are added "
        "by its replay at the next start. Exit 1 if a directory failed or a "
