@@ -10,17 +10,11 @@ namespace bk::bookie {
 namespace {
 
 using bk::testing::TempDir;
+using testing::AddRange;
 using testing::IsEntry;
 using testing::MakeEntry;
 using testing::OpenOrDie;
 using testing::SmallOptions;
-
-void AddRange(LedgerStorage* storage, uint64_t ledger, int64_t from,
-              int64_t to) {
-  for (int64_t e = from; e < to; ++e) {
-    REQUIRE(storage->AddEntry(ledger, e, MakeEntry(ledger, e)).ok());
-  }
-}
 
 // Every entry of [0, to) reads back from the entry logs, none past it.
 void CheckReadable(LedgerStorage* storage, uint64_t ledger, int64_t to) {

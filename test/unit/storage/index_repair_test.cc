@@ -21,6 +21,7 @@ namespace bk::bookie {
 namespace {
 
 using bk::testing::TempDir;
+using testing::AddRange;
 using testing::FlipByte;
 using testing::IsEntry;
 using testing::MakeEntry;
@@ -34,13 +35,6 @@ LedgerStorageOptions ManyLogs(const std::string& dir) {
   o.entry_log_size_limit = 16 << 10;  // about 100 records of 100 bytes
   o.read_ahead_batch_size = 1;
   return o;
-}
-
-void AddRange(LedgerStorage* storage, uint64_t ledger, int64_t from,
-              int64_t to) {
-  for (int64_t e = from; e < to; ++e) {
-    REQUIRE(storage->AddEntry(ledger, e, MakeEntry(ledger, e)).ok());
-  }
 }
 
 std::unique_ptr<LedgerIndex> OpenIndex(const std::string& dir) {

@@ -57,6 +57,15 @@ inline void FlipByte(const std::string& path, uint64_t offset) {
   ::close(fd);
 }
 
+// Adds entries [from, to) of `ledger` (MakeEntry's); the test fails on an
+// error.
+inline void AddRange(LedgerStorage* storage, uint64_t ledger, int64_t from,
+                     int64_t to) {
+  for (int64_t e = from; e < to; ++e) {
+    REQUIRE(storage->AddEntry(ledger, e, MakeEntry(ledger, e)).ok());
+  }
+}
+
 // A storage opened on the default Env; the test fails if it does not open.
 inline std::unique_ptr<LedgerStorage> OpenOrDie(const LedgerStorageOptions& o) {
   auto s = LedgerStorage::Open(Env::Default(), o);
