@@ -3,15 +3,21 @@
 //
 //   bookie_add_bench [--seconds=5] [--streams=2] [--batch=64] [--size=1024]
 //                    [--window=4096] [--disk_dir=/var/tmp] [--shm_dir=/dev/shm]
-//                    [--only=echo,shm,disk] [--deadlock_detection=false]
+//                    [--only=echo,floor,shm,disk] [--deadlock_detection=false]
 //                    [--write_cache_mb=256] [--malloc_tuning=true]
 //                    [--drop_pages=default|off|on|both]
 //                    [--entry_log_direct=default|off|on|both]
+//                    [--journal_group_kb=N] [--journal_prealloc_kb=N]
 //
 // (a) echo: bookie/echo/echo_service.h, the Bookie service whose AddEntries
 //     answers every entry EOK at once, with the add path's stream structure
 //     (one read in flight, answers accumulated and written one at a time).
 //     Same messages, same batching, same client: the RPC stack's ceiling.
+// (f) floor: the echo with bench/add_floor.h behind it: per batch the least
+//     storage work any add path that journals and stores each entry does
+//     (CRC, journal write and sync on --shm_dir, entry-log write on
+//     --disk_dir; no write cache, index, hand-off or checks). What shm could
+//     reach at best: "shm / floor" says how much of it the bookie does.
 // (b) shm: the real service over the real store (journal, write cache, entry
 //     log, RocksDB index), journal on tmpfs (--shm_dir), ledgers on disk.
 // (c) disk: the same with the journal on disk (--disk_dir); fdatasync's
@@ -22,6 +28,9 @@
 //     for a same-run comparison.
 // --entry_log_direct: the same for entryLogDirectIo (the entry log written
 //     with O_DIRECT); with both flags at "both", every combination.
+// --journal_group_kb, --journal_prealloc_kb: the journal's
+//     buffered_writes_threshold_bytes and preallocate_bytes for the shm and
+//     disk runs (default: the journal's own).
 // Client and server share the process (and this machine's two vCPUs). Each
 // client stream keeps up to --window entries in flight in batches of
 // --batch. Reports adds/s, p50/p99/p999 add latency (batch sent -> entry
@@ -89,6 +98,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/synchronization/mutex.h"
+#include "bench/add_floor.h"
 #include "bookie/daemon/bookie_metrics.h"
 #include "bookie/echo/echo_service.h"
 #include "bookie/echo/stream_load.h"
@@ -112,22 +122,24 @@ struct Flags {
   int64_t window = 4096;
   std::string disk_dir = "/var/tmp";
   std::string shm_dir = "/dev/shm";
-  std::string only = "echo,shm,disk";
+  std::string only = "echo,floor,shm,disk";
   bool deadlock_detection = false;
   uint64_t write_cache_mb = 256;
   bool malloc_tuning = true;
   std::string drop_pages = "default";        // default | off | on | both
   std::string entry_log_direct = "default";  // default | off | on | both
+  int64_t journal_prealloc_kb = -1;          // -1: the journal's default
+  int64_t journal_group_kb = -1;             // -1: the journal's default
 };
 
 [[noreturn]] void Usage(const std::string& why) {
   std::fprintf(stderr,
                "bookie_add_bench: %s\nflags (each --name=value): seconds, "
                "streams, batch, size, window, disk_dir, shm_dir, only "
-               "(echo,shm,disk), deadlock_detection, write_cache_mb, "
+               "(echo,floor,shm,disk), deadlock_detection, write_cache_mb, "
                "malloc_tuning (true|false), drop_pages "
                "(default|off|on|both), entry_log_direct "
-               "(default|off|on|both)\n",
+               "(default|off|on|both), journal_group_kb, journal_prealloc_kb\n",
                why.c_str());
   std::exit(2);
 }
@@ -181,9 +193,9 @@ Flags ParseFlags(int argc, char** argv) {
     } else if (k == "only") {
       f.only = v;
       for (absl::string_view p : absl::StrSplit(v, ',')) {
-        if (p != "echo" && p != "shm" && p != "disk") {
-          Usage("--only takes echo, shm and disk, not '" + std::string(p) +
-                "'");
+        if (p != "echo" && p != "floor" && p != "shm" && p != "disk") {
+          Usage("--only takes echo, floor, shm and disk, not '" +
+                std::string(p) + "'");
         }
       }
     } else if (k == "deadlock_detection") {
@@ -197,6 +209,10 @@ Flags ParseFlags(int argc, char** argv) {
         Usage("--drop_pages takes default, off, on or both, not '" + v + "'");
       }
       f.drop_pages = v;
+    } else if (k == "journal_group_kb") {
+      f.journal_group_kb = ParseNumber<int64_t>(k, v, 4);
+    } else if (k == "journal_prealloc_kb") {
+      f.journal_prealloc_kb = ParseNumber<int64_t>(k, v, 4);
     } else if (k == "entry_log_direct") {
       if (v != "default" && v != "off" && v != "on" && v != "both") {
         Usage("--entry_log_direct takes default, off, on or both, not '" + v +
@@ -282,6 +298,23 @@ StreamLoadResult RunEcho(const Flags& f) {
   return RunStreamLoad(absl::StrCat("127.0.0.1:", (*server)->port), LoadOf(f));
 }
 
+StreamLoadResult RunFloor(const Flags& f) {
+  auto floor = AddFloor::Open(f.shm_dir, f.disk_dir);
+  if (!floor.ok()) {
+    std::fprintf(stderr, "%s\n", floor.status().ToString().c_str());
+    std::exit(1);
+  }
+  auto server = StartEchoServer(floor->get());
+  if (!server.ok()) {
+    std::fprintf(stderr, "%s\n", server.status().ToString().c_str());
+    std::exit(1);
+  }
+  StreamLoadResult r =
+      RunStreamLoad(absl::StrCat("127.0.0.1:", (*server)->port), LoadOf(f));
+  server->reset();  // before the sink it uses
+  return r;
+}
+
 // `drop_pages`, `direct`: unset keeps the store's defaults.
 StreamLoadResult RunBookie(const Flags& f, const std::string& journal_base,
                            const std::string& ledger_base,
@@ -301,6 +334,13 @@ StreamLoadResult RunBookie(const Flags& f, const std::string& journal_base,
     StoreOptions so;
     so.journal.dirs = {jdir};
     so.journal.observer = &journal_probe;
+    if (f.journal_group_kb > 0) {
+      so.journal.buffered_writes_threshold_bytes = uint64_t(f.journal_group_kb)
+                                                   << 10;
+    }
+    if (f.journal_prealloc_kb > 0) {
+      so.journal.preallocate_bytes = uint64_t(f.journal_prealloc_kb) << 10;
+    }
     so.storage.ledger_dirs = {ldir};
     so.storage.write_cache_bytes = f.write_cache_mb << 20;
     if (drop_pages.has_value()) {
@@ -357,6 +397,14 @@ int Main(int argc, char** argv) {
     RunEcho(warm);
     echo = Report("echo", RunEcho(f), f.size).adds_per_s;
   }
+  double floor = 0;
+  if (want("floor")) {
+    floor = Report("floor", RunFloor(f), f.size).adds_per_s;
+    if (echo > 0) {
+      std::printf("floor / echo = %.0f %% (no bookie's shm run can pass it)\n",
+                  100 * floor / echo);
+    }
+  }
   auto choices = [](const std::string& v) {
     std::vector<std::optional<bool>> out;
     if (v == "default") out.push_back(std::nullopt);
@@ -382,6 +430,9 @@ int Main(int argc, char** argv) {
       if (echo > 0) {
         std::printf("shm%s / echo = %.0f %% (target >= 40 %%)\n", tag.c_str(),
                     100 * v / echo);
+      }
+      if (floor > 0) {
+        std::printf("shm%s / floor = %.0f %%\n", tag.c_str(), 100 * v / floor);
       }
     }
     if (want("disk")) {

@@ -12,7 +12,7 @@ namespace {
 class EchoReactor final
     : public grpc::ServerBidiReactor<proto::AddRequest, proto::AddResponse> {
  public:
-  EchoReactor() { StartRead(&request_); }
+  explicit EchoReactor(BatchSink* sink) : sink_(sink) { StartRead(&request_); }
 
   void OnReadDone(bool ok) override {
     if (!ok) {
@@ -23,6 +23,9 @@ class EchoReactor final
       MaybeFinish();
       return;
     }
+    const proto::StatusCode code =
+        sink_ == nullptr || sink_->Take(request_).ok() ? proto::BK_EOK
+                                                       : proto::BK_EIO;
     bool start;
     {
       absl::MutexLock l(&mu_);
@@ -30,7 +33,7 @@ class EchoReactor final
         auto* r = outgoing_.add_results();
         r->set_ledger_id(e.ledger_id());
         r->set_entry_id(e.entry_id());
-        r->set_status(proto::BK_EOK);
+        r->set_status(code);
       }
       start = TakeLocked();
     }
@@ -74,6 +77,7 @@ class EchoReactor final
     Finish(grpc::Status::OK);
   }
 
+  BatchSink* const sink_;  // may be null
   // Owned by the read side (one read in flight at a time).
   proto::AddRequest request_;
   // Owned by the write in flight.
@@ -91,7 +95,7 @@ class EchoReactor final
 
 grpc::ServerBidiReactor<proto::AddRequest, proto::AddResponse>*
 EchoService::AddEntries(grpc::CallbackServerContext*) {
-  return new EchoReactor();
+  return new EchoReactor(sink_);
 }
 
 grpc::ServerUnaryReactor* EchoService::GetBookieInfo(
@@ -114,9 +118,9 @@ EchoServer::~EchoServer() {
   if (server) server->Shutdown();
 }
 
-absl::StatusOr<std::unique_ptr<EchoServer>> StartEchoServer() {
+absl::StatusOr<std::unique_ptr<EchoServer>> StartEchoServer(BatchSink* sink) {
   auto e = std::make_unique<EchoServer>();
-  e->service = std::make_unique<EchoService>();
+  e->service = std::make_unique<EchoService>(sink);
   grpc::ServerBuilder builder;
   builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
                            &e->port);
