@@ -39,6 +39,7 @@ absl::StatusOr<WorkResult> ReplicationWorker::RunOnce(absl::Time now) {
   auto marked = marks_->List();
   if (!marked.ok()) return marked.status();
   for (LedgerId id : *marked) {
+    if (!options_.only.empty() && !options_.only.contains(id)) continue;
     auto nb = not_before_.find(id);
     if (nb != not_before_.end() && nb->second > now) continue;
     auto locked = marks_->TryLock(id, options_.owner);

@@ -38,6 +38,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -59,6 +60,10 @@ struct WorkerOptions {
   std::function<void(int64_t)> throttle;
   // Candidate passwords of the cluster's ledgers ("" is always tried).
   std::vector<std::string> passwords;
+  // When not empty, the only ledgers this worker takes; other marks are left
+  // to other workers (bkctl recover repairs the ledgers it marked, not the
+  // whole cluster's).
+  std::set<LedgerId> only;
 };
 
 struct WorkResult {

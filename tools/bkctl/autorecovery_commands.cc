@@ -6,10 +6,12 @@
 #include <prometheus/registry.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <set>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
@@ -264,15 +266,67 @@ int Decommission(const std::vector<std::string>& args, std::ostream& out,
 // --- recover
 // --------------------------------------------------------------------
 
+std::vector<FlagSpec> RecoverFlags() {
+  return WithTls({kUri,
+                  kBookie,
+                  kJson,
+                  {"ledger", false,
+                   "only these ledgers (comma-separated ids), each naming "
+                   "the bookie"},
+                  {"password-file", false,
+                   "the ledgers' passwords, one a line, mode 0600 (the "
+                   "empty password is always tried)"}});
+}
+
+// The ledgers a recover run moves: all that name `bookie`, or the --ledger
+// ones, each of which must be among them (a typo moves nothing).
+absl::StatusOr<std::vector<int64_t>> LedgersToRecover(
+    const ParsedFlags& f, const std::string& bookie,
+    std::vector<int64_t> named) {
+  if (!f.Has("ledger")) return named;
+  auto items = f.GetList("ledger");
+  if (!items.ok()) return items.status();
+  if (items->empty()) {
+    return absl::InvalidArgumentError("--ledger needs at least one id");
+  }
+  std::set<int64_t> wanted;
+  for (const std::string& item : *items) {
+    int64_t id;
+    if (!absl::SimpleAtoi(item, &id) || id < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--ledger: '", item, "' is not a ledger id"));
+    }
+    if (!std::binary_search(named.begin(), named.end(), id)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("ledger ", id, " does not name ", bookie,
+                       " (no such ledger, or none of its segments has it)"));
+    }
+    wanted.insert(id);
+  }
+  return std::vector<int64_t>(wanted.begin(), wanted.end());
+}
+
+// The marked ledgers whose mark lists `bookie` as missing.
+absl::StatusOr<std::vector<int64_t>> MarkedMissing(
+    UnderreplicationManager* marks, const std::string& bookie) {
+  auto ids = marks->List();
+  if (!ids.ok()) return ids.status();
+  std::vector<int64_t> out;
+  for (int64_t id : *ids) {
+    auto m = marks->Get(id);
+    if (absl::IsNotFound(m.status())) continue;  // repaired meanwhile
+    if (!m.ok()) return m.status();
+    if (std::find(m->missing.begin(), m->missing.end(), bookie) !=
+        m->missing.end()) {
+      out.push_back(id);
+    }
+  }
+  return out;
+}
+
 int Recover(const std::vector<std::string>& args, std::ostream& out,
             std::ostream& err) {
-  auto f = ParseFlags(
-      args, WithTls({kUri,
-                     kBookie,
-                     kJson,
-                     {"password-file", false,
-                      "the ledgers' passwords, one a line, mode 0600 (the "
-                      "empty password is always tried)"}}));
+  auto f = ParseFlags(args, RecoverFlags());
   if (!f.ok()) return Fail(err, "recover", f.status());
   std::vector<std::string> passwords;
   if (f->Has("password-file")) {
@@ -289,7 +343,10 @@ int Recover(const std::vector<std::string>& args, std::ostream& out,
   // The ledgers on it are marked, then repaired here by a worker of our own
   // (no grace for open ledgers: this is the operator's one-shot repair).
   UnderreplicationManager marks(store->get());
-  auto on = autorecovery::LedgersOnBookie(store->get(), bookie);
+  auto named = autorecovery::LedgersOnBookie(store->get(), bookie);
+  if (!named.ok()) return Fail(err, "recover", named.status());
+  // --ledger: only these, each of which must name the bookie.
+  auto on = LedgersToRecover(*f, bookie, *std::move(named));
   if (!on.ok()) return Fail(err, "recover", on.status());
   for (int64_t id : *on) {
     if (absl::Status s = marks.Mark(id, {bookie}, absl::Now()); !s.ok()) {
@@ -302,10 +359,19 @@ int Recover(const std::vector<std::string>& args, std::ostream& out,
   wo.backoff = absl::InfiniteDuration();  // one attempt per ledger
   wo.batch_size = 100;
   wo.passwords = passwords;
+  // Only ledgers missing this bookie: other bookies' marks are the
+  // daemon's. Without --ledger, marks missing it from before (an auditor's,
+  // of a ledger that no longer names it) are taken too.
+  wo.only.insert(on->begin(), on->end());
+  if (!f->Has("ledger")) {
+    auto missing = MarkedMissing(&marks, bookie);
+    if (!missing.ok()) return Fail(err, "recover", missing.status());
+    wo.only.insert(missing->begin(), missing->end());
+  }
   autorecovery::ReplicationWorker worker(*client, store->get(), &marks, wo);
   json failures = json::array();
   int64_t repaired = 0, fragments = 0, bytes = 0;
-  while (true) {
+  while (!wo.only.empty()) {  // (an empty `only` would take any mark)
     auto r = worker.RunOnce(absl::Now());
     if (!r.ok()) return Fail(err, "recover", r.status());
     if (r->outcome == autorecovery::WorkResult::kIdle) break;
@@ -320,21 +386,27 @@ int Recover(const std::vector<std::string>& args, std::ostream& out,
       }
     }
   }
-  auto left = autorecovery::LedgersOnBookie(store->get(), bookie);
-  if (!left.ok()) return Fail(err, "recover", left.status());
+  auto still = autorecovery::LedgersOnBookie(store->get(), bookie);
+  if (!still.ok()) return Fail(err, "recover", still.status());
+  // With --ledger, of those ledgers; else every ledger naming it now (one
+  // created on it meanwhile too: the bookie is not yet empty).
+  std::vector<int64_t> left;
+  for (int64_t id : *still) {
+    if (!f->Has("ledger") || wo.only.contains(id)) left.push_back(id);
+  }
   if (f->GetBool("json")) {
     out << json{{"bookie", bookie},     {"ledgers", on->size()},
                 {"repaired", repaired}, {"fragments", fragments},
-                {"bytes", bytes},       {"still_on_bookie", *left},
+                {"bytes", bytes},       {"still_on_bookie", left},
                 {"failures", failures}}
                .dump(2)
         << "\n";
   } else {
     out << bookie << ": " << on->size() << " ledgers, " << fragments
-        << " fragments (" << bytes << " bytes) moved; " << left->size()
+        << " fragments (" << bytes << " bytes) moved; " << left.size()
         << " still name it\n";
   }
-  return left->empty() ? kExitOk : kExitFailure;
+  return left.empty() ? kExitOk : kExitFailure;
 }
 
 }  // namespace
@@ -353,13 +425,10 @@ std::vector<Command> AutoRecoveryCommands() {
        FlagsUsage(
            {kUri, kBookie, kJson, {"timeout-seconds", false, "default 3600"}}),
        Decommission},
-      {"", "recover", "move every ledger off a bookie now, without the daemon",
-       FlagsUsage(
-           WithTls({kUri,
-                    kBookie,
-                    kJson,
-                    {"password-file", false, "ledger passwords, mode 0600"}})),
-       Recover},
+      {"", "recover",
+       "move every ledger (or --ledger L,...) off a bookie now, without the "
+       "daemon",
+       FlagsUsage(RecoverFlags()), Recover},
       {"", "whoisauditor", "the current auditor's id",
        FlagsUsage({kUri, kJson}), WhoIsAuditor},
       {"", "triggeraudit", "ask the auditor for an audit now",

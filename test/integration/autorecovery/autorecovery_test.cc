@@ -23,6 +23,7 @@
 
 #include "absl/synchronization/mutex.h"
 #include "autorecovery/auditor_election.h"
+#include "autorecovery/ledgers_on_bookie.h"
 #include "autorecovery/underreplication.h"
 #include "autorecovery_fixture.h"
 #include "client/bookie_admin.h"
@@ -314,12 +315,45 @@ TEST_CASE(
   CHECK(listed.out.find("\"ledger\": 0") != std::string::npos);
   CHECK(listed.out.find(gone) != std::string::npos);
 
+  // --ledger: a ledger that does not name the bookie moves nothing.
+  auto typo = bkctl({"recover", "--bookie", gone, "--ledger", "999999",
+                     "--password-file", f.password_file});
+  CHECK(typo.exit.exit_code == 2);
+  CHECK(typo.err.find("ledger 999999 does not name " + gone) !=
+        std::string::npos);
+  // One ledger moved off it; the others still name it.
+  auto on = LedgersOnBookie(f.store.get(), gone);
+  REQUIRE(on.ok());
+  for (int extra = 0; on->size() < 2; ++extra) {
+    REQUIRE(extra < 64);
+    f.ClosedLedger(40);  // a closed ledger's copies need no running writer
+    on = LedgersOnBookie(f.store.get(), gone);
+    REQUIRE(on.ok());
+  }
+  const int64_t one = on->back();
+  auto single =
+      bkctl({"recover", "--bookie", gone, "--ledger", std::to_string(one),
+             "--password-file", f.password_file, "--json"});
+  INFO(single.out << single.err);
+  CHECK(single.exit.exit_code == 0);
+  CHECK(single.out.find("\"ledgers\": 1,") != std::string::npos);
+  auto after = LedgersOnBookie(f.store.get(), gone);
+  REQUIRE(after.ok());
+  CHECK(*after == std::vector<int64_t>(on->begin(), on->end() - 1));
+  // Another bookie's mark is not recover --bookie gone's to take.
+  const std::string elsewhere = "elsewhere.example:3181";
+  REQUIRE(marks.Mark(one, {elsewhere}, absl::Now()).ok());
+
   auto recovered = bkctl({"recover", "--bookie", gone, "--password-file",
                           f.password_file, "--json"});
   INFO(recovered.out << recovered.err);
   CHECK(recovered.exit.exit_code == 0);
   CHECK(recovered.out.find("\"still_on_bookie\": []") != std::string::npos);
   CHECK_FALSE(f.Names(gone));
+  auto kept = marks.Get(one);
+  REQUIRE(kept.ok());
+  CHECK(kept->missing == std::vector<std::string>{elsewhere});
+  REQUIRE(marks.Unmark(*kept, {elsewhere}).ok());
   CHECK(f.NothingMarked());
   CHECK(bkctl({"listunderreplicated", "--json"}).out == "[]\n");
   f.CheckReplicasAndRacks(gone);

@@ -101,6 +101,34 @@ TEST_CASE(
         WorkResult::kFailed);
 }
 
+TEST_CASE(
+    "a worker given only some ledgers repairs those and leaves the other "
+    "marks to other workers",
+    "[autorecovery]") {
+  Fixture f("worker-only");
+  for (LedgerId id : {4, 5, 6}) {
+    REQUIRE(
+        f.store->CreateLedger(id, Md(proto::CLOSED, "pw", {{"a", "b", "c"}}))
+            .ok());
+    REQUIRE(f.marks->Mark(id, {"bk0"}, kT0).ok());
+  }
+  WorkerOptions o;
+  o.owner = "worker-only";
+  o.passwords = {"pw"};
+  o.only = {5};
+  ReplicationWorker only5(f.client.get(), f.store.get(), f.marks.get(), o);
+  auto r = only5.RunOnce(kT0);
+  REQUIRE(r.ok());
+  CHECK(r->outcome == WorkResult::kRepaired);
+  CHECK(r->ledger == 5);
+  CHECK(only5.RunOnce(kT0)->outcome == WorkResult::kIdle);
+  CHECK(*f.marks->List() == std::vector<LedgerId>{4, 6});
+  // A worker without the restriction takes the rest.
+  CHECK(f.worker->RunOnce(kT0)->ledger == 4);
+  CHECK(f.worker->RunOnce(kT0)->ledger == 6);
+  CHECK(f.marks->List()->empty());
+}
+
 TEST_CASE("a ledger locked by another worker is left to it", "[autorecovery]") {
   Fixture f("worker-locked");
   REQUIRE(f.store->CreateLedger(4, Md(proto::CLOSED, "pw", {{"a", "b", "c"}}))
