@@ -95,9 +95,13 @@ absl::StatusOr<std::unique_ptr<ZkSession>> ZkSession::Connect(
     absl::MutexLock lock(&s->mu_);
     s->OpenHandleLocked();
     if (s->zh_ == nullptr) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("cannot start a ZooKeeper client for ", s->options_.uri,
-                       ": ", std::strerror(errno)));
+      // The C client refuses a host list none of whose hosts resolves (or
+      // one it cannot parse); its errno alone ("No such file or
+      // directory") does not say so.
+      return absl::InvalidArgumentError(absl::StrCat(
+          "cannot start a ZooKeeper client for ", s->options_.uri,
+          ": no host of its list resolves, or the list is malformed (",
+          std::strerror(errno), ")"));
     }
     s->mu_.AwaitWithTimeout(absl::Condition(&s->connected_), timeout);
     if (s->connected_) return s;

@@ -88,6 +88,18 @@ TEST_CASE(
   CHECK(s.status().message().find(uri) != absl::string_view::npos);
 }
 
+TEST_CASE(
+    "a host list that does not resolve is refused at once, saying so and "
+    "naming the URI",
+    "[metadata][integration]") {
+  // .invalid never resolves (RFC 6761).
+  const std::string uri = "zk://no-such-host.invalid:2181/bk";
+  auto s = bk::metadata::Open(uri);
+  CHECK(absl::IsInvalidArgument(s.status()));
+  CHECK(s.status().message().find(uri) != absl::string_view::npos);
+  CHECK(s.status().message().find("resolves") != absl::string_view::npos);
+}
+
 TEST_CASE("the ZooKeeper layout follows BookKeeper's",
           "[metadata][integration]") {
   const std::string cluster = contract::UniqueCluster();
