@@ -6,8 +6,10 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <ostream>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "autorecovery/ledgers_on_bookie.h"
 #include "client/bookie_admin.h"
 #include "metadata/metadata_store.h"
 #include "placement/topology.h"
@@ -198,22 +200,31 @@ json MetadataJson(int64_t id,
 
 int LedgerList(const std::vector<std::string>& args, std::ostream& out,
                std::ostream& err) {
-  auto f = ParseFlags(args, {kUri, kJson});
+  auto f = ParseFlags(
+      args, {kUri,
+             kJson,
+             {"bookie", false,
+              "only ledgers with a segment on this bookie (its id)"}});
   if (!f.ok()) return Fail(err, "ledger list", f.status());
   auto store = OpenStoreFromFlags(*f);
   if (!store.ok()) return Fail(err, "ledger list", store.status());
-  auto it = (*store)->ListLedgers();
-  json ids = json::array();
-  metadata::LedgerId id;
-  while (it->Next(&id)) {
-    if (f->GetBool("json")) {
-      ids.push_back(id);
-    } else {
-      out << id << "\n";
-    }
+  std::vector<int64_t> listed;
+  if (f->Has("bookie")) {
+    // Reads every ledger's metadata (as decommission does).
+    auto on = autorecovery::LedgersOnBookie(store->get(), f->Get("bookie"));
+    if (!on.ok()) return Fail(err, "ledger list", on.status());
+    listed = *std::move(on);
+  } else {
+    auto it = (*store)->ListLedgers();
+    metadata::LedgerId id;
+    while (it->Next(&id)) listed.push_back(id);
+    if (!it->status().ok()) return Fail(err, "ledger list", it->status());
   }
-  if (!it->status().ok()) return Fail(err, "ledger list", it->status());
-  if (f->GetBool("json")) out << ids.dump() << "\n";
+  if (f->GetBool("json")) {
+    out << json(listed).dump() << "\n";
+  } else {
+    for (int64_t id : listed) out << id << "\n";
+  }
   return kExitOk;
 }
 
@@ -366,7 +377,10 @@ std::vector<Command> ClusterCommands() {
        "CPU, write rate",
        uri + "  --bookies ID,...  only these\n  --json\n" + TlsUsage(),
        BookieInfo},
-      {"ledger", "list", "ledger ids in ascending order", uri + "  --json\n",
+      {"ledger", "list",
+       "ledger ids in ascending order (--bookie: those with a segment on it)",
+       uri + "  --bookie ID  only ledgers with a segment on this bookie\n"
+             "  --json\n",
        LedgerList},
       {"ledger", "metadata", "a ledger's metadata as JSON",
        uri + "  --ledger ID\n", LedgerMetadata},

@@ -2,6 +2,9 @@
 // and entry-log files read offline, for forensics (bookie/inspect/). Nothing
 // here writes to a bookie's directories.
 
+#include <algorithm>
+#include <climits>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
@@ -356,17 +359,33 @@ absl::StatusOr<std::string> EntryLogFile(const ParsedFlags& f) {
                                           f.Get("conf")));
 }
 
+// One ledger's records in a log, for readentrylog --ledgers.
+struct LedgerInLog {
+  uint64_t records = 0;
+  int64_t first = INT64_MAX;
+  int64_t last = -1;
+  uint64_t bytes = 0;
+  void Add(int64_t entry, size_t size) {
+    ++records;
+    first = std::min(first, entry);
+    last = std::max(last, entry);
+    bytes += size;
+  }
+};
+
 int ReadEntryLog(const std::vector<std::string>& args, std::ostream& out,
                  std::ostream& err) {
-  auto f =
-      ParseFlags(args, {{"file", false, "the entry log (path)"},
-                        kConf,
-                        {"log-id", false, "with --conf: the log's id in hex"},
-                        kLedgerFilter,
-                        {"entry", false, "only this entry id (with --ledger)"},
-                        kPayload,
-                        kMaxBytes,
-                        kJson});
+  auto f = ParseFlags(
+      args,
+      {{"file", false, "the entry log (path)"},
+       kConf,
+       {"log-id", false, "with --conf: the log's id in hex"},
+       kLedgerFilter,
+       {"entry", false, "only this entry id (with --ledger)"},
+       kPayload,
+       kMaxBytes,
+       kJson,
+       {"ledgers", false, "one line per ledger instead of per record", true}});
   if (!f.ok()) return Fail(err, "readentrylog", f.status());
   auto d = ParseDisplay(*f);
   if (!d.ok()) return Fail(err, "readentrylog", d.status());
@@ -382,10 +401,18 @@ int ReadEntryLog(const std::vector<std::string>& args, std::ostream& out,
   }
   auto path = EntryLogFile(*f);
   if (!path.ok()) return Fail(err, "readentrylog", path.status());
+  // --ledgers: what the log holds of each ledger, up to where it could be
+  // read (for bkctl recover --ledger after a damaged log).
+  const bool by_ledger = f->GetBool("ledgers");
+  std::map<uint64_t, LedgerInLog> ledgers;
   auto dump = inspect::DumpEntryLog(
       Env::Default(), *path, [&](const inspect::EntryLogRecord& r) {
         if (d->ledger.has_value() && r.ledger_id != *d->ledger) return;
         if (only_entry.has_value() && r.entry_id != *only_entry) return;
+        if (by_ledger) {
+          ledgers[r.ledger_id].Add(r.entry_id, r.data.size());
+          return;
+        }
         json row;
         std::string line = absl::StrFormat("%d ledger=%d entry=%d", r.offset,
                                            r.ledger_id, r.entry_id);
@@ -399,6 +426,18 @@ int ReadEntryLog(const std::vector<std::string>& args, std::ostream& out,
         out << (d->json ? row.dump() : line) << "\n";
       });
   if (!dump.ok()) return Fail(err, "readentrylog", dump.status());
+  for (const auto& [id, l] : ledgers) {
+    if (d->json) {
+      out << json{{"kind", "ledger"},     {"ledger", id},
+                  {"records", l.records}, {"first_entry", l.first},
+                  {"last_entry", l.last}, {"bytes", l.bytes}}
+                 .dump()
+          << "\n";
+    } else {
+      out << absl::StrFormat("ledger=%d records=%d entries=%d..%d bytes=%d\n",
+                             id, l.records, l.first, l.last, l.bytes);
+    }
+  }
   if (d->json) {
     out << json{{"kind", "log"},
                 {"path", *path},
@@ -439,7 +478,8 @@ std::vector<Command> ForensicsCommands() {
        "decode an entry log offline: every record, checked as the bookie "
        "checks it",
        "  --file PATH.log | --conf BOOKIE.conf --log-id HEX\n"
-       "  --entry E  only entry E (with --ledger)\n" +
+       "  --entry E  only entry E (with --ledger)\n"
+       "  --ledgers  one line per ledger (records, entry range, bytes)\n" +
            display,
        ReadEntryLog},
       {"", "lastmark",

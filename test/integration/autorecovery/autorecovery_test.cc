@@ -330,6 +330,16 @@ TEST_CASE(
     on = LedgersOnBookie(f.store.get(), gone);
     REQUIRE(on.ok());
   }
+  // ledger list --bookie: the same ledgers, from the metadata store.
+  auto by_bookie = bk::testing::RunProcess(
+      BKCTL_PATH, {"ledger", "list", "--metadata-uri", f.uri, "--bookie", gone},
+      absl::Seconds(120));
+  REQUIRE(by_bookie.ok());
+  INFO(by_bookie->err);
+  CHECK(by_bookie->exit.exit_code == 0);
+  std::string want_listed;
+  for (int64_t id : *on) want_listed += std::to_string(id) + "\n";
+  CHECK(by_bookie->out == want_listed);
   const int64_t one = on->back();
   auto single =
       bkctl({"recover", "--bookie", gone, "--ledger", std::to_string(one),

@@ -10,12 +10,15 @@
 // clean, lost it checks faulty, rebuilt from its entry logs it holds the
 // same locations and checks clean again; bad arguments exit 2.
 
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <climits>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
 #include <string>
+#include <tuple>
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
@@ -237,6 +240,35 @@ TEST_CASE(
   }
   CHECK(in_logs == acked);
 
+  {  // --ledgers: one row per ledger, agreeing with the record rows
+    const std::string& log = logs.front();
+    ToolResult records = Bkctl("readentrylog --json --file " + log, tmp.path());
+    ToolResult by_ledger =
+        Bkctl("readentrylog --ledgers --json --file " + log, tmp.path());
+    INFO(by_ledger.err);
+    REQUIRE(by_ledger.exit_code == 0);
+    std::map<uint64_t, std::tuple<uint64_t, int64_t, int64_t>> want;
+    for (const json& r : Rows(records.out, "record")) {
+      auto& [n, first, last] =
+          want.try_emplace(r["ledger"].get<uint64_t>(), 0, INT64_MAX, -1)
+              .first->second;
+      const int64_t e = r["entry"].get<int64_t>();
+      ++n;
+      first = std::min(first, e);
+      last = std::max(last, e);
+    }
+    std::map<uint64_t, std::tuple<uint64_t, int64_t, int64_t>> got;
+    for (const json& l : Rows(by_ledger.out, "ledger")) {
+      CHECK(l["bytes"].get<uint64_t>() > 0);
+      got[l["ledger"].get<uint64_t>()] = {l["records"].get<uint64_t>(),
+                                          l["first_entry"].get<int64_t>(),
+                                          l["last_entry"].get<int64_t>()};
+    }
+    REQUIRE(!want.empty());
+    CHECK(got == want);
+    CHECK(Rows(by_ledger.out, "record").empty());
+  }
+
   {  // a damaged journal copy: the corrupt range is reported, the rest still
      // read
     const std::vector<std::string> jnl =
@@ -271,6 +303,12 @@ TEST_CASE(
     ToolResult bad = Bkctl("readentrylog --file " + corrupt, tmp.path());
     CHECK(bad.exit_code == 1);
     CHECK(absl::StrContains(bad.out, "CORRUPT"));
+    // Per ledger: what could be read before the damage, and CORRUPT.
+    ToolResult bad_ledgers =
+        Bkctl("readentrylog --ledgers --file " + corrupt, tmp.path());
+    CHECK(bad_ledgers.exit_code == 1);
+    CHECK(absl::StrContains(bad_ledgers.out, "ledger="));
+    CHECK(absl::StrContains(bad_ledgers.out, "CORRUPT"));
 
     ToolResult whole =
         Bkctl("readentrylog --json --file " + logs.front(), tmp.path());
