@@ -10,13 +10,20 @@ absl::StatusOr<AuditReport> Auditor::Audit(absl::Time now) {
   auto log = bk::log::Get("autorecovery");
   // Act on no absence the store's server has not caught up with.
   if (absl::Status s = store_->Sync(); !s.ok()) return s;
+  AuditReport report;
+  auto enabled = marks_->ReplicationEnabled();
+  if (!enabled.ok()) return enabled.status();
+  if (!*enabled) {
+    log->info("auditor: replication is paused by an operator; not auditing");
+    report.replication_disabled = true;
+    return report;
+  }
   auto bookies = store_->ListBookies();
   if (!bookies.ok()) return bookies.status();
   std::set<std::string> alive;
   for (const auto& b : bookies->writable) alive.insert(b.bookie_id());
   for (const auto& b : bookies->readonly) alive.insert(b.bookie_id());
 
-  AuditReport report;
   std::map<std::string, std::vector<LedgerId>> on_missing;
   auto it = store_->ListLedgers();
   LedgerId id;

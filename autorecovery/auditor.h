@@ -40,6 +40,9 @@ struct AuditReport {
   // Lost bookies no ledger names any more, with the time from when the
   // auditor first saw them missing to this audit: loss to full replication.
   std::vector<std::pair<std::string, absl::Duration>> healed;
+  // Replication was paused by an operator: nothing was looked at or
+  // marked, and no missing bookie's clock moved.
+  bool replication_disabled = false;
 };
 
 class Auditor {

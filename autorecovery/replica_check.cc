@@ -21,8 +21,15 @@ bool InOpenLastSegment(const proto::LedgerMetadata& md,
 
 absl::StatusOr<ReplicaCheckReport> ReplicaCheck::Run(absl::Time now) {
   auto log = bk::log::Get("autorecovery");
-  client::LedgerChecker checker(client_);
   ReplicaCheckReport report;
+  auto enabled = marks_->ReplicationEnabled();
+  if (!enabled.ok()) return enabled.status();
+  if (!*enabled) {
+    log->info("replica check: replication is paused by an operator; skipped");
+    report.replication_disabled = true;
+    return report;
+  }
+  client::LedgerChecker checker(client_);
   std::set<std::string> unreachable;
   auto it = store_->ListLedgers();
   LedgerId id;

@@ -48,6 +48,8 @@ struct ReplicaCheckReport {
   // "ledger <id> bookie <b>" of each gap left unmarked (open ledgers).
   std::vector<std::string> deferred;
   std::vector<std::string> unreachable;  // bookies that did not answer
+  // Replication was paused by an operator: no ledger was checked.
+  bool replication_disabled = false;
 };
 
 class ReplicaCheck {

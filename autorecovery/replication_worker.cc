@@ -36,6 +36,11 @@ ReplicationWorker::ReplicationWorker(client::Client* client,
       options_(std::move(options)) {}
 
 absl::StatusOr<WorkResult> ReplicationWorker::RunOnce(absl::Time now) {
+  if (options_.honour_disable) {
+    auto enabled = marks_->ReplicationEnabled();
+    if (!enabled.ok()) return enabled.status();
+    if (!*enabled) return WorkResult{};  // paused by an operator
+  }
   auto marked = marks_->List();
   if (!marked.ok()) return marked.status();
   for (LedgerId id : *marked) {

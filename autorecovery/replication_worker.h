@@ -64,6 +64,10 @@ struct WorkerOptions {
   // to other workers (bkctl recover repairs the ledgers it marked, not the
   // whole cluster's).
   std::set<LedgerId> only;
+  // Take nothing while an operator has paused replication
+  // (UnderreplicationManager::SetReplicationEnabled). bkctl recover, the
+  // operator's explicit repair, does not wait for it.
+  bool honour_disable = true;
 };
 
 struct WorkResult {

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <set>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -178,6 +179,42 @@ absl::Status UnderreplicationManager::Unlock(LedgerId ledger) {
   if (!*mine) return absl::OkStatus();
   absl::Status s = store_->DeleteNode(LockPath(ledger), metadata::kAnyVersion);
   return absl::IsNotFound(s) ? absl::OkStatus() : s;
+}
+
+absl::Status UnderreplicationManager::SetReplicationEnabled(bool enabled,
+                                                            absl::Time now) {
+  if (enabled) {
+    absl::Status s = store_->DeleteNode(kDisableNode, metadata::kAnyVersion);
+    return absl::IsNotFound(s) ? absl::OkStatus() : s;
+  }
+  auto created = store_->CreateNode(
+      kDisableNode, absl::StrCat("ctime: ", absl::ToUnixMillis(now), "\n"),
+      metadata::MetadataStore::NodeMode::kPersistent);
+  if (created.ok() || absl::IsAlreadyExists(created.status())) {
+    return absl::OkStatus();  // paused already: its first time stays
+  }
+  return created.status();
+}
+
+absl::StatusOr<std::optional<absl::Time>>
+UnderreplicationManager::ReplicationDisabledSince() {
+  auto read = store_->ReadNode(kDisableNode);
+  if (absl::IsNotFound(read.status())) return std::optional<absl::Time>();
+  if (!read.ok()) return read.status();
+  // A node without a readable time (BookKeeper's has none) still pauses.
+  int64_t ms = 0;
+  absl::string_view v = read->value;
+  if (absl::ConsumePrefix(&v, "ctime: ") &&
+      absl::SimpleAtoi(absl::StripTrailingAsciiWhitespace(v), &ms)) {
+    return std::optional<absl::Time>(absl::FromUnixMillis(ms));
+  }
+  return std::optional<absl::Time>(absl::InfinitePast());
+}
+
+absl::StatusOr<bool> UnderreplicationManager::ReplicationEnabled() {
+  auto since = ReplicationDisabledSince();
+  if (!since.ok()) return since.status();
+  return !since->has_value();
 }
 
 }  // namespace bk::autorecovery

@@ -10,6 +10,12 @@
 //   <root>/underreplication/locks/urL<id>
 //        ephemeral: held by the worker repairing the ledger; gone with its
 //        session, so a worker that dies leaves the mark for another
+//   <root>/underreplication/disable
+//        present while an operator has paused replication cluster-wide
+//        (BookKeeper's `autorecovery -disable`, for a maintenance window);
+//        data: "ctime: <ms since the epoch>". Workers then take no ledger
+//        and the auditor and the replica check mark none; marks already
+//        made stay, and are repaired once it is gone.
 //
 // Marks are merged (a second lost bookie is added to the first mark) by
 // compare-and-set, so concurrent markers lose nothing. A mark is removed
@@ -22,6 +28,7 @@
 #define BK_AUTORECOVERY_UNDERREPLICATION_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,6 +57,7 @@ class UnderreplicationManager {
  public:
   static constexpr char kLedgersDir[] = "underreplication/ledgers";
   static constexpr char kLocksDir[] = "underreplication/locks";
+  static constexpr char kDisableNode[] = "underreplication/disable";
 
   explicit UnderreplicationManager(metadata::MetadataStore* store)
       : store_(store) {}
@@ -75,6 +83,13 @@ class UnderreplicationManager {
   // session holds it.
   absl::StatusOr<bool> TryLock(LedgerId ledger, const std::string& owner);
   absl::Status Unlock(LedgerId ledger);
+
+  // Pauses (false) or resumes (true) replication cluster-wide; doing what
+  // is already done is OK.
+  absl::Status SetReplicationEnabled(bool enabled, absl::Time now);
+  // Since when replication is paused; nullopt while it is enabled.
+  absl::StatusOr<std::optional<absl::Time>> ReplicationDisabledSince();
+  absl::StatusOr<bool> ReplicationEnabled();
 
  private:
   metadata::MetadataStore* const store_;

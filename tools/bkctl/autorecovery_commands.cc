@@ -359,6 +359,7 @@ int Recover(const std::vector<std::string>& args, std::ostream& out,
   wo.backoff = absl::InfiniteDuration();  // one attempt per ledger
   wo.batch_size = 100;
   wo.passwords = passwords;
+  wo.honour_disable = false;  // the operator's explicit repair
   // Only ledgers missing this bookie: other bookies' marks are the
   // daemon's. Without --ledger, marks missing it from before (an auditor's,
   // of a ledger that no longer names it) are taken too.

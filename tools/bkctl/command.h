@@ -49,6 +49,8 @@ std::vector<Command> BookieGroupsCommands();  // bookiegroups set|get|list
 // autorecovery, listunderreplicated, decommission, recover, whoisauditor,
 // triggeraudit (autorecovery_commands.cc)
 std::vector<Command> AutoRecoveryCommands();
+// replication disable|enable|status (replication_commands.cc).
+std::vector<Command> ReplicationCommands();
 // cluster info (cluster_info_command.cc)
 std::vector<Command> ClusterInfoCommands();
 // updatecookie (updatecookie_command.cc)

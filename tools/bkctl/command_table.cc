@@ -13,8 +13,8 @@ std::vector<Command> AllCommands() {
        {&ClusterInfoCommands, &ClusterCommands, &LedgerReadCommands,
         &BookieGroupsCommands, &LedgerCommands, &LocalClusterCommands,
         &PlacementCommands, &SimulateCommands, &AutoRecoveryCommands,
-        &ForensicsCommands, &IndexCommands, &UpdateCookieCommands,
-        &CompletionCommands}) {
+        &ReplicationCommands, &ForensicsCommands, &IndexCommands,
+        &UpdateCookieCommands, &CompletionCommands}) {
     std::vector<Command> commands = group();
     all.insert(all.end(), commands.begin(), commands.end());
   }

@@ -21,6 +21,7 @@
 #include <set>
 #include <thread>
 
+#include "absl/strings/match.h"
 #include "absl/synchronization/mutex.h"
 #include "autorecovery/auditor_election.h"
 #include "autorecovery/ledgers_on_bookie.h"
@@ -367,6 +368,25 @@ TEST_CASE(
   CHECK(f.NothingMarked());
   CHECK(bkctl({"listunderreplicated", "--json"}).out == "[]\n");
   f.CheckReplicasAndRacks(gone);
+
+  // replication disable / status / enable, through the real ensemble
+  // (--metadata-uri before a two-word command).
+  auto grouped = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), {"--metadata-uri", f.uri});
+    auto r = bk::testing::RunProcess(BKCTL_PATH, args, absl::Seconds(120));
+    REQUIRE(r.ok());
+    return *r;
+  };
+  auto disabled = grouped({"replication", "disable"});
+  CHECK(disabled.exit.exit_code == 0);
+  CHECK(absl::StrContains(disabled.out, "replication disabled since "));
+  CHECK(grouped({"replication", "status", "--json"})
+            .out.find("\"enabled\": false") != std::string::npos);
+  CHECK_FALSE(*marks.ReplicationEnabled());
+  auto enabled = grouped({"replication", "enable"});
+  CHECK(enabled.exit.exit_code == 0);
+  CHECK(enabled.out == "replication enabled\n");
+  CHECK(*marks.ReplicationEnabled());
 
   AutoRecoveryProcess a(f.uri, "ar-verbs", f.dir.path(), f.password_file, 5000);
   REQUIRE(

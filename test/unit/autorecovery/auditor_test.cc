@@ -158,5 +158,28 @@ TEST_CASE(
   CHECK(r->lost.empty());
 }
 
+TEST_CASE(
+    "while replication is paused the auditor marks nothing, and marks "
+    "the lost bookie's ledgers once it is resumed",
+    "[autorecovery]") {
+  Cluster c("audit-paused");
+  UnderreplicationManager marks(c.store.get());
+  Auditor auditor(c.store.get(), &marks, absl::ZeroDuration());
+  REQUIRE(marks.SetReplicationEnabled(false, kT0).ok());
+  c.bookies.erase("bk0");
+  auto paused = auditor.Audit(kT0);
+  REQUIRE(paused.ok());
+  CHECK(paused->replication_disabled);
+  CHECK(paused->ledgers_checked == 0);
+  CHECK(paused->lost.empty());
+  CHECK(marks.List()->empty());
+  REQUIRE(marks.SetReplicationEnabled(true, kT0).ok());
+  auto resumed = auditor.Audit(kT0 + absl::Seconds(1));
+  REQUIRE(resumed.ok());
+  CHECK_FALSE(resumed->replication_disabled);
+  CHECK(resumed->lost == std::vector<std::string>{"bk0"});
+  CHECK(*marks.List() == std::vector<LedgerId>{1, 3});
+}
+
 }  // namespace
 }  // namespace bk::autorecovery

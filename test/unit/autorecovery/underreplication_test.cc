@@ -32,6 +32,31 @@ TEST_CASE(
 }
 
 TEST_CASE(
+    "replication is paused and resumed at BookKeeper's disable node, "
+    "keeping the time it was first paused",
+    "[autorecovery]") {
+  auto store = Store("ur-disable");
+  UnderreplicationManager m(store.get());
+  CHECK(*m.ReplicationEnabled());
+  CHECK_FALSE(m.ReplicationDisabledSince()->has_value());
+  REQUIRE(m.SetReplicationEnabled(false, kT0).ok());
+  REQUIRE(m.SetReplicationEnabled(false, kT0 + absl::Hours(1)).ok());
+  CHECK_FALSE(*m.ReplicationEnabled());
+  CHECK(**m.ReplicationDisabledSince() == kT0);
+  CHECK(store->ReadNode("underreplication/disable").ok());
+  REQUIRE(m.SetReplicationEnabled(true, kT0).ok());
+  REQUIRE(m.SetReplicationEnabled(true, kT0).ok());
+  CHECK(*m.ReplicationEnabled());
+  // A disable node without a time (as BookKeeper writes it) pauses too.
+  REQUIRE(store
+              ->CreateNode("underreplication/disable", "",
+                           metadata::MetadataStore::NodeMode::kPersistent)
+              .ok());
+  CHECK_FALSE(*m.ReplicationEnabled());
+  CHECK(**m.ReplicationDisabledSince() == absl::InfinitePast());
+}
+
+TEST_CASE(
     "a mark records each missing bookie once, merges later ones and "
     "keeps its first time",
     "[autorecovery]") {

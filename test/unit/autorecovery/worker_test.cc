@@ -1,9 +1,10 @@
 // The replication worker's decisions against the in-process metadata store
-// (no bookies: these cases copy nothing). Copies against real bookies are
-// in test/integration/autorecovery.
+// (no bookies: these cases copy nothing), and the replica check's pause. Copies
+// against real bookies are in test/integration/autorecovery.
 
 #include <catch2/catch.hpp>
 
+#include "autorecovery/replica_check.h"
 #include "autorecovery/replication_worker.h"
 #include "autorecovery/underreplication.h"
 #include "client/client.h"
@@ -127,6 +128,56 @@ TEST_CASE(
   CHECK(f.worker->RunOnce(kT0)->ledger == 4);
   CHECK(f.worker->RunOnce(kT0)->ledger == 6);
   CHECK(f.marks->List()->empty());
+}
+
+TEST_CASE(
+    "while replication is paused a worker takes nothing, except one told "
+    "not to wait (bkctl recover)",
+    "[autorecovery]") {
+  Fixture f("worker-paused");
+  REQUIRE(f.store->CreateLedger(4, Md(proto::CLOSED, "pw", {{"a", "b", "c"}}))
+              .ok());
+  REQUIRE(f.store->CreateLedger(5, Md(proto::CLOSED, "pw", {{"a", "b", "c"}}))
+              .ok());
+  REQUIRE(f.marks->Mark(4, {"bk0"}, kT0).ok());
+  REQUIRE(f.marks->Mark(5, {"bk0"}, kT0).ok());
+  REQUIRE(f.marks->SetReplicationEnabled(false, kT0).ok());
+  auto r = f.worker->RunOnce(kT0);
+  REQUIRE(r.ok());
+  CHECK(r->outcome == WorkResult::kIdle);
+  CHECK(*f.marks->List() == std::vector<LedgerId>{4, 5});
+  WorkerOptions o;
+  o.owner = "worker-recover";
+  o.passwords = {"pw"};
+  o.honour_disable = false;
+  o.only = {4};
+  ReplicationWorker recover(f.client.get(), f.store.get(), f.marks.get(), o);
+  CHECK(recover.RunOnce(kT0)->ledger == 4);
+  CHECK(*f.marks->List() == std::vector<LedgerId>{5});
+  REQUIRE(f.marks->SetReplicationEnabled(true, kT0).ok());
+  CHECK(f.worker->RunOnce(kT0)->ledger == 5);
+  CHECK(f.marks->List()->empty());
+}
+
+TEST_CASE(
+    "while replication is paused the periodic replica check asks no bookie "
+    "and marks nothing",
+    "[autorecovery]") {
+  Fixture f("check-paused");
+  REQUIRE(f.store->CreateLedger(4, Md(proto::CLOSED, "pw", {{"a", "b", "c"}}))
+              .ok());
+  REQUIRE(f.marks->SetReplicationEnabled(false, kT0).ok());
+  ReplicaCheck check(f.store.get(), f.marks.get(), f.client.get(),
+                     absl::Milliseconds(100));
+  auto paused = check.Run(kT0);
+  REQUIRE(paused.ok());
+  CHECK(paused->replication_disabled);
+  CHECK(paused->ledgers_checked == 0);
+  REQUIRE(f.marks->SetReplicationEnabled(true, kT0).ok());
+  auto resumed = check.Run(kT0);
+  REQUIRE(resumed.ok());
+  CHECK_FALSE(resumed->replication_disabled);
+  CHECK(resumed->ledgers_checked == 1);
 }
 
 TEST_CASE("a ledger locked by another worker is left to it", "[autorecovery]") {

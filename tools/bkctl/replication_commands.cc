@@ -1,0 +1,109 @@
+// bkctl replication disable | enable | status: pause replication
+// cluster-wide for a maintenance window (BookKeeper's `autorecovery
+// -disable/-enable/-status`), so that bookies restarted one after another
+// are not re-replicated. While paused the autorecovery workers take no
+// ledger and the auditor and the replica check mark none; marks already
+// made stay. `enable` also asks the auditor for an audit, so bookies still
+// missing are found at once. bkctl recover does not wait for it.
+
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "autorecovery/autorecovery.h"
+#include "autorecovery/underreplication.h"
+#include "tools/bkctl/command.h"
+#include "tools/bkctl/flags.h"
+#include "tools/bkctl/store_flags.h"
+
+namespace bk::bkctl {
+namespace {
+
+using autorecovery::UnderreplicationManager;
+using nlohmann::json;
+
+const FlagSpec kReplicationUri{
+    "metadata-uri", true, "metadata store, zk://host:port/root or mem://name"};
+const FlagSpec kReplicationJson{"json", false, "print JSON", true};
+
+int Fail(std::ostream& err, const std::string& cmd, const absl::Status& s) {
+  err << "bkctl replication " << cmd << ": " << s.message() << "\n";
+  return absl::IsInvalidArgument(s) ? kExitUsage : kExitFailure;
+}
+
+// Prints the state after `cmd`: "enabled", or "disabled since T".
+int Report(const std::string& cmd, UnderreplicationManager* marks,
+           bool json_out, std::ostream& out, std::ostream& err) {
+  auto since = marks->ReplicationDisabledSince();
+  if (!since.ok()) return Fail(err, cmd, since.status());
+  if (json_out) {
+    json row = {{"enabled", !since->has_value()}};
+    if (since->has_value() && **since != absl::InfinitePast()) {
+      row["disabled_since_ms"] = absl::ToUnixMillis(**since);
+    }
+    out << row.dump(2) << "\n";
+  } else if (!since->has_value()) {
+    out << "replication enabled\n";
+  } else {
+    out << "replication disabled"
+        << (**since == absl::InfinitePast()
+                ? ""
+                : " since " + absl::FormatTime(**since, absl::UTCTimeZone()))
+        << "\n";
+  }
+  return kExitOk;
+}
+
+int Run(const std::string& cmd, const std::vector<std::string>& args,
+        std::ostream& out, std::ostream& err) {
+  auto f = ParseFlags(args, {kReplicationUri, kReplicationJson});
+  if (!f.ok()) return Fail(err, cmd, f.status());
+  auto store = OpenStoreFromFlags(*f);
+  if (!store.ok()) return Fail(err, cmd, store.status());
+  UnderreplicationManager marks(store->get());
+  if (cmd != "status") {
+    const bool enable = cmd == "enable";
+    if (absl::Status s = marks.SetReplicationEnabled(enable, absl::Now());
+        !s.ok()) {
+      return Fail(err, cmd, s);
+    }
+    if (enable) {
+      // Bookies that went missing while paused are found now, not at the
+      // next periodic audit.
+      if (absl::Status s = autorecovery::RequestAudit(store->get()); !s.ok()) {
+        return Fail(err, cmd, s);
+      }
+    }
+  }
+  return Report(cmd, &marks, f->GetBool("json"), out, err);
+}
+
+}  // namespace
+
+std::vector<Command> ReplicationCommands() {
+  const std::string flags = FlagsUsage({kReplicationUri, kReplicationJson});
+  return {
+      {"replication", "disable",
+       "pause re-replication cluster-wide (workers take nothing, the auditor "
+       "marks nothing) for a maintenance window",
+       flags,
+       [](const std::vector<std::string>& a, std::ostream& o, std::ostream& e) {
+         return Run("disable", a, o, e);
+       }},
+      {"replication", "enable",
+       "resume re-replication and ask the auditor for an audit", flags,
+       [](const std::vector<std::string>& a, std::ostream& o, std::ostream& e) {
+         return Run("enable", a, o, e);
+       }},
+      {"replication", "status",
+       "whether re-replication is enabled, or paused since when", flags,
+       [](const std::vector<std::string>& a, std::ostream& o, std::ostream& e) {
+         return Run("status", a, o, e);
+       }},
+  };
+}
+
+}  // namespace bk::bkctl
