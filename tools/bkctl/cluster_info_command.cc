@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/strings/str_join.h"
+#include "absl/time/time.h"
 #include "autorecovery/auditor_election.h"
 #include "autorecovery/underreplication.h"
 #include "metadata/metadata_store.h"
@@ -74,6 +75,17 @@ int ClusterInfo(const std::vector<std::string>& args, std::ostream& out,
   if (!marked.ok()) return Fail(err, marked.status());
   auto auditor = autorecovery::CurrentAuditor(md);
   if (!auditor.ok()) return Fail(err, auditor.status());
+  auto paused =
+      autorecovery::UnderreplicationManager(md).ReplicationDisabledSince();
+  if (!paused.ok()) return Fail(err, paused.status());
+  // "enabled", or "paused" with the time when it has one.
+  std::string replication = "enabled";
+  if (paused->has_value()) {
+    replication =
+        **paused == absl::InfinitePast()
+            ? "paused"
+            : "paused since " + absl::FormatTime(**paused, absl::UTCTimeZone());
+  }
 
   if (f->GetBool("json")) {
     json by_rack = json::object();
@@ -91,6 +103,7 @@ int ClusterInfo(const std::vector<std::string>& args, std::ostream& out,
                   {"racks", by_rack}}},
                 {"ledgers", ledgers},
                 {"underreplicated_ledgers", marked->size()},
+                {"replication_enabled", !paused->has_value()},
                 {"auditor", auditor->empty() ? json(nullptr) : json(*auditor)}}
                .dump(2)
         << "\n";
@@ -111,6 +124,7 @@ int ClusterInfo(const std::vector<std::string>& args, std::ostream& out,
   }
   out << "ledgers: " << ledgers << "\n"
       << "under-replicated ledgers: " << marked->size() << "\n"
+      << "re-replication: " << replication << "\n"
       << "auditor: " << (auditor->empty() ? "none" : *auditor) << "\n";
   return kExitOk;
 }
@@ -120,7 +134,8 @@ int ClusterInfo(const std::vector<std::string>& args, std::ostream& out,
 std::vector<Command> ClusterInfoCommands() {
   return {{"cluster", "info",
            "bookies by state and rack (down: a cookie but no registration), "
-           "ledger and under-replicated counts, the auditor",
+           "ledger and under-replicated counts, whether re-replication is "
+           "paused, the auditor",
            FlagsUsage({kMetadataUriFlag, {"json", false, "print JSON", true}}),
            ClusterInfo}};
 }

@@ -383,6 +383,8 @@ TEST_CASE(
   CHECK(grouped({"replication", "status", "--json"})
             .out.find("\"enabled\": false") != std::string::npos);
   CHECK_FALSE(*marks.ReplicationEnabled());
+  CHECK(grouped({"cluster", "info", "--json"})
+            .out.find("\"replication_enabled\": false") != std::string::npos);
   auto enabled = grouped({"replication", "enable"});
   CHECK(enabled.exit.exit_code == 0);
   CHECK(enabled.out == "replication enabled\n");

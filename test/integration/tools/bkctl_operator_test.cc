@@ -188,6 +188,7 @@ TEST_CASE(
   CHECK(summary["bookies"]["racks"].size() == 3);
   CHECK(summary["ledgers"] == 1);
   CHECK(summary["underreplicated_ledgers"] == 0);
+  CHECK(summary["replication_enabled"] == true);
 
   cluster->KillBookie(0);
   // Once its session expires, the killed bookie is known (its cookie) but
