@@ -232,6 +232,8 @@ void AutoRecovery::WorkerLoop() {
       busy = false;
       continue;
     }
+    // Its workers read the pause on every pass (honour_disable).
+    probe_->SetReplicationEnabled(!r->paused);
     busy = r->outcome != WorkResult::kIdle;
     if (busy) {
       probe_->Repaired(r->fragments, r->bytes,

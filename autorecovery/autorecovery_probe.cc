@@ -33,6 +33,12 @@ AutoRecoveryProbe::AutoRecoveryProbe(
   underreplicated_ =
       Gauge(r, "bk_autorecovery_underreplicated_ledgers",
             "Ledgers marked under-replicated (set by the auditor)", l);
+  replication_enabled_ =
+      Gauge(r, "bk_autorecovery_replication_enabled",
+            "0 while an operator has paused re-replication (bkctl "
+            "replication disable), else 1",
+            l);
+  replication_enabled_->Set(1);
   audits_ = Counter(r, "bk_autorecovery_audits_total", "Audits run", l);
   ledgers_ = Counter(r, "bk_autorecovery_ledgers_rereplicated_total",
                      "Ledgers whose mark was removed after repair", l);
@@ -60,6 +66,9 @@ void AutoRecoveryProbe::SetAuditor(bool is_auditor) {
 }
 void AutoRecoveryProbe::SetUnderreplicated(int64_t ledgers) {
   underreplicated_->Set(static_cast<double>(ledgers));
+}
+void AutoRecoveryProbe::SetReplicationEnabled(bool enabled) {
+  replication_enabled_->Set(enabled ? 1 : 0);
 }
 void AutoRecoveryProbe::Audited() { audits_->Increment(); }
 void AutoRecoveryProbe::Repaired(int64_t fragments, int64_t bytes,

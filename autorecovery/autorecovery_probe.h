@@ -41,6 +41,9 @@ class AutoRecoveryProbe {
 
   void SetAuditor(bool is_auditor);
   void SetUnderreplicated(int64_t ledgers);
+  // Whether re-replication is enabled (bkctl replication), as this
+  // process's workers last read it.
+  void SetReplicationEnabled(bool enabled);
   void Audited();
   void Repaired(int64_t fragments, int64_t bytes, bool ledger_done);
   void Failed();
@@ -55,6 +58,7 @@ class AutoRecoveryProbe {
   std::shared_ptr<prometheus::Registry> registry_;
   prometheus::Gauge* auditor_;
   prometheus::Gauge* underreplicated_;
+  prometheus::Gauge* replication_enabled_;
   prometheus::Counter* audits_;
   prometheus::Counter* ledgers_;
   prometheus::Counter* fragments_;

@@ -39,7 +39,7 @@ absl::StatusOr<WorkResult> ReplicationWorker::RunOnce(absl::Time now) {
   if (options_.honour_disable) {
     auto enabled = marks_->ReplicationEnabled();
     if (!enabled.ok()) return enabled.status();
-    if (!*enabled) return WorkResult{};  // paused by an operator
+    if (!*enabled) return WorkResult{.paused = true};  // by an operator
   }
   auto marked = marks_->List();
   if (!marked.ok()) return marked.status();

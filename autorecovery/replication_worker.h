@@ -78,6 +78,7 @@ struct WorkResult {
     kFailed,    // see error; retried after the backoff
   };
   Outcome outcome = kIdle;
+  bool paused = false;  // kIdle because re-replication is paused
   LedgerId ledger = -1;
   int64_t fragments = 0;
   int64_t entries = 0;
