@@ -19,6 +19,7 @@
 #include <map>
 #include <random>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include "absl/strings/match.h"
@@ -218,6 +219,47 @@ TEST_CASE(
   CHECK(active.failures() == 0);
   for (auto& [id, e] : active.acked()) f.acked[id] = e;
   f.CheckReplicasAndRacks(leaving);
+}
+
+TEST_CASE(
+    "a bookie lost while re-replication is paused is neither marked nor "
+    "copied, and is repaired once it is resumed",
+    "[integration][autorecovery][slow]") {
+  INFO("seed " << Seed());
+  Fixture f("paused");
+  const std::string gone = f.cluster->id(3);
+  f.ClosedLedgersNaming(gone, 6, 40);
+  UnderreplicationManager marks(f.store.get());
+  REQUIRE(marks.SetReplicationEnabled(false, absl::Now()).ok());
+  AutoRecoveryProcess a(f.uri, "ar-paused", f.dir.path(), f.password_file,
+                        5000);
+  const std::string log = f.dir.path() + "/ar-paused.log";
+  auto paused_audits = [&] {
+    std::stringstream read;
+    read << std::ifstream(log).rdbuf();
+    const std::string text = read.str();
+    int n = 0;
+    for (size_t at = text.find("replication is paused by an operator; not");
+         at != std::string::npos;
+         at = text.find("replication is paused by an operator; not", at + 1)) {
+      ++n;
+    }
+    return n;
+  };
+  // The auditor's first audit found replication paused.
+  REQUIRE(PollUntil([&] { return paused_audits() >= 1; }, absl::Seconds(60)));
+  const int before = paused_audits();
+  REQUIRE(f.cluster->Kill(3).ok());
+  // The registrations changed: the auditor looked again, and was paused.
+  REQUIRE(
+      PollUntil([&] { return paused_audits() > before; }, absl::Seconds(60)));
+  CHECK(f.NothingMarked());
+  CHECK(f.Names(gone));
+  REQUIRE(marks.SetReplicationEnabled(true, absl::Now()).ok());
+  REQUIRE(RequestAudit(f.store.get()).ok());
+  REQUIRE(PollUntil([&] { return !f.Names(gone) && f.NothingMarked(); },
+                    absl::Seconds(120), absl::Milliseconds(500)));
+  f.CheckReplicasAndRacks(gone);
 }
 
 TEST_CASE(
