@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
@@ -80,6 +81,35 @@ AdminReply WhoIsAuditor(metadata::MetadataStore* store) {
                  "(autoRecoveryDaemonEnabled=true or `bkctl autorecovery`)?");
   }
   return Reply(json{{"Auditor", *who}});
+}
+
+// BookKeeper's GET /api/v1/bookie/cluster_info, its field names: a bookie
+// is unavailable when it has a cookie and no registration.
+AdminReply ClusterInfo(metadata::MetadataStore* store) {
+  auto bookies = store->ListBookies();
+  if (!bookies.ok()) return Unavailable(bookies.status());
+  auto cookies = store->ListCookies();
+  if (!cookies.ok()) return Unavailable(cookies.status());
+  std::set<std::string> up;
+  for (const auto& b : bookies->writable) up.insert(b.bookie_id());
+  for (const auto& b : bookies->readonly) up.insert(b.bookie_id());
+  size_t unavailable = 0;
+  for (const std::string& id : *cookies) unavailable += up.count(id) == 0;
+  UnderreplicationManager marks(store);
+  auto marked = marks.List();
+  if (!marked.ok()) return Unavailable(marked.status());
+  auto enabled = marks.ReplicationEnabled();
+  if (!enabled.ok()) return Unavailable(enabled.status());
+  auto who = CurrentAuditor(store);
+  if (!who.ok()) return Unavailable(who.status());
+  return Reply(json{{"auditorElected", !who->empty()},
+                    {"auditorId", *who},
+                    {"clusterUnderReplicated", !marked->empty()},
+                    {"ledgerReplicationEnabled", *enabled},
+                    {"totalBookiesCount", up.size() + unavailable},
+                    {"writableBookiesCount", bookies->writable.size()},
+                    {"readonlyBookiesCount", bookies->readonly.size()},
+                    {"unavailableBookiesCount", unavailable}});
 }
 
 AdminReply TriggerAudit(metadata::MetadataStore* store) {
@@ -237,6 +267,8 @@ std::vector<AdminRoute> AutoRecoveryAdminRoutes(StoreFn store) {
       {"PUT", p + "decommission", WithStore(store, StartDecommission)},
       {"GET", p + "bookie", WithStore(store, DecommissionProgress)},
       {"DELETE", p + "bookie", WithStore(store, FinishDecommission)},
+      {"GET", "/api/v1/bookie/cluster_info",
+       WithStore(store, no_call(ClusterInfo))},
   };
 }
 

@@ -12,6 +12,10 @@
 //   DELETE /api/v1/autorecovery/bookie?bookie_src=id   the end: deletes
 //          its cookie, refused (409) while it is registered or a ledger
 //          still names it
+//   GET    /api/v1/bookie/cluster_info   bookie counts by state
+//          (unavailable: a cookie, no registration), whether a ledger is
+//          under-replicated, whether re-replication is enabled (bkctl
+//          replication), the auditor; BookKeeper's field names
 //
 // Autorecovery never includes bookie code and the bookie never includes
 // autorecovery (README.md's layout table), so the routes are plain

@@ -122,6 +122,14 @@ TEST_CASE(
       absl::Seconds(30)));
   CHECK_FALSE(who["Auditor"].get<std::string>().empty());
 
+  // BookKeeper's cluster_info, served by any bookie.
+  json info = Json(HttpGet(port, "/api/v1/bookie/cluster_info"));
+  CHECK(info["writableBookiesCount"] == cluster.size());
+  CHECK(info["unavailableBookiesCount"] == 0);
+  CHECK(info["auditorElected"] == true);
+  CHECK(info["auditorId"] == who["Auditor"]);
+  CHECK(info["ledgerReplicationEnabled"] == true);
+
   CHECK(Json(HttpGet(port, kApi + "list_under_replicated_ledger")).empty());
   CHECK(HttpGet(port, kApi + "list_under_replicated_ledger?nope=1").status ==
         400);

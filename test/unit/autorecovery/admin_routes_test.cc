@@ -143,5 +143,44 @@ TEST_CASE("the autorecovery routes answer 503 while the store cannot open",
   }
 }
 
+TEST_CASE(
+    "cluster_info counts bookies by state, with BookKeeper's field names, and "
+    "says whether re-replication is enabled",
+    "[autorecovery][http]") {
+  Fixture f("admin-routes-cluster-info");
+  // Three known bookies (cookies): bk0 writable, bk1 read-only, bk2 down.
+  for (const char* id : {"bk0", "bk1", "bk2"}) {
+    proto::Cookie c;
+    c.set_bookie_id(id);
+    REQUIRE(f.store->WriteCookie(id, c, metadata::kNotExists).ok());
+  }
+  for (const char* id : {"bk0", "bk1"}) {
+    proto::BookieServiceInfo info;
+    info.set_bookie_id(id);
+    info.set_grpc_endpoint("127.0.0.1:1");
+    info.set_read_only(std::string(id) == "bk1");
+    REQUIRE(f.store->RegisterBookie(info).ok());
+  }
+  const std::string route = "GET /api/v1/bookie/cluster_info";
+  auto healthy = f.Call(route);
+  REQUIRE(healthy.status == 200);
+  json v = json::parse(healthy.json);
+  CHECK(v["totalBookiesCount"] == 3);
+  CHECK(v["writableBookiesCount"] == 1);
+  CHECK(v["readonlyBookiesCount"] == 1);
+  CHECK(v["unavailableBookiesCount"] == 1);
+  CHECK(v["clusterUnderReplicated"] == false);
+  CHECK(v["ledgerReplicationEnabled"] == true);
+  CHECK(v["auditorElected"] == false);
+  CHECK(v["auditorId"] == "");
+
+  UnderreplicationManager marks(f.store.get());
+  REQUIRE(marks.Mark(1, {"bk2"}, absl::Now()).ok());
+  REQUIRE(marks.SetReplicationEnabled(false, absl::Now()).ok());
+  v = json::parse(f.Call(route).json);
+  CHECK(v["clusterUnderReplicated"] == true);
+  CHECK(v["ledgerReplicationEnabled"] == false);
+}
+
 }  // namespace
 }  // namespace bk::autorecovery
