@@ -25,8 +25,6 @@ namespace {
 using autorecovery::UnderreplicationManager;
 using nlohmann::json;
 
-const FlagSpec kReplicationUri{
-    "metadata-uri", true, "metadata store, zk://host:port/root or mem://name"};
 const FlagSpec kReplicationJson{"json", false, "print JSON", true};
 
 int Fail(std::ostream& err, const std::string& cmd, const absl::Status& s) {
@@ -59,7 +57,7 @@ int Report(const std::string& cmd, UnderreplicationManager* marks,
 
 int Run(const std::string& cmd, const std::vector<std::string>& args,
         std::ostream& out, std::ostream& err) {
-  auto f = ParseFlags(args, {kReplicationUri, kReplicationJson});
+  auto f = ParseFlags(args, {kMetadataUriFlag, kReplicationJson});
   if (!f.ok()) return Fail(err, cmd, f.status());
   auto store = OpenStoreFromFlags(*f);
   if (!store.ok()) return Fail(err, cmd, store.status());
@@ -84,7 +82,7 @@ int Run(const std::string& cmd, const std::vector<std::string>& args,
 }  // namespace
 
 std::vector<Command> ReplicationCommands() {
-  const std::string flags = FlagsUsage({kReplicationUri, kReplicationJson});
+  const std::string flags = FlagsUsage({kMetadataUriFlag, kReplicationJson});
   return {
       {"replication", "disable",
        "pause re-replication cluster-wide (workers take nothing, the auditor "
