@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "autorecovery/auditor_election.h"
 #include "autorecovery/autorecovery.h"
 #include "autorecovery/ledgers_on_bookie.h"
@@ -110,6 +112,51 @@ AdminReply ClusterInfo(metadata::MetadataStore* store) {
                     {"writableBookiesCount", bookies->writable.size()},
                     {"readonlyBookiesCount", bookies->readonly.size()},
                     {"unavailableBookiesCount", unavailable}});
+}
+
+// BookKeeper's /api/v1/autorecovery/status: {"enabled": bool}, and the
+// pause's start when paused (ours). PUT ?enabled=true|false resumes or
+// pauses re-replication cluster-wide, as `bkctl replication enable|disable`
+// does; resuming requests an audit, so that bookies lost while paused are
+// found at once.
+AdminReply ReplicationStatus(metadata::MetadataStore* store) {
+  UnderreplicationManager marks(store);
+  auto since = marks.ReplicationDisabledSince();
+  if (!since.ok()) return Unavailable(since.status());
+  json reply{{"enabled", !since->has_value()}};
+  if (since->has_value()) {
+    reply["disabledSince"] = absl::FormatTime(**since, absl::UTCTimeZone());
+  }
+  return Reply(reply);
+}
+
+AdminReply SetReplicationStatus(metadata::MetadataStore* store,
+                                const AdminCall& call) {
+  auto params = ParseQuery(call.query);
+  if (!params.ok()) return Error(400, std::string(params.status().message()));
+  std::optional<bool> enable;
+  for (const auto& [k, v] : *params) {
+    if (k != "enabled") {
+      return Error(400, absl::StrCat("unknown parameter '", k, "' (enabled)"));
+    }
+    if (v != "true" && v != "false") {
+      return Error(
+          400, absl::StrCat("enabled must be true or false, not '", v, "'"));
+    }
+    enable = v == "true";
+  }
+  if (!enable.has_value()) {
+    return Error(400, "missing parameter: ?enabled=true or ?enabled=false");
+  }
+  UnderreplicationManager marks(store);
+  if (absl::Status s = marks.SetReplicationEnabled(*enable, absl::Now());
+      !s.ok()) {
+    return Unavailable(s);
+  }
+  if (*enable) {
+    if (absl::Status s = RequestAudit(store); !s.ok()) return Unavailable(s);
+  }
+  return ReplicationStatus(store);
 }
 
 AdminReply TriggerAudit(metadata::MetadataStore* store) {
@@ -262,6 +309,8 @@ std::vector<AdminRoute> AutoRecoveryAdminRoutes(StoreFn store) {
       {"GET", p + "list_under_replicated_ledger",
        WithStore(store, ListUnderReplicated)},
       {"GET", p + "who_is_auditor", WithStore(store, no_call(WhoIsAuditor))},
+      {"GET", p + "status", WithStore(store, no_call(ReplicationStatus))},
+      {"PUT", p + "status", WithStore(store, SetReplicationStatus)},
       {"PUT", p + "trigger_audit", WithStore(store, no_call(TriggerAudit))},
       {"PUT", p + "bookie", WithStore(store, StartDecommission)},
       {"PUT", p + "decommission", WithStore(store, StartDecommission)},

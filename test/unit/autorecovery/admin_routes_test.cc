@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/match.h"
+#include "autorecovery/autorecovery.h"
 #include "autorecovery/underreplication.h"
 #include "metadata/metadata_store.h"
 #include "test/support/ledger_metadata.h"
@@ -180,6 +181,45 @@ TEST_CASE(
   v = json::parse(f.Call(route).json);
   CHECK(v["clusterUnderReplicated"] == true);
   CHECK(v["ledgerReplicationEnabled"] == false);
+}
+
+TEST_CASE(
+    "autorecovery/status pauses and resumes re-replication as BookKeeper's "
+    "endpoint does, resuming requests an audit, and bad input changes nothing",
+    "[autorecovery][http]") {
+  Fixture f("admin-routes-status");
+  UnderreplicationManager marks(f.store.get());
+  auto get = f.Call("GET " + kApi + "status");
+  REQUIRE(get.status == 200);
+  CHECK(json::parse(get.json) == json{{"enabled", true}});
+
+  auto pause = f.Call("PUT " + kApi + "status", "enabled=false");
+  INFO(pause.json);
+  REQUIRE(pause.status == 200);
+  json v = json::parse(pause.json);
+  CHECK(v["enabled"] == false);
+  CHECK(v.contains("disabledSince"));
+  CHECK(*marks.ReplicationEnabled() == false);
+  CHECK(json::parse(f.Call("GET " + kApi + "status").json)["enabled"] == false);
+  // Pausing again keeps the first pause's time.
+  CHECK(json::parse(f.Call("PUT " + kApi + "status", "enabled=false").json) ==
+        v);
+
+  for (const char* query : {"", "enabled=", "enabled=no", "enabled=TRUE",
+                            "x=true", "enabled=true&x=1", "enabled=%zz"}) {
+    INFO(query);
+    auto r = f.Call("PUT " + kApi + "status", query);
+    CHECK(r.status == 400);
+    CHECK(json::parse(r.json).contains("error"));
+    CHECK(*marks.ReplicationEnabled() == false);
+  }
+  CHECK(absl::IsNotFound(f.store->ReadNode(kAuditRequestNode).status()));
+
+  auto resume = f.Call("PUT " + kApi + "status", "enabled=true");
+  REQUIRE(resume.status == 200);
+  CHECK(json::parse(resume.json) == json{{"enabled", true}});
+  CHECK(*marks.ReplicationEnabled() == true);
+  CHECK(f.store->ReadNode(kAuditRequestNode).ok());
 }
 
 }  // namespace
