@@ -11,6 +11,7 @@
 #include "autorecovery/auditor_election.h"
 #include "autorecovery/autorecovery.h"
 #include "autorecovery/ledgers_on_bookie.h"
+#include "autorecovery/recovery_delay.h"
 #include "autorecovery/underreplication.h"
 #include "common/query_string.h"
 
@@ -157,6 +158,46 @@ AdminReply SetReplicationStatus(metadata::MetadataStore* store,
     if (absl::Status s = RequestAudit(store); !s.ok()) return Unavailable(s);
   }
   return ReplicationStatus(store);
+}
+
+// BookKeeper's /api/v1/autorecovery/lost_bookie_recovery_delay, in JSON:
+// {"set": false} while every auditor uses its configured delay, else
+// {"set": true, "delay_seconds": N}. PUT {"delay_seconds": N} sets it
+// cluster-wide and requests an audit (applied at once); DELETE (ours)
+// clears it.
+AdminReply RecoveryDelay(metadata::MetadataStore* store) {
+  auto delay = ReadLostBookieRecoveryDelay(store);
+  if (!delay.ok()) return Unavailable(delay.status());
+  json reply{{"set", delay->has_value()}};
+  if (delay->has_value()) {
+    reply["delay_seconds"] = absl::ToInt64Seconds(**delay);
+  }
+  return Reply(reply);
+}
+
+AdminReply SetRecoveryDelay(metadata::MetadataStore* store,
+                            const AdminCall& call) {
+  json v = json::parse(call.body, nullptr, false);
+  const bool shaped = !v.is_discarded() && v.is_object() && v.size() == 1 &&
+                      v.contains("delay_seconds") &&
+                      v["delay_seconds"].is_number_integer();
+  if (!shaped) {
+    return Error(400, "the body must be {\"delay_seconds\": <whole seconds>}");
+  }
+  absl::Status s =
+      SetLostBookieRecoveryDelay(store, v["delay_seconds"].get<int64_t>());
+  if (absl::IsInvalidArgument(s)) return Error(400, std::string(s.message()));
+  if (!s.ok()) return Unavailable(s);
+  if (absl::Status a = RequestAudit(store); !a.ok()) return Unavailable(a);
+  return RecoveryDelay(store);
+}
+
+AdminReply ClearRecoveryDelay(metadata::MetadataStore* store) {
+  if (absl::Status s = ClearLostBookieRecoveryDelay(store); !s.ok()) {
+    return Unavailable(s);
+  }
+  if (absl::Status a = RequestAudit(store); !a.ok()) return Unavailable(a);
+  return RecoveryDelay(store);
 }
 
 AdminReply TriggerAudit(metadata::MetadataStore* store) {
@@ -312,6 +353,12 @@ std::vector<AdminRoute> AutoRecoveryAdminRoutes(StoreFn store) {
       {"GET", p + "status", WithStore(store, no_call(ReplicationStatus))},
       {"PUT", p + "status", WithStore(store, SetReplicationStatus)},
       {"PUT", p + "trigger_audit", WithStore(store, no_call(TriggerAudit))},
+      {"GET", p + "lost_bookie_recovery_delay",
+       WithStore(store, no_call(RecoveryDelay))},
+      {"PUT", p + "lost_bookie_recovery_delay",
+       WithStore(store, SetRecoveryDelay)},
+      {"DELETE", p + "lost_bookie_recovery_delay",
+       WithStore(store, no_call(ClearRecoveryDelay))},
       {"PUT", p + "bookie", WithStore(store, StartDecommission)},
       {"PUT", p + "decommission", WithStore(store, StartDecommission)},
       {"GET", p + "bookie", WithStore(store, DecommissionProgress)},

@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "autorecovery/recovery_delay.h"
 #include "common/logging.h"
 
 namespace bk::autorecovery {
@@ -18,6 +19,23 @@ absl::StatusOr<AuditReport> Auditor::Audit(absl::Time now) {
     report.replication_disabled = true;
     return report;
   }
+  auto set = ReadLostBookieRecoveryDelay(store_);
+  if (set.ok()) {
+    const absl::Duration delay = set->value_or(configured_delay_);
+    if (delay != delay_) {
+      log->info("auditor: lostBookieRecoveryDelay is now {} ({})",
+                absl::FormatDuration(delay),
+                set->has_value() ? "set cluster-wide" : "configured");
+    }
+    delay_ = delay;
+  } else if (absl::IsDataLoss(set.status())) {
+    // An operator's typo must not stop the audits: keep the last delay.
+    log->warn("auditor: {}; keeping lostBookieRecoveryDelay {}",
+              set.status().ToString(), absl::FormatDuration(delay_));
+  } else {
+    return set.status();
+  }
+  report.delay = delay_;
   auto bookies = store_->ListBookies();
   if (!bookies.ok()) return bookies.status();
   std::set<std::string> alive;
@@ -64,7 +82,8 @@ absl::StatusOr<AuditReport> Auditor::Audit(absl::Time now) {
       log->info("auditor: bookie {} is missing, named by {} ledgers", bookie,
                 ledgers.size());
     }
-    if (now - it->second.since < delay_) {
+    // Once marked, a bookie stays lost even if the delay grew since.
+    if (!it->second.marked && now - it->second.since < delay_) {
       report.waiting.push_back(bookie);
       continue;
     }

@@ -10,7 +10,9 @@
 // missing starts its clock; once it has been missing for
 // lostBookieRecoveryDelay, every ledger with a fragment on it is marked,
 // with the bookie recorded as the missing replica. A bookie that comes back
-// before then is forgotten. (A bookie the auditor never saw registered is
+// before then is forgotten. The delay is the one set cluster-wide
+// (recovery_delay.h) when there is one, read at every audit, else the
+// configured one. (A bookie the auditor never saw registered is
 // treated alike: a ledger naming an absent bookie is under-replicated
 // whatever the reason.)
 //
@@ -43,6 +45,8 @@ struct AuditReport {
   // Replication was paused by an operator: nothing was looked at or
   // marked, and no missing bookie's clock moved.
   bool replication_disabled = false;
+  // The lostBookieRecoveryDelay this audit applied.
+  absl::Duration delay;
 };
 
 class Auditor {
@@ -50,17 +54,22 @@ class Auditor {
   // REQUIRES: store and marks outlive the auditor.
   Auditor(metadata::MetadataStore* store, UnderreplicationManager* marks,
           absl::Duration lost_bookie_recovery_delay)
-      : store_(store), marks_(marks), delay_(lost_bookie_recovery_delay) {}
+      : store_(store),
+        marks_(marks),
+        configured_delay_(lost_bookie_recovery_delay),
+        delay_(lost_bookie_recovery_delay) {}
 
   absl::StatusOr<AuditReport> Audit(absl::Time now);
 
-  // When a bookie waiting now reaches its delay (InfiniteFuture if none).
+  // When a bookie waiting now reaches its delay (InfiniteFuture if none),
+  // by the delay the last audit applied.
   absl::Time NextDeadline() const;
 
  private:
   metadata::MetadataStore* const store_;
   UnderreplicationManager* const marks_;
-  const absl::Duration delay_;
+  const absl::Duration configured_delay_;
+  absl::Duration delay_;  // the last audit's: set cluster-wide or configured
   struct Missing {
     absl::Time since;
     bool marked = false;  // its ledgers were marked

@@ -29,7 +29,8 @@ const ConfigTable<AutoRecoveryOptions>& AutoRecoveryConfigTable() {
     t->Seconds("lostBookieRecoveryDelay", BK_FIELD(lost_bookie_recovery_delay),
                {0, 1e7},
                "how long a bookie may be missing before its ledgers are "
-               "marked under-replicated");
+               "marked under-replicated; a value set cluster-wide "
+               "(bkctl replication delay) overrides it");
     t->Seconds("auditorPeriodicBookieCheckInterval",
                BK_FIELD(auditor_periodic_bookie_check_interval), {1, 1e8},
                "a full audit of ledgers against registered bookies at least "

@@ -5,8 +5,14 @@
 // ledger and the auditor and the replica check mark none; marks already
 // made stay. `enable` also asks the auditor for an audit, so bookies still
 // missing are found at once. bkctl recover does not wait for it.
+//
+// bkctl replication delay [--set SECONDS | --clear]: lostBookieRecoveryDelay
+// cluster-wide at run time (BookKeeper's `lostbookierecoverydelay -get/-set`;
+// recovery_delay.h). Setting it asks for an audit, so that a shorter delay
+// marks a bookie already missing that long at once.
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -14,6 +20,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "autorecovery/autorecovery.h"
+#include "autorecovery/recovery_delay.h"
 #include "autorecovery/underreplication.h"
 #include "tools/bkctl/command.h"
 #include "tools/bkctl/flags.h"
@@ -26,6 +33,12 @@ using autorecovery::UnderreplicationManager;
 using nlohmann::json;
 
 const FlagSpec kReplicationJson{"json", false, "print JSON", true};
+const FlagSpec kDelaySet{"set", false,
+                         "seconds: set lostBookieRecoveryDelay cluster-wide"};
+const FlagSpec kDelayClear{
+    "clear", false,
+    "remove the cluster-wide value (each auditor's own configuration applies)",
+    true};
 
 int Fail(std::ostream& err, const std::string& cmd, const absl::Status& s) {
   err << "bkctl replication " << cmd << ": " << s.message() << "\n";
@@ -79,6 +92,56 @@ int Run(const std::string& cmd, const std::vector<std::string>& args,
   return Report(cmd, &marks, f->GetBool("json"), out, err);
 }
 
+int RunDelay(const std::vector<std::string>& args, std::ostream& out,
+             std::ostream& err) {
+  const std::string cmd = "delay";
+  auto f = ParseFlags(
+      args, {kMetadataUriFlag, kReplicationJson, kDelaySet, kDelayClear});
+  if (!f.ok()) return Fail(err, cmd, f.status());
+  const bool clear = f->GetBool("clear");
+  if (clear && f->Has("set")) {
+    return Fail(err, cmd,
+                absl::InvalidArgumentError("--set and --clear exclude each "
+                                           "other"));
+  }
+  std::optional<int64_t> seconds;
+  if (f->Has("set")) {
+    auto v =
+        f->GetInt("set", 0, autorecovery::kMaxLostBookieRecoveryDelaySeconds);
+    if (!v.ok()) return Fail(err, cmd, v.status());
+    seconds = *v;
+  }
+  auto store = OpenStoreFromFlags(*f);
+  if (!store.ok()) return Fail(err, cmd, store.status());
+  if (seconds.has_value() || clear) {
+    absl::Status s =
+        clear
+            ? autorecovery::ClearLostBookieRecoveryDelay(store->get())
+            : autorecovery::SetLostBookieRecoveryDelay(store->get(), *seconds);
+    if (!s.ok()) return Fail(err, cmd, s);
+    // The auditor applies the new delay at its next audit: now.
+    if (absl::Status a = autorecovery::RequestAudit(store->get()); !a.ok()) {
+      return Fail(err, cmd, a);
+    }
+  }
+  auto delay = autorecovery::ReadLostBookieRecoveryDelay(store->get());
+  if (!delay.ok()) return Fail(err, cmd, delay.status());
+  if (f->GetBool("json")) {
+    json row = {{"set", delay->has_value()}};
+    if (delay->has_value()) {
+      row["delay_seconds"] = absl::ToInt64Seconds(**delay);
+    }
+    out << row.dump(2) << "\n";
+  } else if (delay->has_value()) {
+    out << "lostBookieRecoveryDelay " << absl::ToInt64Seconds(**delay)
+        << " s, set cluster-wide (overrides each auditor's configuration)\n";
+  } else {
+    out << "lostBookieRecoveryDelay not set cluster-wide: each auditor uses "
+           "its configured value\n";
+  }
+  return kExitOk;
+}
+
 }  // namespace
 
 std::vector<Command> ReplicationCommands() {
@@ -101,6 +164,10 @@ std::vector<Command> ReplicationCommands() {
        [](const std::vector<std::string>& a, std::ostream& o, std::ostream& e) {
          return Run("status", a, o, e);
        }},
+      {"replication", "delay",
+       "show, set or clear lostBookieRecoveryDelay cluster-wide (no restart)",
+       FlagsUsage({kMetadataUriFlag, kReplicationJson, kDelaySet, kDelayClear}),
+       RunDelay},
   };
 }
 

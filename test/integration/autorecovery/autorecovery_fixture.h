@@ -15,6 +15,7 @@
 #include <map>
 #include <random>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,19 @@
 namespace bk::autorecovery {
 
 inline uint64_t Seed() { return bk::testing::TestSeed(); }
+
+// How many times `needle` occurs in the file at `path` (a process's log).
+inline int CountInFile(const std::string& path, const std::string& needle) {
+  std::stringstream read;
+  read << std::ifstream(path).rdbuf();
+  const std::string text = read.str();
+  int n = 0;
+  for (size_t at = text.find(needle); at != std::string::npos;
+       at = text.find(needle, at + 1)) {
+    ++n;
+  }
+  return n;
+}
 
 inline const std::vector<std::string> kRacks = {
     "/region/rack0", "/region/rack1", "/region/rack2"};

@@ -26,6 +26,7 @@
 #include "absl/synchronization/mutex.h"
 #include "autorecovery/auditor_election.h"
 #include "autorecovery/ledgers_on_bookie.h"
+#include "autorecovery/recovery_delay.h"
 #include "autorecovery/underreplication.h"
 #include "autorecovery_fixture.h"
 #include "client/bookie_admin.h"
@@ -235,16 +236,7 @@ TEST_CASE(
                         5000);
   const std::string log = f.dir.path() + "/ar-paused.log";
   auto paused_audits = [&] {
-    std::stringstream read;
-    read << std::ifstream(log).rdbuf();
-    const std::string text = read.str();
-    int n = 0;
-    for (size_t at = text.find("replication is paused by an operator; not");
-         at != std::string::npos;
-         at = text.find("replication is paused by an operator; not", at + 1)) {
-      ++n;
-    }
-    return n;
+    return CountInFile(log, "replication is paused by an operator; not");
   };
   // The auditor's first audit found replication paused.
   REQUIRE(PollUntil([&] { return paused_audits() >= 1; }, absl::Seconds(60)));
@@ -431,6 +423,27 @@ TEST_CASE(
   CHECK(enabled.exit.exit_code == 0);
   CHECK(enabled.out == "replication enabled\n");
   CHECK(*marks.ReplicationEnabled());
+
+  // replication delay: shown, set, refused when bad (nothing changed),
+  // cleared.
+  CHECK(absl::StrContains(grouped({"replication", "delay"}).out,
+                          "not set cluster-wide"));
+  auto set = grouped({"replication", "delay", "--set", "900"});
+  CHECK(set.exit.exit_code == 0);
+  CHECK(absl::StrContains(set.out, "lostBookieRecoveryDelay 900 s"));
+  for (std::vector<std::string> bad : {std::vector<std::string>{"--set", "-1"},
+                                       {"--set", "soon"},
+                                       {"--set", "99999999999"},
+                                       {"--set", "5", "--clear"}}) {
+    bad.insert(bad.begin(), {"replication", "delay"});
+    auto r = grouped(bad);
+    INFO(r.err);
+    CHECK(r.exit.exit_code == 2);
+  }
+  CHECK(**ReadLostBookieRecoveryDelay(f.store.get()) == absl::Seconds(900));
+  CHECK(grouped({"replication", "delay", "--clear", "--json"}).out ==
+        "{\n  \"set\": false\n}\n");
+  CHECK_FALSE(ReadLostBookieRecoveryDelay(f.store.get())->has_value());
 
   AutoRecoveryProcess a(f.uri, "ar-verbs", f.dir.path(), f.password_file, 5000);
   REQUIRE(

@@ -9,6 +9,7 @@
 
 #include "absl/strings/match.h"
 #include "autorecovery/autorecovery.h"
+#include "autorecovery/recovery_delay.h"
 #include "autorecovery/underreplication.h"
 #include "metadata/metadata_store.h"
 #include "test/support/ledger_metadata.h"
@@ -220,6 +221,40 @@ TEST_CASE(
   CHECK(json::parse(resume.json) == json{{"enabled", true}});
   CHECK(*marks.ReplicationEnabled() == true);
   CHECK(f.store->ReadNode(kAuditRequestNode).ok());
+}
+
+TEST_CASE(
+    "lost_bookie_recovery_delay is read, set cluster-wide with BookKeeper's "
+    "body, and cleared, and a bad body is 400 with nothing changed",
+    "[autorecovery][http]") {
+  Fixture f("admin-routes-delay");
+  const std::string route = kApi + "lost_bookie_recovery_delay";
+  auto get = f.Call("GET " + route);
+  REQUIRE(get.status == 200);
+  CHECK(json::parse(get.json) == json{{"set", false}});
+
+  auto set = f.Call("PUT " + route, "", "{\"delay_seconds\": 300}");
+  INFO(set.json);
+  REQUIRE(set.status == 200);
+  CHECK(json::parse(set.json) == json{{"set", true}, {"delay_seconds", 300}});
+  CHECK(**ReadLostBookieRecoveryDelay(f.store.get()) == absl::Seconds(300));
+  CHECK(f.store->ReadNode(kAuditRequestNode).ok());  // applied at once
+
+  for (const char* body :
+       {"", "300", "{}", "{\"delay_seconds\": -1}", "{\"delay_seconds\": 1.5}",
+        "{\"delay_seconds\": \"60\"}", "{\"delay_seconds\": 99999999999}",
+        "{\"delay_seconds\": 60, \"x\": 1}"}) {
+    INFO(body);
+    auto r = f.Call("PUT " + route, "", body);
+    CHECK(r.status == 400);
+    CHECK(json::parse(r.json).contains("error"));
+    CHECK(**ReadLostBookieRecoveryDelay(f.store.get()) == absl::Seconds(300));
+  }
+
+  auto cleared = f.Call("DELETE " + route);
+  REQUIRE(cleared.status == 200);
+  CHECK(json::parse(cleared.json) == json{{"set", false}});
+  CHECK_FALSE(ReadLostBookieRecoveryDelay(f.store.get())->has_value());
 }
 
 }  // namespace

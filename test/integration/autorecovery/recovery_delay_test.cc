@@ -1,0 +1,65 @@
+// lostBookieRecoveryDelay changed at run time, end to end: a real ZooKeeper,
+// bookie processes and a `bkctl autorecovery` process configured with no
+// delay. A delay set cluster-wide holds a lost bookie's ledgers unmarked;
+// `bkctl replication delay --set 0` lets the auditor mark them at once, and
+// the workers move them off, with no restart.
+
+#include "autorecovery/recovery_delay.h"
+
+#include <catch2/catch.hpp>
+
+#include "autorecovery_fixture.h"
+#include "test/support/bookie_process.h"
+#include "test/support/poll_until.h"
+
+namespace bk::autorecovery {
+namespace {
+
+using bk::testing::PollUntil;
+
+TEST_CASE(
+    "a delay set cluster-wide holds a lost bookie's ledgers, and setting it "
+    "to zero with bkctl has them repaired without a restart",
+    "[integration][autorecovery][slow]") {
+  INFO("seed " << Seed());
+  Fixture f("delay");
+  const std::string gone = f.cluster->id(3);
+  f.ClosedLedgersNaming(gone, 6, 40);
+  REQUIRE(SetLostBookieRecoveryDelay(f.store.get(), 3600).ok());
+  AutoRecoveryProcess a(f.uri, "ar-delay", f.dir.path(), f.password_file,
+                        5000);  // configured: --lostBookieRecoveryDelay=0
+  const std::string log = f.dir.path() + "/ar-delay.log";
+  // The first audit took the cluster-wide hour over the configured 0.
+  REQUIRE(PollUntil(
+      [&] {
+        return CountInFile(log,
+                           "lostBookieRecoveryDelay is now 1h (set "
+                           "cluster-wide)") == 1;
+      },
+      absl::Seconds(60)));
+  REQUIRE(f.cluster->Kill(3).ok());
+  // The registrations changed: the auditor saw the bookie missing, and
+  // waits.
+  REQUIRE(PollUntil(
+      [&] { return CountInFile(log, "bookie " + gone + " is missing") >= 1; },
+      absl::Seconds(60)));
+  CHECK(f.NothingMarked());
+  CHECK(f.Names(gone));
+
+  auto run = bk::testing::RunProcess(
+      BKCTL_PATH,
+      {"replication", "delay", "--metadata-uri", f.uri, "--set", "0", "--json"},
+      absl::Seconds(60));
+  REQUIRE(run.ok());
+  INFO(run->out << run->err);
+  REQUIRE(run->exit.exit_code == 0);
+  CHECK(run->out.find("\"delay_seconds\": 0") != std::string::npos);
+  REQUIRE(PollUntil([&] { return !f.Names(gone) && f.NothingMarked(); },
+                    absl::Seconds(120), absl::Milliseconds(500)));
+  CHECK(CountInFile(
+            log, "lostBookieRecoveryDelay is now 0 (set cluster-wide)") == 1);
+  f.CheckReplicasAndRacks(gone);
+}
+
+}  // namespace
+}  // namespace bk::autorecovery
