@@ -3,6 +3,13 @@
 //   GET    /api/v1/autorecovery/list_under_replicated_ledger
 //            ?missingreplica=B&excludingmissingreplica=B&printmissingreplica=
 //   GET    /api/v1/autorecovery/who_is_auditor
+//   GET    /api/v1/autorecovery/status   {"enabled": bool}
+//   PUT    /api/v1/autorecovery/status?enabled=true|false   resumes or
+//          pauses re-replication cluster-wide (bkctl replication)
+//   GET    /api/v1/autorecovery/lost_bookie_recovery_delay
+//   PUT    /api/v1/autorecovery/lost_bookie_recovery_delay
+//          {"delay_seconds": N}: set cluster-wide (recovery_delay.h)
+//   DELETE /api/v1/autorecovery/lost_bookie_recovery_delay   cleared
 //   PUT    /api/v1/autorecovery/trigger_audit
 //   PUT    /api/v1/autorecovery/bookie        {"bookie_src": ["id", ...]}
 //          PUT /api/v1/autorecovery/decommission {"bookie_src": "id"} alike:

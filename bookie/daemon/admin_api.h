@@ -9,11 +9,13 @@
 //   admin_storage.cc  GET /api/v1/bookie/last_log_mark,
 //                     /api/v1/bookie/list_disk_file,
 //                     /api/v1/bookie/gc_details; GET and PUT /api/v1/bookie/gc
+//   admin_ledgers.cc  GET /api/v1/ledger/list, /api/v1/ledger/metadata;
+//                     DELETE /api/v1/ledger/delete
 //
 // Handlers run on HTTP worker threads and read DaemonParts as its members'
 // comments allow; they are installed before registration and answer 503
-// while a part they need is not there. Mutations (PUT) pass AdminAuth in
-// the router first (http_router.h): no handler here checks a token.
+// while a part they need is not there. Mutations (PUT, DELETE) pass AdminAuth
+// in the router first (http_router.h): no handler here checks a token.
 
 #ifndef BK_BOOKIE_DAEMON_ADMIN_API_H_
 #define BK_BOOKIE_DAEMON_ADMIN_API_H_
@@ -32,6 +34,8 @@ std::vector<HttpRoute> AdminInfoRoutes(const DaemonOptions& options,
                                        DaemonParts& p);
 std::vector<HttpRoute> AdminStorageRoutes(const DaemonOptions& options,
                                           DaemonParts& p);
+std::vector<HttpRoute> AdminLedgerRoutes(const DaemonOptions& options,
+                                         DaemonParts& p);
 
 // The configuration as the bookie runs it, key -> value, secrets (keys
 // marked secret, and any key naming a password or secret) shown as "****"

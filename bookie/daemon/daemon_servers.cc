@@ -136,8 +136,8 @@ absl::Status StartHttp(const DaemonOptions& options, DaemonParts& p) {
       {"GET", "/metrics", [q](const HttpRequest&) { return Metrics(*q); }},
       {"GET", "/health", [q](const HttpRequest&) { return Health(*q); }},
       {"GET", "/ready", [q](const HttpRequest&) { return Ready(*q); }}};
-  for (auto* more :
-       {&AdminStateRoutes, &AdminInfoRoutes, &AdminStorageRoutes}) {
+  for (auto* more : {&AdminStateRoutes, &AdminInfoRoutes, &AdminStorageRoutes,
+                     &AdminLedgerRoutes}) {
     for (HttpRoute& r : (*more)(options, p)) routes.push_back(std::move(r));
   }
   for (const HttpRoute& r : options.extra_http_routes) routes.push_back(r);

@@ -33,6 +33,12 @@ absl::Status HttpRouter::Add(HttpRoute route) {
 
 HttpResponse HttpRouter::Handle(const HttpRequest& request) const {
   auto path = routes_.find(request.path);
+  if (path == routes_.end() && request.path.size() > 1 &&
+      request.path.back() == '/') {
+    // BookKeeper's documentation writes paths with a trailing slash
+    // ("/api/v1/ledger/list/?print_metadata=true"); both forms are served.
+    path = routes_.find(request.path.substr(0, request.path.size() - 1));
+  }
   if (path == routes_.end()) {
     return JsonError(404, absl::StrCat("no such path: ", request.path));
   }

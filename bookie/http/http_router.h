@@ -1,4 +1,5 @@
-// HttpRouter: which handler answers a request, by exact path and method.
+// HttpRouter: which handler answers a request, by exact path (one trailing
+// slash ignored, as BookKeeper's documented paths carry one) and method.
 //
 //   unknown path                       -> 404 {"error": ...}
 //   known path, method it does not serve -> 405 {"error": ...}, Allow header

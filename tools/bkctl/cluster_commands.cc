@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "autorecovery/ledgers_on_bookie.h"
 #include "client/bookie_admin.h"
+#include "metadata/ledger_json.h"
 #include "metadata/metadata_store.h"
 #include "placement/topology.h"
 #include "tools/bkctl/command.h"
@@ -159,45 +160,6 @@ int BookieInfo(const std::vector<std::string>& args, std::ostream& out,
   return failures == 0 ? kExitOk : kExitFailure;
 }
 
-const char* StateName(proto::LedgerState s) {
-  switch (s) {
-    case proto::OPEN:
-      return "OPEN";
-    case proto::IN_RECOVERY:
-      return "IN_RECOVERY";
-    case proto::CLOSED:
-      return "CLOSED";
-    default:
-      return "UNKNOWN";
-  }
-}
-
-json MetadataJson(int64_t id,
-                  const metadata::Versioned<proto::LedgerMetadata>& v) {
-  const auto& m = v.value;
-  json segs = json::array();
-  for (const auto& s : m.segments()) {
-    segs.push_back({{"first_entry_id", s.first_entry_id()},
-                    {"bookies", std::vector<std::string>(s.bookies().begin(),
-                                                         s.bookies().end())}});
-  }
-  json custom = json::object();
-  for (const auto& [k, val] : m.custom_metadata()) custom[k] = val;
-  return json{
-      {"ledger_id", id},
-      {"version", v.version},
-      {"ensemble_size", m.ensemble_size()},
-      {"write_quorum_size", m.write_quorum_size()},
-      {"ack_quorum_size", m.ack_quorum_size()},
-      {"state", StateName(m.state())},
-      {"last_entry_id", m.last_entry_id()},
-      {"length", m.length()},
-      {"digest_type", m.digest_type() == proto::CRC32C ? "CRC32C" : "DUMMY"},
-      {"ctime_ms", m.ctime_ms()},
-      {"segments", segs},
-      {"custom_metadata", custom}};
-}
-
 int LedgerList(const std::vector<std::string>& args, std::ostream& out,
                std::ostream& err) {
   auto f = ParseFlags(
@@ -244,7 +206,7 @@ int LedgerMetadata(const std::vector<std::string>& args, std::ostream& out,
   if (!store.ok()) return Fail(err, "ledger metadata", store.status());
   auto md = (*store)->ReadLedger(*id);
   if (!md.ok()) return Fail(err, "ledger metadata", md.status());
-  out << MetadataJson(*id, *md).dump(2) << "\n";
+  out << metadata::LedgerMetadataJson(*id, *md).dump(2) << "\n";
   return kExitOk;
 }
 

@@ -17,27 +17,15 @@ namespace {
 
 using bk::testing::HttpCall;
 using bk::testing::HttpGet;
-using bk::testing::HttpReply;
 using nlohmann::json;
 
 constexpr char kToken[] = "admin-token-0123456789";
-
-json Json(const HttpReply& r) {
-  INFO("body: " << r.body);
-  json v = json::parse(r.body, nullptr, false);
-  REQUIRE_FALSE(v.is_discarded());
-  return v;
-}
 
 std::string TokenFile(const TempDir& dir, mode_t mode) {
   const std::string path = dir.Sub("admin.token");
   std::ofstream(path) << kToken << "\n";
   ::chmod(path.c_str(), mode);
   return path;
-}
-
-std::map<std::string, std::string> Bearer(const std::string& token) {
-  return {{"Authorization", "Bearer " + token}};
 }
 
 TEST_CASE(
@@ -58,50 +46,51 @@ TEST_CASE(
   CHECK(hb.body == "OK\n");
   CHECK(HttpGet(port, "/api/v1/bookie/is_ready").status == 200);
 
-  auto state = Json(HttpGet(port, "/api/v1/bookie/state"));
+  auto state = BodyJson(HttpGet(port, "/api/v1/bookie/state"));
   CHECK(state["running"] == true);
   CHECK(state["readOnly"] == false);
   CHECK(state["shuttingDown"] == false);
 
-  auto info = Json(HttpGet(port, "/api/v1/bookie/info"));
+  auto info = BodyJson(HttpGet(port, "/api/v1/bookie/info"));
   CHECK(info["totalSpace"].get<int64_t>() > 0);
   CHECK(info["freeSpace"].get<int64_t>() > 0);
   CHECK(info["load"].contains("journalIoUtil"));
   CHECK(info["load"].contains("writeBytesPerSecond"));
   CHECK(info["dirs"].size() >= 2);
 
-  auto all = Json(HttpGet(port, "/api/v1/bookie/list_bookies"));
+  auto all = BodyJson(HttpGet(port, "/api/v1/bookie/list_bookies"));
   CHECK(all.contains(id));
-  auto rw = Json(HttpGet(
+  auto rw = BodyJson(HttpGet(
       port, "/api/v1/bookie/list_bookies?type=rw&print_hostnames=true"));
   REQUIRE(rw.contains(id));
   CHECK(rw[id].is_string());
-  CHECK(Json(HttpGet(port, "/api/v1/bookie/list_bookies?type=ro")).empty());
+  CHECK(BodyJson(HttpGet(port, "/api/v1/bookie/list_bookies?type=ro")).empty());
   CHECK(HttpGet(port, "/api/v1/bookie/list_bookies?type=xx").status == 400);
   CHECK(HttpGet(port, "/api/v1/bookie/list_bookies?print_hostnames=maybe")
             .status == 400);
 
-  auto mark = Json(HttpGet(port, "/api/v1/bookie/last_log_mark"));
+  auto mark = BodyJson(HttpGet(port, "/api/v1/bookie/last_log_mark"));
   REQUIRE(mark.contains(b->journal_dir()));
   CHECK(mark[b->journal_dir()].contains("logFileId"));
   CHECK(mark[b->journal_dir()].contains("logFileOffset"));
 
-  auto files = Json(HttpGet(port, "/api/v1/bookie/list_disk_file"));
+  auto files = BodyJson(HttpGet(port, "/api/v1/bookie/list_disk_file"));
   CHECK_FALSE(files["journal files"].empty());
   CHECK(files.contains("entrylog files"));
   CHECK_FALSE(files["index files"].empty());
-  auto journal_only =
-      Json(HttpGet(port, "/api/v1/bookie/list_disk_file?file_type=journal"));
+  auto journal_only = BodyJson(
+      HttpGet(port, "/api/v1/bookie/list_disk_file?file_type=journal"));
   CHECK(journal_only.size() == 1);
   CHECK(HttpGet(port, "/api/v1/bookie/list_disk_file?file_type=x").status ==
         400);
 
-  CHECK(Json(HttpGet(port, "/api/v1/bookie/gc"))["is_in_force_gc"] == "false");
-  auto details = Json(HttpGet(port, "/api/v1/bookie/gc_details"));
+  CHECK(BodyJson(HttpGet(port, "/api/v1/bookie/gc"))["is_in_force_gc"] ==
+        "false");
+  auto details = BodyJson(HttpGet(port, "/api/v1/bookie/gc_details"));
   REQUIRE(details.is_array());
   CHECK(details[0].contains("majorCompactionCounter"));
 
-  auto config = Json(HttpGet(port, "/api/v1/config/server_config"));
+  auto config = BodyJson(HttpGet(port, "/api/v1/config/server_config"));
   CHECK(config["bookieId"] == id);
   CHECK(config["metadataServiceUri"] == uri);
   CHECK(config["httpServerAdminEnabled"] == "false");
@@ -120,10 +109,10 @@ TEST_CASE(
   // Unknown paths and wrong methods: JSON 4xx.
   auto missing = HttpGet(port, "/api/v1/bookie/nothing");
   CHECK(missing.status == 404);
-  CHECK(Json(missing).contains("error"));
+  CHECK(BodyJson(missing).contains("error"));
   auto wrong = HttpCall(port, "POST", "/api/v1/bookie/state");
   CHECK(wrong.status == 405);
-  CHECK(Json(wrong).contains("error"));
+  CHECK(BodyJson(wrong).contains("error"));
   CHECK(HttpCall(port, "DELETE", "/metrics").status == 405);
   // The operational endpoints stay as they were.
   CHECK(HttpGet(port, "/metrics").status == 200);
@@ -160,7 +149,7 @@ TEST_CASE(
   CHECK(HttpCall(port, "PUT", ro, Bearer(std::string(kToken) + "x"),
                  "{\"readOnly\":true}")
             .status == 401);
-  CHECK(Json(HttpGet(port, "/api/v1/bookie/state"))["readOnly"] == false);
+  CHECK(BodyJson(HttpGet(port, "/api/v1/bookie/state"))["readOnly"] == false);
 
   // Bad bodies: 400, nothing changed.
   for (const char* bad :
@@ -168,29 +157,29 @@ TEST_CASE(
     auto r = HttpCall(port, "PUT", ro, Bearer(kToken), bad);
     INFO(bad << " -> " << r.body);
     CHECK(r.status == 400);
-    CHECK(Json(r).contains("error"));
+    CHECK(BodyJson(r).contains("error"));
   }
   REQUIRE(AddOne(stub.get(), MakeAdd(9, 0)) == proto::BK_EOK);
 
   auto set = HttpCall(port, "PUT", ro, Bearer(kToken), "{\"readOnly\":true}");
   INFO(set.body);
   REQUIRE(set.status == 200);
-  CHECK(Json(set)["readOnly"] == true);
-  auto state = Json(HttpGet(port, "/api/v1/bookie/state"));
+  CHECK(BodyJson(set)["readOnly"] == true);
+  auto state = BodyJson(HttpGet(port, "/api/v1/bookie/state"));
   CHECK(state["readOnly"] == true);
   CHECK(state["adminReadOnly"] == true);
-  CHECK(Json(HttpGet(port, ro))["readOnly"] == true);
+  CHECK(BodyJson(HttpGet(port, ro))["readOnly"] == true);
   CHECK(AddOne(stub.get(), MakeAdd(9, 1)) == proto::BK_EREADONLY);
   CHECK(PollUntil([&] { return Registration(md.get(), id) == Reg::kReadOnly; },
                   absl::Seconds(15)));
-  CHECK(
-      Json(HttpGet(port, "/api/v1/bookie/list_bookies?type=ro")).contains(id));
+  CHECK(BodyJson(HttpGet(port, "/api/v1/bookie/list_bookies?type=ro"))
+            .contains(id));
   CHECK(ReadsBackIntact(stub.get(), 9, 0));  // reads still served
 
   auto back = HttpCall(port, "PUT", ro, Bearer(kToken), "{\"readOnly\":false}");
   INFO(back.body);
   REQUIRE(back.status == 200);
-  CHECK(Json(back)["readOnly"] == false);
+  CHECK(BodyJson(back)["readOnly"] == false);
   CHECK(AddOne(stub.get(), MakeAdd(9, 1)) == proto::BK_EOK);
   CHECK(PollUntil([&] { return Registration(md.get(), id) == Reg::kWritable; },
                   absl::Seconds(15)));
@@ -206,14 +195,15 @@ TEST_CASE(
   json details;
   CHECK(PollUntil(
       [&] {
-        details = Json(HttpGet(port, "/api/v1/bookie/gc_details"))[0];
+        details = BodyJson(HttpGet(port, "/api/v1/bookie/gc_details"))[0];
         return details["forcedPasses"].get<int64_t>() >= 1 &&
                details["forceCompacting"] == false;
       },
       absl::Seconds(30)));
   INFO(details.dump());
   CHECK(details["majorCompactionCounter"].get<int64_t>() >= 1);
-  CHECK(Json(HttpGet(port, "/api/v1/bookie/gc"))["is_in_force_gc"] == "false");
+  CHECK(BodyJson(HttpGet(port, "/api/v1/bookie/gc"))["is_in_force_gc"] ==
+        "false");
 
   // curl, as an operator types it: a body over 1 KiB makes it send
   // "Expect: 100-continue" first.
@@ -259,15 +249,15 @@ TEST_CASE(
   auto big = HttpCall(port, "PUT", ro, Bearer(kToken), padded);
   INFO(big.body);
   CHECK(big.status == 413);
-  CHECK(absl::StrContains(Json(big)["error"].get<std::string>(),
+  CHECK(absl::StrContains(BodyJson(big)["error"].get<std::string>(),
                           "larger than 1024 bytes (httpServerMaxBodyBytes)"));
-  CHECK(Json(HttpGet(port, "/api/v1/bookie/state"))["readOnly"] == false);
+  CHECK(BodyJson(HttpGet(port, "/api/v1/bookie/state"))["readOnly"] == false);
   // The same request under the cap is served.
   auto small =
       HttpCall(port, "PUT", ro, Bearer(kToken), "{\"readOnly\": true}");
   INFO(small.body);
   CHECK(small.status == 200);
-  CHECK(Json(HttpGet(port, "/api/v1/bookie/state"))["readOnly"] == true);
+  CHECK(BodyJson(HttpGet(port, "/api/v1/bookie/state"))["readOnly"] == true);
 }
 
 TEST_CASE(

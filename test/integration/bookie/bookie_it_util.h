@@ -13,6 +13,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,19 @@ using bk::testing::BookieProcess;
 using bk::testing::BookieProcessOptions;
 using bk::testing::PollUntil;
 using bk::testing::TempDir;
+
+// An HTTP answer's body as JSON; fails the test when it is not JSON.
+inline nlohmann::json BodyJson(const bk::testing::HttpReply& r) {
+  INFO("body: " << r.body);
+  nlohmann::json v = nlohmann::json::parse(r.body, nullptr, false);
+  REQUIRE_FALSE(v.is_discarded());
+  return v;
+}
+
+// The Authorization header of an admin API call.
+inline std::map<std::string, std::string> Bearer(const std::string& token) {
+  return {{"Authorization", "Bearer " + token}};
+}
 
 inline const char* BookieBinary() { return BOOKIE_PATH; }
 

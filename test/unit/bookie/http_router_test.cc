@@ -63,6 +63,20 @@ TEST_CASE("router answers unknown paths 404 and wrong methods 405, as JSON",
   CHECK(router.Handle(Req("HEAD", "/state")).status == 200);
 }
 
+TEST_CASE(
+    "router serves a path written with a trailing slash as BookKeeper's "
+    "documentation writes them",
+    "[bookie][http]") {
+  int puts = 0;
+  HttpRouter router = StateRouter(AdminAuth(), &puts);
+  CHECK(router.Handle(Req("GET", "/state/")).status == 200);
+  CHECK(router.Handle(Req("GET", "/state//")).status == 404);
+  CHECK(router.Handle(Req("GET", "/")).status == 404);
+  // The admin check still applies to the slashed form.
+  CHECK(router.Handle(Req("PUT", "/state/", "Bearer x")).status == 403);
+  CHECK(puts == 0);
+}
+
 TEST_CASE("router refuses bad routes and duplicates", "[bookie][http]") {
   HttpRouter router;
   auto h = [](const HttpRequest&) { return HttpResponse{}; };
