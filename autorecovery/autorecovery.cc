@@ -131,6 +131,7 @@ void AutoRecovery::AuditorLoop() {
   auto log = bk::log::Get("autorecovery");
   Auditor auditor(auditor_store_.get(), auditor_marks_.get(),
                   options_.lost_bookie_recovery_delay);
+  probe_->SetLostBookieRecoveryDelay(options_.lost_bookie_recovery_delay);
   // Each bookie's answer to the replica check is awaited this long at most.
   constexpr absl::Duration kCheckTimeout = absl::Seconds(10);
   ReplicaCheck replica_check(auditor_store_.get(), auditor_marks_.get(),
@@ -200,6 +201,9 @@ void AutoRecovery::AuditorLoop() {
     last_request = request;
     last_full = now;
     probe_->Audited();
+    if (!report->replication_disabled) {
+      probe_->SetLostBookieRecoveryDelay(report->delay);
+    }
     for (const auto& [bookie, took] : report->healed) {
       probe_->BookieRepaired(took);
     }

@@ -39,6 +39,11 @@ AutoRecoveryProbe::AutoRecoveryProbe(
             "replication disable), else 1",
             l);
   replication_enabled_->Set(1);
+  recovery_delay_ =
+      Gauge(r, "bk_autorecovery_lost_bookie_recovery_delay_seconds",
+            "lostBookieRecoveryDelay as the auditor last applied it (set "
+            "cluster-wide with bkctl replication delay, else configured)",
+            l);
   audits_ = Counter(r, "bk_autorecovery_audits_total", "Audits run", l);
   ledgers_ = Counter(r, "bk_autorecovery_ledgers_rereplicated_total",
                      "Ledgers whose mark was removed after repair", l);
@@ -69,6 +74,9 @@ void AutoRecoveryProbe::SetUnderreplicated(int64_t ledgers) {
 }
 void AutoRecoveryProbe::SetReplicationEnabled(bool enabled) {
   replication_enabled_->Set(enabled ? 1 : 0);
+}
+void AutoRecoveryProbe::SetLostBookieRecoveryDelay(absl::Duration delay) {
+  recovery_delay_->Set(absl::ToDoubleSeconds(delay));
 }
 void AutoRecoveryProbe::Audited() { audits_->Increment(); }
 void AutoRecoveryProbe::Repaired(int64_t fragments, int64_t bytes,

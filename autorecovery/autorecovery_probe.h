@@ -5,6 +5,9 @@
 //                                              is the auditor, else 0
 //   bk_autorecovery_underreplicated_ledgers    gauge, ledgers marked (set
 //                                              by the auditor)
+//   bk_autorecovery_lost_bookie_recovery_delay_seconds gauge, the delay
+//                                              the last audit applied (set
+//                                              cluster-wide or configured)
 //   bk_autorecovery_audits_total               counter
 //   bk_autorecovery_ledgers_rereplicated_total counter, marks removed
 //   bk_autorecovery_fragments_rereplicated_total counter
@@ -44,6 +47,7 @@ class AutoRecoveryProbe {
   // Whether re-replication is enabled (bkctl replication), as this
   // process's workers last read it.
   void SetReplicationEnabled(bool enabled);
+  void SetLostBookieRecoveryDelay(absl::Duration delay);
   void Audited();
   void Repaired(int64_t fragments, int64_t bytes, bool ledger_done);
   void Failed();
@@ -59,6 +63,7 @@ class AutoRecoveryProbe {
   prometheus::Gauge* auditor_;
   prometheus::Gauge* underreplicated_;
   prometheus::Gauge* replication_enabled_;
+  prometheus::Gauge* recovery_delay_;
   prometheus::Counter* audits_;
   prometheus::Counter* ledgers_;
   prometheus::Counter* fragments_;

@@ -11,6 +11,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <map>
 #include <string>
 
@@ -96,6 +97,31 @@ inline HttpReply HttpCall(
   req += "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n";
   req += body;
   return ParseHttpReply(SendRaw(port, req));
+}
+
+// The value of the first sample of metric `name` (any labels) on the
+// /metrics page served at `port`, or -1 when the page or the metric is
+// missing.
+inline double MetricValue(int port, const std::string& name) {
+  HttpReply r = HttpGet(port, "/metrics");
+  if (r.status != 200) return -1;
+  size_t at = 0;
+  while (at < r.body.size()) {
+    size_t end = r.body.find('\n', at);
+    if (end == std::string::npos) end = r.body.size();
+    const std::string line = r.body.substr(at, end - at);
+    at = end + 1;
+    if (line.size() <= name.size() || line.compare(0, name.size(), name) != 0) {
+      continue;
+    }
+    const char next = line[name.size()];
+    if (next != '{' && next != ' ') continue;
+    char* parsed_end = nullptr;
+    const std::string value = line.substr(line.rfind(' ') + 1);
+    const double v = std::strtod(value.c_str(), &parsed_end);
+    if (parsed_end != value.c_str()) return v;
+  }
+  return -1;
 }
 
 }  // namespace bk::testing

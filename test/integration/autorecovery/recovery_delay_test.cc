@@ -10,6 +10,7 @@
 
 #include "autorecovery_fixture.h"
 #include "test/support/bookie_process.h"
+#include "test/support/http_get.h"
 #include "test/support/poll_until.h"
 
 namespace bk::autorecovery {
@@ -26,8 +27,14 @@ TEST_CASE(
   const std::string gone = f.cluster->id(3);
   f.ClosedLedgersNaming(gone, 6, 40);
   REQUIRE(SetLostBookieRecoveryDelay(f.store.get(), 3600).ok());
-  AutoRecoveryProcess a(f.uri, "ar-delay", f.dir.path(), f.password_file,
-                        5000);  // configured: --lostBookieRecoveryDelay=0
+  auto metrics_port = bk::testing::PickFreePort();
+  REQUIRE(metrics_port.ok());
+  // Configured with --lostBookieRecoveryDelay=0.
+  AutoRecoveryProcess a(
+      f.uri, "ar-delay", f.dir.path(), f.password_file, 5000,
+      {"--prometheusStatsHttpPort=" + std::to_string(*metrics_port)});
+  const std::string gauge =
+      "bk_autorecovery_lost_bookie_recovery_delay_seconds";
   const std::string log = f.dir.path() + "/ar-delay.log";
   // The first audit took the cluster-wide hour over the configured 0.
   REQUIRE(PollUntil(
@@ -37,6 +44,8 @@ TEST_CASE(
                            "cluster-wide)") == 1;
       },
       absl::Seconds(60)));
+  CHECK(PollUntil(
+      [&] { return bk::testing::MetricValue(*metrics_port, gauge) == 3600; }));
   REQUIRE(f.cluster->Kill(3).ok());
   // The registrations changed: the auditor saw the bookie missing, and
   // waits.
@@ -58,6 +67,7 @@ TEST_CASE(
                     absl::Seconds(120), absl::Milliseconds(500)));
   CHECK(CountInFile(
             log, "lostBookieRecoveryDelay is now 0 (set cluster-wide)") == 1);
+  CHECK(bk::testing::MetricValue(*metrics_port, gauge) == 0);
   f.CheckReplicasAndRacks(gone);
 }
 

@@ -129,21 +129,9 @@ inline Reg Registration(metadata::MetadataStore* md, const std::string& id) {
   return Reg::kAbsent;
 }
 
-// The value of the first sample of metric `name` (exact name, any labels)
-// on the bookie's /metrics, or -1 if there is none.
-inline double MetricValue(int http_port, const std::string& name) {
-  auto r = bk::testing::HttpGet(http_port, "/metrics");
-  if (r.status != 200) return -1;
-  for (absl::string_view line : absl::StrSplit(r.body, '\n')) {
-    if (line.size() <= name.size() || !absl::StartsWith(line, name)) continue;
-    const char next = line[name.size()];
-    if (next != '{' && next != ' ') continue;
-    const size_t space = line.rfind(' ');
-    double v;
-    if (absl::SimpleAtod(line.substr(space + 1), &v)) return v;
-  }
-  return -1;
-}
+// MetricValue(http_port, name): a metric on the bookie's /metrics
+// (test/support/http_get.h).
+using bk::testing::MetricValue;
 
 // Resident set size of a process, bytes (VmRSS), or -1.
 inline int64_t ResidentBytes(pid_t pid) {
