@@ -11,9 +11,11 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
 #include "autorecovery/auditor_election.h"
+#include "autorecovery/recovery_delay.h"
 #include "autorecovery/underreplication.h"
 #include "metadata/metadata_store.h"
 #include "tools/bkctl/command.h"
@@ -78,6 +80,8 @@ int ClusterInfo(const std::vector<std::string>& args, std::ostream& out,
   auto paused =
       autorecovery::UnderreplicationManager(md).ReplicationDisabledSince();
   if (!paused.ok()) return Fail(err, paused.status());
+  auto delay = autorecovery::ReadLostBookieRecoveryDelay(md);
+  if (!delay.ok()) return Fail(err, delay.status());
   // "enabled", or "paused" with the time when it has one.
   std::string replication = "enabled";
   if (paused->has_value()) {
@@ -104,6 +108,9 @@ int ClusterInfo(const std::vector<std::string>& args, std::ostream& out,
                 {"ledgers", ledgers},
                 {"underreplicated_ledgers", marked->size()},
                 {"replication_enabled", !paused->has_value()},
+                {"lost_bookie_recovery_delay_seconds",
+                 delay->has_value() ? json(absl::ToInt64Seconds(**delay))
+                                    : json(nullptr)},
                 {"auditor", auditor->empty() ? json(nullptr) : json(*auditor)}}
                .dump(2)
         << "\n";
@@ -125,6 +132,11 @@ int ClusterInfo(const std::vector<std::string>& args, std::ostream& out,
   out << "ledgers: " << ledgers << "\n"
       << "under-replicated ledgers: " << marked->size() << "\n"
       << "re-replication: " << replication << "\n"
+      << "lostBookieRecoveryDelay: "
+      << (delay->has_value()
+              ? absl::StrCat(absl::ToInt64Seconds(**delay), " s, cluster-wide")
+              : std::string("each auditor's configured value"))
+      << "\n"
       << "auditor: " << (auditor->empty() ? "none" : *auditor) << "\n";
   return kExitOk;
 }
@@ -135,7 +147,8 @@ std::vector<Command> ClusterInfoCommands() {
   return {{"cluster", "info",
            "bookies by state and rack (down: a cookie but no registration), "
            "ledger and under-replicated counts, whether re-replication is "
-           "paused, the auditor",
+           "paused, lostBookieRecoveryDelay when set cluster-wide, the "
+           "auditor",
            FlagsUsage({kMetadataUriFlag, {"json", false, "print JSON", true}}),
            ClusterInfo}};
 }

@@ -441,6 +441,8 @@ TEST_CASE(
     CHECK(r.exit.exit_code == 2);
   }
   CHECK(**ReadLostBookieRecoveryDelay(f.store.get()) == absl::Seconds(900));
+  CHECK(absl::StrContains(grouped({"cluster", "info"}).out,
+                          "lostBookieRecoveryDelay: 900 s, cluster-wide"));
   CHECK(grouped({"replication", "delay", "--clear", "--json"}).out ==
         "{\n  \"set\": false\n}\n");
   CHECK_FALSE(ReadLostBookieRecoveryDelay(f.store.get())->has_value());

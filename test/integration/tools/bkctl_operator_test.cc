@@ -189,6 +189,7 @@ TEST_CASE(
   CHECK(summary["ledgers"] == 1);
   CHECK(summary["underreplicated_ledgers"] == 0);
   CHECK(summary["replication_enabled"] == true);
+  CHECK(summary["lost_bookie_recovery_delay_seconds"].is_null());
 
   cluster->KillBookie(0);
   // Once its session expires, the killed bookie is known (its cookie) but
