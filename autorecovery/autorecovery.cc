@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <optional>
+#include <string>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -11,6 +13,7 @@
 #include "autorecovery/auditor_election.h"
 #include "autorecovery/autorecovery_probe.h"
 #include "autorecovery/byte_rate_limiter.h"
+#include "autorecovery/recovery_delay.h"
 #include "autorecovery/replica_check.h"
 #include "autorecovery/replication_worker.h"
 #include "autorecovery/underreplication.h"
@@ -40,6 +43,15 @@ absl::StatusOr<std::string> BookieSetKey(metadata::MetadataStore* store) {
 metadata::Version AuditRequestVersion(metadata::MetadataStore* store) {
   auto n = store->ReadNode(kAuditRequestNode);
   return n.ok() ? n->version : metadata::kNotExists;
+}
+
+// The cluster-wide delay node's contents (nullopt when absent or
+// unreadable): a change is a reason to audit, also when made by a tool that
+// requests no audit (BookKeeper's shell writes only the node).
+std::optional<std::string> DelayNodeValue(metadata::MetadataStore* store) {
+  auto n = store->ReadNode(kLostBookieRecoveryDelayNode);
+  if (!n.ok()) return std::nullopt;
+  return n->value;
 }
 
 }  // namespace
@@ -140,6 +152,7 @@ void AutoRecovery::AuditorLoop() {
   bool was_auditor = false;
   std::string last_set;
   metadata::Version last_request = metadata::kNotExists;
+  std::optional<std::string> last_delay;
   absl::Time last_full = absl::InfinitePast();
   do {
     auto am = election_->Run();
@@ -165,10 +178,12 @@ void AutoRecovery::AuditorLoop() {
       continue;
     }
     const metadata::Version request = AuditRequestVersion(auditor_store_.get());
+    const std::optional<std::string> delay =
+        DelayNodeValue(auditor_store_.get());
     const absl::Time now = absl::Now();
     const bool due =
         !was_auditor || *set != last_set || request != last_request ||
-        now >= auditor.NextDeadline() ||
+        delay != last_delay || now >= auditor.NextDeadline() ||
         now - last_full >= options_.auditor_periodic_bookie_check_interval;
     if (!was_auditor) {
       next_check =
@@ -199,6 +214,7 @@ void AutoRecovery::AuditorLoop() {
     }
     last_set = *set;
     last_request = request;
+    last_delay = delay;
     last_full = now;
     probe_->Audited();
     if (!report->replication_disabled) {

@@ -1,8 +1,9 @@
 // lostBookieRecoveryDelay changed at run time, end to end: a real ZooKeeper,
 // bookie processes and a `bkctl autorecovery` process configured with no
 // delay. A delay set cluster-wide holds a lost bookie's ledgers unmarked;
-// `bkctl replication delay --set 0` lets the auditor mark them at once, and
-// the workers move them off, with no restart.
+// a value written to the node alone (as BookKeeper's shell does) is applied
+// too; `bkctl replication delay --set 0` lets the auditor mark them at
+// once, and the workers move them off, with no restart.
 
 #include "autorecovery/recovery_delay.h"
 
@@ -54,6 +55,22 @@ TEST_CASE(
       absl::Seconds(60)));
   CHECK(f.NothingMarked());
   CHECK(f.Names(gone));
+  // Written as BookKeeper's shell writes it: the node alone, no audit
+  // request. The auditor notices the change and applies it.
+  REQUIRE(
+      f.store
+          ->SetNode(kLostBookieRecoveryDelayNode, "1800", metadata::kAnyVersion)
+          .ok());
+  REQUIRE(PollUntil(
+      [&] {
+        return CountInFile(log,
+                           "lostBookieRecoveryDelay is now 30m (set "
+                           "cluster-wide)") == 1;
+      },
+      absl::Seconds(60)));
+  CHECK(PollUntil(
+      [&] { return bk::testing::MetricValue(*metrics_port, gauge) == 1800; }));
+  CHECK(f.NothingMarked());
 
   auto run = bk::testing::RunProcess(
       BKCTL_PATH,
