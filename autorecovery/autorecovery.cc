@@ -144,6 +144,8 @@ void AutoRecovery::AuditorLoop() {
   Auditor auditor(auditor_store_.get(), auditor_marks_.get(),
                   options_.lost_bookie_recovery_delay);
   probe_->SetLostBookieRecoveryDelay(options_.lost_bookie_recovery_delay);
+  probe_->SetConfiguredLostBookieRecoveryDelay(
+      options_.lost_bookie_recovery_delay);
   // Each bookie's answer to the replica check is awaited this long at most.
   constexpr absl::Duration kCheckTimeout = absl::Seconds(10);
   ReplicaCheck replica_check(auditor_store_.get(), auditor_marks_.get(),

@@ -44,6 +44,9 @@ AutoRecoveryProbe::AutoRecoveryProbe(
             "lostBookieRecoveryDelay as the auditor last applied it (set "
             "cluster-wide with bkctl replication delay, else configured)",
             l);
+  configured_delay_ =
+      Gauge(r, "bk_autorecovery_lost_bookie_recovery_delay_configured_seconds",
+            "lostBookieRecoveryDelay in this process's configuration", l);
   audits_ = Counter(r, "bk_autorecovery_audits_total", "Audits run", l);
   ledgers_ = Counter(r, "bk_autorecovery_ledgers_rereplicated_total",
                      "Ledgers whose mark was removed after repair", l);
@@ -77,6 +80,10 @@ void AutoRecoveryProbe::SetReplicationEnabled(bool enabled) {
 }
 void AutoRecoveryProbe::SetLostBookieRecoveryDelay(absl::Duration delay) {
   recovery_delay_->Set(absl::ToDoubleSeconds(delay));
+}
+void AutoRecoveryProbe::SetConfiguredLostBookieRecoveryDelay(
+    absl::Duration delay) {
+  configured_delay_->Set(absl::ToDoubleSeconds(delay));
 }
 void AutoRecoveryProbe::Audited() { audits_->Increment(); }
 void AutoRecoveryProbe::Repaired(int64_t fragments, int64_t bytes,

@@ -8,6 +8,8 @@
 //   bk_autorecovery_lost_bookie_recovery_delay_seconds gauge, the delay
 //                                              the last audit applied (set
 //                                              cluster-wide or configured)
+//   bk_autorecovery_lost_bookie_recovery_delay_configured_seconds gauge,
+//                                              this process's configuration
 //   bk_autorecovery_audits_total               counter
 //   bk_autorecovery_ledgers_rereplicated_total counter, marks removed
 //   bk_autorecovery_fragments_rereplicated_total counter
@@ -48,6 +50,7 @@ class AutoRecoveryProbe {
   // process's workers last read it.
   void SetReplicationEnabled(bool enabled);
   void SetLostBookieRecoveryDelay(absl::Duration delay);
+  void SetConfiguredLostBookieRecoveryDelay(absl::Duration delay);
   void Audited();
   void Repaired(int64_t fragments, int64_t bytes, bool ledger_done);
   void Failed();
@@ -64,6 +67,7 @@ class AutoRecoveryProbe {
   prometheus::Gauge* underreplicated_;
   prometheus::Gauge* replication_enabled_;
   prometheus::Gauge* recovery_delay_;
+  prometheus::Gauge* configured_delay_;
   prometheus::Counter* audits_;
   prometheus::Counter* ledgers_;
   prometheus::Counter* fragments_;

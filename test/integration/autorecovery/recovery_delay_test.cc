@@ -47,6 +47,11 @@ TEST_CASE(
       absl::Seconds(60)));
   CHECK(PollUntil(
       [&] { return bk::testing::MetricValue(*metrics_port, gauge) == 3600; }));
+  // What the alert RecoveryDelayRaised compares it with.
+  CHECK(bk::testing::MetricValue(
+            *metrics_port,
+            "bk_autorecovery_lost_bookie_recovery_delay_configured_seconds") ==
+        0);
   REQUIRE(f.cluster->Kill(3).ok());
   // The registrations changed: the auditor saw the bookie missing, and
   // waits.
