@@ -11,6 +11,7 @@
 #include "autorecovery/auditor_election.h"
 #include "autorecovery/autorecovery.h"
 #include "autorecovery/ledgers_on_bookie.h"
+#include "autorecovery/operator_actions.h"
 #include "autorecovery/recovery_delay.h"
 #include "autorecovery/underreplication.h"
 #include "common/query_string.h"
@@ -149,13 +150,10 @@ AdminReply SetReplicationStatus(metadata::MetadataStore* store,
   if (!enable.has_value()) {
     return Error(400, "missing parameter: ?enabled=true or ?enabled=false");
   }
-  UnderreplicationManager marks(store);
-  if (absl::Status s = marks.SetReplicationEnabled(*enable, absl::Now());
+  if (absl::Status s =
+          SetReplicationEnabledByOperator(store, *enable, absl::Now());
       !s.ok()) {
     return Unavailable(s);
-  }
-  if (*enable) {
-    if (absl::Status s = RequestAudit(store); !s.ok()) return Unavailable(s);
   }
   return ReplicationStatus(store);
 }
@@ -185,18 +183,17 @@ AdminReply SetRecoveryDelay(metadata::MetadataStore* store,
     return Error(400, "the body must be {\"delay_seconds\": <whole seconds>}");
   }
   absl::Status s =
-      SetLostBookieRecoveryDelay(store, v["delay_seconds"].get<int64_t>());
+      ChangeLostBookieRecoveryDelay(store, v["delay_seconds"].get<int64_t>());
   if (absl::IsInvalidArgument(s)) return Error(400, std::string(s.message()));
   if (!s.ok()) return Unavailable(s);
-  if (absl::Status a = RequestAudit(store); !a.ok()) return Unavailable(a);
   return RecoveryDelay(store);
 }
 
 AdminReply ClearRecoveryDelay(metadata::MetadataStore* store) {
-  if (absl::Status s = ClearLostBookieRecoveryDelay(store); !s.ok()) {
+  if (absl::Status s = ChangeLostBookieRecoveryDelay(store, std::nullopt);
+      !s.ok()) {
     return Unavailable(s);
   }
-  if (absl::Status a = RequestAudit(store); !a.ok()) return Unavailable(a);
   return RecoveryDelay(store);
 }
 

@@ -19,7 +19,7 @@
 
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
-#include "autorecovery/autorecovery.h"
+#include "autorecovery/operator_actions.h"
 #include "autorecovery/recovery_delay.h"
 #include "autorecovery/underreplication.h"
 #include "tools/bkctl/command.h"
@@ -76,17 +76,12 @@ int Run(const std::string& cmd, const std::vector<std::string>& args,
   if (!store.ok()) return Fail(err, cmd, store.status());
   UnderreplicationManager marks(store->get());
   if (cmd != "status") {
-    const bool enable = cmd == "enable";
-    if (absl::Status s = marks.SetReplicationEnabled(enable, absl::Now());
+    // Resuming requests an audit: bookies that went missing while paused
+    // are found now, not at the next periodic audit.
+    if (absl::Status s = autorecovery::SetReplicationEnabledByOperator(
+            store->get(), cmd == "enable", absl::Now());
         !s.ok()) {
       return Fail(err, cmd, s);
-    }
-    if (enable) {
-      // Bookies that went missing while paused are found now, not at the
-      // next periodic audit.
-      if (absl::Status s = autorecovery::RequestAudit(store->get()); !s.ok()) {
-        return Fail(err, cmd, s);
-      }
     }
   }
   return Report(cmd, &marks, f->GetBool("json"), out, err);
@@ -114,14 +109,11 @@ int RunDelay(const std::vector<std::string>& args, std::ostream& out,
   auto store = OpenStoreFromFlags(*f);
   if (!store.ok()) return Fail(err, cmd, store.status());
   if (seconds.has_value() || clear) {
-    absl::Status s =
-        clear
-            ? autorecovery::ClearLostBookieRecoveryDelay(store->get())
-            : autorecovery::SetLostBookieRecoveryDelay(store->get(), *seconds);
-    if (!s.ok()) return Fail(err, cmd, s);
-    // The auditor applies the new delay at its next audit: now.
-    if (absl::Status a = autorecovery::RequestAudit(store->get()); !a.ok()) {
-      return Fail(err, cmd, a);
+    // Requests an audit too: the auditor applies the change now.
+    if (absl::Status s =
+            autorecovery::ChangeLostBookieRecoveryDelay(store->get(), seconds);
+        !s.ok()) {
+      return Fail(err, cmd, s);
     }
   }
   auto delay = autorecovery::ReadLostBookieRecoveryDelay(store->get());
