@@ -92,6 +92,29 @@ JournalProbe::JournalProbe(prometheus::Registry& registry,
            .Labels(id)
            .Register(registry)
            .Add({}, ExponentialBounds(10e-6, 2, kLatencyBoundsPerOctave));
+  // An add's way through the journal, stage by stage: queue, write, sync
+  // queue, sync, callback queue (BookKeeper's journal queue, force-write
+  // queue and callback queue latencies). One observation per group.
+  const auto waits = [&](const char* name, const char* help) {
+    return &prometheus::BuildHistogram()
+                .Name(name)
+                .Help(help)
+                .Labels(id)
+                .Register(registry)
+                .Add({}, ExponentialBounds(10e-6, 10, kLatencyBoundsPerOctave));
+  };
+  queue_seconds_ = waits(
+      "bookie_journal_queue_seconds",
+      "Time the oldest record of a journal group waited before the group's "
+      "write started (journal thread busy, or the group wait)");
+  sync_queue_seconds_ = waits(
+      "bookie_journal_sync_queue_seconds",
+      "Time a written journal group waited for the fdatasync covering it to "
+      "start (the previous sync still running)");
+  callback_queue_seconds_ =
+      waits("bookie_journal_callback_queue_seconds",
+            "Time a synced journal group waited for its callbacks to start "
+            "(earlier groups' callbacks still running)");
 }
 
 void JournalProbe::OnGroup(const JournalGroupEvent& e) {
@@ -101,6 +124,15 @@ void JournalProbe::OnGroup(const JournalGroupEvent& e) {
   if (e.sync_nanos > 0) {
     sync_seconds_->Observe(static_cast<double>(e.sync_nanos) * 1e-9);
   }
+  queue_seconds_->Observe(static_cast<double>(e.queue_nanos) * 1e-9);
+  if (e.sync_queue_nanos >= 0) {
+    sync_queue_seconds_->Observe(static_cast<double>(e.sync_queue_nanos) *
+                                 1e-9);
+  }
+}
+
+void JournalProbe::OnCallbacks(const JournalCallbackEvent& e) {
+  callback_queue_seconds_->Observe(static_cast<double>(e.queue_nanos) * 1e-9);
 }
 
 StatsCollector::StatsCollector(std::string bookie_id, StatsSources sources)

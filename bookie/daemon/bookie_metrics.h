@@ -1,7 +1,9 @@
 // The bookie's Prometheus metrics beyond the service's request counters:
 //
-//  - JournalProbe: a JournalObserver that records each group's size and
-//    sync latency in histograms (handles taken at construction).
+//  - JournalProbe: a JournalObserver that records each group's size, its
+//    write and sync latency and its waits between the journal's stages
+//    (queue, sync queue, callback queue) in histograms (handles taken at
+//    construction).
 //  - StatsCollector: a prometheus::Collectable that reads the journal,
 //    storage, monitor, disk and server state at scrape time, so nothing on
 //    the hot path keeps those figures twice.
@@ -33,12 +35,16 @@ class JournalProbe final : public JournalObserver {
  public:
   JournalProbe(prometheus::Registry& registry, const std::string& bookie_id);
   void OnGroup(const JournalGroupEvent& event) override;
+  void OnCallbacks(const JournalCallbackEvent& event) override;
 
  private:
   prometheus::Histogram* group_entries_;
   prometheus::Histogram* group_bytes_;
   prometheus::Histogram* sync_seconds_;
   prometheus::Histogram* write_seconds_;
+  prometheus::Histogram* queue_seconds_;
+  prometheus::Histogram* sync_queue_seconds_;
+  prometheus::Histogram* callback_queue_seconds_;
 };
 
 // Everything the collector reads, as functions so it holds no pointers into

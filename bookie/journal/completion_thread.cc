@@ -22,22 +22,23 @@ void CompletionThread::Start() {
 }
 
 void CompletionThread::Submit(std::vector<JournalItem>&& batch,
-                              absl::Status status) {
+                              absl::Status status, int64_t ready_nanos) {
   absl::MutexLock l(&mu_);
-  batches_.push_back(Batch{std::move(batch), std::move(status)});
+  batches_.push_back(Batch{std::move(batch), std::move(status), ready_nanos});
 }
 
 bool CompletionThread::SubmitOrRun(std::vector<JournalItem>&& batch,
-                                   absl::Status status) {
+                                   absl::Status status, int64_t ready_nanos) {
   {
     absl::MutexLock l(&mu_);
     if (batch.size() > kMaxInlineItems || !batches_.empty() || running_) {
-      batches_.push_back(Batch{std::move(batch), std::move(status)});
+      batches_.push_back(
+          Batch{std::move(batch), std::move(status), ready_nanos});
       return false;
     }
     running_ = true;  // the completion thread waits for the next batch
   }
-  Batch b{std::move(batch), std::move(status)};
+  Batch b{std::move(batch), std::move(status), ready_nanos};
   Complete(&b);
   absl::MutexLock l(&mu_);
   running_ = false;
@@ -89,6 +90,11 @@ void CompletionThread::Run() {
 }
 
 void CompletionThread::Complete(Batch* batch) {
+  if (observer_ != nullptr && env_ != nullptr && batch->ready_nanos > 0 &&
+      batch->status.ok()) {
+    observer_->OnCallbacks(JournalCallbackEvent{
+        batch->items.size(), env_->NowMonotonicNanos() - batch->ready_nanos});
+  }
   // No lock held: callbacks may call back into the journal.
   for (JournalItem& item : batch->items) {
     item.done(batch->status);

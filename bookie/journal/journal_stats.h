@@ -36,7 +36,17 @@ struct JournalStats {
   uint64_t adds_failed = 0;   // completed with an error
 };
 
-// One group, as seen by the journal thread.
+// Where a group's time went between its first record's arrival and its
+// callbacks, one stage after another (BookKeeper's journal queue,
+// force-write queue and callback queue latencies):
+//   queue_nanos       oldest record queued -> the group's write starts
+//                     (the journal thread busy, or the group wait);
+//   write_nanos       the write itself;
+//   sync_queue_nanos  write returned -> the sync that covers it starts
+//                     (the previous sync still running);
+//   sync_nanos        that sync;
+//   then JournalCallbackEvent::queue_nanos, sync returned -> the group's
+//   callbacks start (earlier groups' callbacks still running).
 struct JournalGroupEvent {
   uint64_t records = 0;
   uint64_t bytes = 0;
@@ -44,15 +54,27 @@ struct JournalGroupEvent {
   // The sync that made this group durable, reported with the first group it
   // covered (0 for the others, and when journalSyncData=false).
   int64_t sync_nanos = 0;
+  int64_t queue_nanos = 0;
+  // -1 when journalSyncData=false (no sync).
+  int64_t sync_queue_nanos = -1;
 };
 
-// Called after each group is written and synced (on its sync thread; on the
-// journal thread when journalSyncData is false); must be quick and must not
-// call back into the Journal.
+// One group's callbacks about to run.
+struct JournalCallbackEvent {
+  uint64_t records = 0;
+  // Synced (written, when journalSyncData=false) -> callbacks start.
+  int64_t queue_nanos = 0;
+};
+
+// OnGroup is called after each group is written and synced (on its sync
+// thread; on the journal thread when journalSyncData is false); OnCallbacks
+// on the thread about to run a group's callbacks, before it runs them. Both
+// must be quick and must not call back into the Journal.
 class JournalObserver {
  public:
   virtual ~JournalObserver() = default;
   virtual void OnGroup(const JournalGroupEvent& event) = 0;
+  virtual void OnCallbacks(const JournalCallbackEvent& event) { (void)event; }
 };
 
 // The live counters behind JournalStats. Own synchronisation (relaxed

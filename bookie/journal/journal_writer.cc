@@ -28,6 +28,7 @@ JournalWriter::JournalWriter(Env* env, std::string dir,
       first_file_id_(first_file_id),
       checkpoint_(checkpoint),
       files_(env_, dir_, options_, &counters_),
+      completion_(env_, options_.observer),
       sync_(
           env_, &completion_, &counters_, options_.observer,
           [this](const absl::Status& s) {
@@ -294,9 +295,9 @@ void JournalWriter::Run() {
 void JournalWriter::CommitGroup(std::vector<JournalItem>* group,
                                 uint64_t bytes) {
   absl::Status s = status();
-  int64_t write_nanos = 0;
+  GroupWriteTiming timing;
   if (s.ok()) {
-    s = WriteGroup(*group, bytes, &write_nanos);
+    s = WriteGroup(*group, bytes, &timing);
     if (!s.ok()) {
       Fail(s);
       s = status();
@@ -304,20 +305,25 @@ void JournalWriter::CommitGroup(std::vector<JournalItem>* group,
   }
   if (options_.sync_data) {
     // Failed groups too, so that every group completes in order.
-    sync_.Submit(file(), std::move(*group), bytes, write_nanos, std::move(s));
+    sync_.Submit(file(), std::move(*group), bytes, timing, std::move(s));
     return;
   }
   if (!s.ok()) {
     counters_.adds_failed.fetch_add(group->size(), std::memory_order_relaxed);
   } else if (options_.observer != nullptr) {
-    options_.observer->OnGroup(
-        JournalGroupEvent{group->size(), bytes, write_nanos, 0});
+    JournalGroupEvent e;
+    e.records = group->size();
+    e.bytes = bytes;
+    e.write_nanos = timing.write_nanos;
+    e.queue_nanos = timing.queue_nanos;
+    options_.observer->OnGroup(e);
   }
-  completion_.Submit(std::move(*group), std::move(s));
+  completion_.Submit(std::move(*group), std::move(s), timing.written_at);
 }
 
 absl::Status JournalWriter::WriteGroup(const std::vector<JournalItem>& group,
-                                       uint64_t bytes, int64_t* write_nanos) {
+                                       uint64_t bytes,
+                                       GroupWriteTiming* timing) {
   absl::Status s = RollIfFull(bytes);
   if (!s.ok()) return s;
   // The copy into the aligned image is CPU, not device time: not timed.
@@ -333,7 +339,10 @@ absl::Status JournalWriter::WriteGroup(const std::vector<JournalItem>& group,
     absl::MutexLock l(&position_mu_);
     written_ = JournalPosition{current_.file_id, file()->Size()};
   }
-  *write_nanos = t1 - t0;
+  // Items are queued in order: the front one waited longest.
+  timing->queue_nanos = t0 - group.front().enqueue_nanos;
+  timing->write_nanos = t1 - t0;
+  timing->written_at = t1;
   counters_.write_nanos_total.fetch_add(static_cast<uint64_t>(t1 - t0),
                                         std::memory_order_relaxed);
   counters_.bytes_written.fetch_add(bytes, std::memory_order_relaxed);

@@ -104,8 +104,9 @@ class JournalWriter {
   // Writes `group` and hands it to the sync thread (to the completion
   // thread when journalSyncData is false).
   void CommitGroup(std::vector<JournalItem>* group, uint64_t bytes);
+  // Sets `timing` when the write succeeded.
   absl::Status WriteGroup(const std::vector<JournalItem>& group, uint64_t bytes,
-                          int64_t* write_nanos);
+                          GroupWriteTiming* timing);
   // Makes file `file_id` (fresh or recycled, journal_files.h) current.
   absl::Status OpenNewFile(uint64_t file_id);
   WritableFile* file() const { return current_.file.get(); }

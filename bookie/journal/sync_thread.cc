@@ -29,11 +29,11 @@ void SyncThread::Start() {
 }
 
 void SyncThread::Submit(WritableFile* file, std::vector<JournalItem>&& items,
-                        uint64_t bytes, int64_t write_nanos,
+                        uint64_t bytes, GroupWriteTiming timing,
                         absl::Status write_status) {
   absl::MutexLock l(&mu_);
-  pending_.push_back(Written{file, std::move(items), bytes, write_nanos,
-                             std::move(write_status)});
+  pending_.push_back(
+      Written{file, std::move(items), bytes, timing, std::move(write_status)});
 }
 
 void SyncThread::Drain() {
@@ -101,13 +101,16 @@ void SyncThread::SyncAndComplete(std::vector<Written>* batch) {
       written = written || (*batch)[i].write_status.ok();
     }
     int64_t sync_nanos = 0;
+    int64_t sync_start = 0;
+    int64_t synced_at = 0;
     if (failed_.ok() && written) {
       WritableFile* file = (*batch)[begin].file;
       // Every byte appended before the sync starts is covered by it.
       const uint64_t covered = file->Size();
-      const int64_t t0 = env_->NowMonotonicNanos();
+      sync_start = env_->NowMonotonicNanos();
       absl::Status s = file->Sync();
-      sync_nanos = env_->NowMonotonicNanos() - t0;
+      synced_at = env_->NowMonotonicNanos();
+      sync_nanos = synced_at - sync_start;
       counters_->syncs.fetch_add(1, std::memory_order_relaxed);
       if (s.ok()) {
         const auto n = static_cast<uint64_t>(sync_nanos);
@@ -129,13 +132,18 @@ void SyncThread::SyncAndComplete(std::vector<Written>* batch) {
                                          std::memory_order_relaxed);
       } else if (observer_ != nullptr) {
         // The sync is reported once, with the first group it covered.
-        observer_->OnGroup(JournalGroupEvent{w.items.size(), w.bytes,
-                                             w.write_nanos,
-                                             i == begin ? sync_nanos : 0});
+        JournalGroupEvent e;
+        e.records = w.items.size();
+        e.bytes = w.bytes;
+        e.write_nanos = w.timing.write_nanos;
+        e.sync_nanos = i == begin ? sync_nanos : 0;
+        e.queue_nanos = w.timing.queue_nanos;
+        e.sync_queue_nanos = sync_start - w.timing.written_at;
+        observer_->OnGroup(e);
       }
       // A small group's callbacks run here when the completion thread is
       // idle: one thread wake-up fewer per group at low rates.
-      completion_->SubmitOrRun(std::move(w.items), status);
+      completion_->SubmitOrRun(std::move(w.items), status, synced_at);
     }
     begin = end;
   }

@@ -39,6 +39,13 @@
 
 namespace bk::bookie {
 
+// How a group was written, on the Env's monotonic clock.
+struct GroupWriteTiming {
+  int64_t queue_nanos = 0;  // its oldest record queued -> its write started
+  int64_t write_nanos = 0;  // the write
+  int64_t written_at = 0;   // when the write returned
+};
+
 class SyncThread {
  public:
   // Records a failed sync and returns the sticky status every affected add
@@ -59,12 +66,13 @@ class SyncThread {
 
   void Start();
 
-  // `items` (`bytes` in all) were written to `file` in `write_nanos`; sync
+  // `items` (`bytes` in all) were written to `file` as `timing` says; sync
   // them and complete them. `file` must stay open until Drain() returns.
   // A group whose write failed comes with that error (`write_status`) and is
   // completed with it, in order, without a sync.
   void Submit(WritableFile* file, std::vector<JournalItem>&& items,
-              uint64_t bytes, int64_t write_nanos, absl::Status write_status);
+              uint64_t bytes, GroupWriteTiming timing,
+              absl::Status write_status);
 
   // Waits until every submitted group has been synced (or failed) and
   // handed to the completion thread. The journal thread calls it before it
@@ -82,7 +90,7 @@ class SyncThread {
     WritableFile* file;
     std::vector<JournalItem> items;
     uint64_t bytes;
-    int64_t write_nanos;
+    GroupWriteTiming timing;
     absl::Status write_status;
   };
   void Run();

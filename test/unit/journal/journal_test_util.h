@@ -85,6 +85,18 @@ inline JournalPayload Payload(std::string s) {
   return JournalPayload::Of(std::make_shared<const std::string>(std::move(s)));
 }
 
+// One directory under `dir` where every add is written as its own group at
+// once (flush_when_queue_empty), through the page cache: a SyncGate counts
+// each group as one write (aligned groups: direct_io_test.cc).
+inline JournalOptions GroupPerAdd(const bk::testing::TempDir& dir) {
+  JournalOptions o;
+  o.dirs = {dir.Sub("journal")};
+  o.preallocate_bytes = 1 << 20;
+  o.flush_when_queue_empty = true;
+  o.direct_io = false;
+  return o;
+}
+
 // A journal on `env` with `options`, replayed (nothing expected) and started.
 inline std::unique_ptr<Journal> Started(Env* env,
                                         const JournalOptions& options) {

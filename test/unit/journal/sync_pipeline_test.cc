@@ -28,15 +28,10 @@ using testing::Payload;
 using testing::Started;
 using RT = journal_format::RecordType;
 
+// Every add its own group, written at once; the pipeline does not depend on
+// how a group is written.
 JournalOptions Immediate(const TempDir& dir) {
-  JournalOptions o;
-  o.dirs = {dir.Sub("journal")};
-  o.preallocate_bytes = 1 << 20;
-  o.flush_when_queue_empty = true;  // every add is written as its own group
-  // The gate counts groups as writes; the pipeline does not depend on how a
-  // group is written (aligned groups: direct_io_test.cc).
-  o.direct_io = false;
-  return o;
+  return testing::GroupPerAdd(dir);
 }
 
 bool Done(const std::shared_ptr<AddWaiter>& w) {
