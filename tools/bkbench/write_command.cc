@@ -2,8 +2,10 @@
 // machine's ceilings measured in the same run: a bare gRPC stream echo of
 // the same batching (echo_ceiling.h) and, with --journal-dir, pwrite +
 // fdatasync before and after (common/measure.h); and where the run's CPU
-// went per entry, client and bookies apart (run_cpu.h), and with
-// --journal-dir what the run asked of that disk (run_disk.h).
+// went per entry, client and bookies apart (run_cpu.h), how the adds
+// reached the bookies' journals and where their time went there
+// (add_path_counters.h), and with --journal-dir what the run asked of that
+// disk (run_disk.h).
 
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -11,6 +13,7 @@
 #include "absl/strings/str_format.h"
 #include "common/measure.h"
 #include "monitor/block_device.h"
+#include "tools/bkbench/add_path_counters.h"
 #include "tools/bkbench/cluster_store.h"
 #include "tools/bkbench/commands.h"
 #include "tools/bkbench/echo_ceiling.h"
@@ -153,6 +156,7 @@ int WriteCommand(const std::vector<std::string>& raw) {
   WriteResult res;
   RunCpu cpu;
   RunDisk disk;
+  AddPathCounters adds;
   {
     auto c = client::Client::Create(co);
     if (!c.ok()) {
@@ -166,9 +170,11 @@ int WriteCommand(const std::vector<std::string>& raw) {
     }
     const RunCpuSnapshot cpu_start = TakeRunCpu(bookie_http);
     const RunDiskSnapshot disk_start = TakeRunDisk();
+    const AddPathCounters adds_start = ScrapeAddPath(bookie_http);
     res = (*load)->Run();
     disk = RunDiskBetween(disk_start, TakeRunDisk(), journal_disks);
     cpu = RunCpuBetween(cpu_start, TakeRunCpu(bookie_http));
+    adds = Difference(adds_start, ScrapeAddPath(bookie_http));
   }
   LatencyHistogram fsync_during;
   if (probe != nullptr) {
@@ -241,6 +247,7 @@ int WriteCommand(const std::vector<std::string>& raw) {
               {"machine_us_per_entry", cpu.MachineUsPerEntry(entries)},
               {"machine_busy_percent", cpu.MachineBusyPercent()},
               {"cpus", cpu.cpus}};
+  if (adds.bookies > 0) j["bookies_add_path"] = adds.ToJson();
   if (!jdir.empty()) {
     j["disk"] = {{"disks", disk.disks},
                  {"written_mb_per_s", disk.written_mb_per_s},
@@ -296,6 +303,10 @@ int WriteCommand(const std::vector<std::string>& raw) {
   }
   std::cout << DescribeRunCpu(cpu, entries, static_cast<int>(*w), echo_us)
             << "\n";
+  if (adds.bookies > 0) {
+    std::cout << "bookies (" << adds.bookies << "): " << adds.ToString()
+              << "\n  " << adds.StagesToString() << "\n";
+  }
   if (!jdir.empty()) std::cout << DescribeRunDisk(disk, eps) << "\n";
   if (!jdir.empty()) {
     std::cout << absl::StrFormat(
