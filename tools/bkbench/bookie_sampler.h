@@ -67,6 +67,9 @@ class BookieSampler {
   void Stop();
 
   const std::vector<BookieSeries>& bookies() const { return bookies_; }
+  // The bookies' HTTP endpoints ("host:port"; empty where a bookie has
+  // none), fixed at Create: safe from any thread.
+  const std::vector<std::string>& http() const { return http_; }
 
   // The cache counters of every bookie scraped now and summed (scraped
   // only if every bookie answered). Safe from any thread, at any time.

@@ -133,6 +133,40 @@ std::string MachineSection(const ScenarioResult& r) {
   return md + "\n![cpu stall](cpu_stall.png)\n\n";
 }
 
+// How the adds reached the bookies and where their time went there.
+std::string AddPathSection(const ScenarioResult& r) {
+  std::string rows;
+  auto ms = [](const HistogramTotal& h) {
+    const double v = h.MeanMs();
+    return v < 0 ? std::string("-") : absl::StrFormat("%.2f", v);
+  };
+  for (const WorkloadRun& run : r.runs) {
+    const AddPathCounters& a = run.add_path;
+    if (a.bookies == 0) continue;
+    absl::StrAppendFormat(
+        &rows, "| %s | %.1f | %.1f | %s | %s | %s | %s | %s | %s |\n",
+        run.label, a.add_messages > 0 ? a.add_entries / a.add_messages : 0.0,
+        a.journal_syncs > 0 ? a.journal_records / a.journal_syncs : 0.0,
+        ms(a.add_latency), ms(a.journal_queue), ms(a.journal_write),
+        ms(a.journal_sync_queue), ms(a.journal_sync),
+        ms(a.journal_callback_queue));
+  }
+  if (rows.empty()) return "";
+  return "## The bookies' add path in each run\n\n"
+         "From the bookies' /metrics before and after the writers' run, "
+         "every add they took (a background client's too): entries per "
+         "AddEntries message, journal records per sync, an add's mean time "
+         "in the bookie, and a journal group's mean time in each stage (ms; "
+         "`bookie_journal_*_seconds`). A sync wait as long as the sync: the "
+         "journal's disk holds the adds; long queues beside short syncs: "
+         "the CPU does.\n\n"
+         "| run | entries per message | records per sync | add in the "
+         "bookie | group queued | writing | waiting for its sync | syncing "
+         "| waiting for its callbacks |\n|---|---|---|---|---|---|---|---|---"
+         "|\n" +
+         rows + "\n";
+}
+
 // Where each late reader's backlog time and entries came from.
 std::string BacklogSourcesTable(const WorkloadRun& run) {
   std::string rows;
@@ -315,6 +349,7 @@ std::string ReportMarkdown(const ScenarioResult& r) {
       "![throughput](throughput.png)\n\n![p50](latency_p50.png)\n\n"
       "![p99](latency_p99.png)\n\n";
   md += MachineSection(r);
+  md += AddPathSection(r);
   md += SpreadSection(r);
   if (!r.runs.empty() && !r.runs[0].readers.empty()) md += ReadersSection(r);
   md +=

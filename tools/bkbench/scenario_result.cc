@@ -95,6 +95,8 @@ json RunJson(const WorkloadRun& run) {
   for (int64_t last : run.write.last_entry)
     entries_per_ledger.push_back(last + 1);
   const MachineSummary m = Summarise(run.machine);
+  nlohmann::json add_path = nullptr;
+  if (run.add_path.bookies > 0) add_path = run.add_path.ToJson();
   return {{"label", run.label},
           {"weighting", std::string(placement::WeightingName(run.weighting))},
           {"entries_written", run.write.acked},
@@ -107,6 +109,7 @@ json RunJson(const WorkloadRun& run) {
           {"add_latency_ms", Latency(run.write.latency)},
           {"slow_bookie_ledgers", run.slow_bookie_ledgers},
           {"read_cache_hit_ratio", ReadCacheHitRatio(run)},
+          {"bookies_add_path", add_path},
           {"readers", readers},
           {"streams", streams},
           {"bookies", bookies},

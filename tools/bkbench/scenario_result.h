@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "tools/bkbench/add_path_counters.h"
 #include "tools/bkbench/bookie_sampler.h"
 #include "tools/bkbench/echo_ceiling.h"
 #include "tools/bkbench/machine_sampler.h"
@@ -55,6 +56,9 @@ struct WorkloadRun {
   std::vector<std::vector<ReaderSecond>> reader_series;  // per reader
   std::vector<BookieSeries> bookies;
   std::vector<MachinePoint> machine;  // the machine, once a second
+  // The bookies' add path over the writers' run (add_path_counters.h):
+  // every add they took, a background client's too.
+  AddPathCounters add_path;
   // Kind workload: each measured ledger's first ensemble and its inputs.
   std::vector<LedgerPlacement> placements;
   // The writer's adaptive estimate of every writable bookie (MiB/s: its

@@ -226,7 +226,9 @@ absl::StatusOr<WorkloadRun> RunWorkload(const ScenarioSpec& spec,
       next += absl::Seconds(1);
     }
   });
+  const AddPathCounters adds_start = ScrapeAddPath((*sampler)->http());
   run.write = writer->Run();
+  run.add_path = Difference(adds_start, ScrapeAddPath((*sampler)->http()));
   stop_background();
   for (size_t i = 0; i < readers.size(); ++i) {
     run.readers.push_back(readers[i]->Finish(

@@ -286,6 +286,16 @@ TEST_CASE("a run report renders markdown and every chart", "[bkbench]") {
   for (int s = 1; s <= 3; ++s) {
     run.machine.push_back({double(s), 40.0 + s, 10.0 * s, 1});
   }
+  // 3,000 entries in 30 messages, 3,000 records in 150 syncs; 3,000 adds
+  // 6 s in all; 150 groups queued 0.3 s, synced 0.45 s.
+  run.add_path.bookies = 3;
+  run.add_path.add_messages = 30;
+  run.add_path.add_entries = 3000;
+  run.add_path.journal_records = 3000;
+  run.add_path.journal_syncs = 150;
+  run.add_path.add_latency = {6.0, 3000};
+  run.add_path.journal_queue = {0.3, 150};
+  run.add_path.journal_sync = {0.45, 150};
   for (int i = 0; i < 2; ++i) {
     ReaderResult rr;
     rr.name = i ? "late" : "tail";
@@ -307,6 +317,11 @@ TEST_CASE("a run report renders markdown and every chart", "[bkbench]") {
   const std::string md = ReportMarkdown(r);
   // The machine table: busy mean 42, stall mean 20, worst second 30.
   CHECK(absl::StrContains(md, "| run | 42 | 20 | 30 | 1 |"));
+  // The add path: 100 entries per message, 20 records per sync, an add 2
+  // ms in the bookie, a group 2 ms queued and 3 ms syncing; the stages
+  // nothing was recorded for read "-".
+  CHECK(absl::StrContains(
+      md, "| run | 100.0 | 20.0 | 2.00 | 2.00 | - | - | 3.00 | - |"));
   for (const std::string& png : ReportCharts(r)) {
     INFO(png);
     CHECK(std::filesystem::file_size(dir + "/" + png) > 0);
