@@ -28,14 +28,20 @@ double HistogramTotal::MeanMs() const {
   return count > 0 ? sum_s * 1000.0 / count : -1;
 }
 
+double AddPathCounters::EntriesPerMessage() const {
+  return add_messages > 0 ? add_entries / add_messages : 0.0;
+}
+
+double AddPathCounters::RecordsPerSync() const {
+  return journal_syncs > 0 ? journal_records / journal_syncs : 0.0;
+}
+
 std::string AddPathCounters::ToString() const {
   return absl::StrFormat(
       "%.0f entries in %.0f add messages (%.1f each), %.0f journal records "
       "in %.0f groups and %.0f syncs (%.1f records per sync)",
-      add_entries, add_messages,
-      add_messages > 0 ? add_entries / add_messages : 0.0, journal_records,
-      journal_groups, journal_syncs,
-      journal_syncs > 0 ? journal_records / journal_syncs : 0.0);
+      add_entries, add_messages, EntriesPerMessage(), journal_records,
+      journal_groups, journal_syncs, RecordsPerSync());
 }
 
 std::string AddPathCounters::StagesToString() const {

@@ -39,6 +39,10 @@ struct AddPathCounters {
       journal_callback_queue;
   int bookies = 0;  // whose /metrics answered
 
+  // 0 when there was nothing to divide by.
+  double EntriesPerMessage() const;
+  double RecordsPerSync() const;
+
   // "12800 entries in 240 add messages (53 each), 310 journal syncs (41
   // records each)"
   std::string ToString() const;

@@ -145,11 +145,9 @@ std::string AddPathSection(const ScenarioResult& r) {
     if (a.bookies == 0) continue;
     absl::StrAppendFormat(
         &rows, "| %s | %.1f | %.1f | %s | %s | %s | %s | %s | %s |\n",
-        run.label, a.add_messages > 0 ? a.add_entries / a.add_messages : 0.0,
-        a.journal_syncs > 0 ? a.journal_records / a.journal_syncs : 0.0,
-        ms(a.add_latency), ms(a.journal_queue), ms(a.journal_write),
-        ms(a.journal_sync_queue), ms(a.journal_sync),
-        ms(a.journal_callback_queue));
+        run.label, a.EntriesPerMessage(), a.RecordsPerSync(), ms(a.add_latency),
+        ms(a.journal_queue), ms(a.journal_write), ms(a.journal_sync_queue),
+        ms(a.journal_sync), ms(a.journal_callback_queue));
   }
   if (rows.empty()) return "";
   return "## The bookies' add path in each run\n\n"
