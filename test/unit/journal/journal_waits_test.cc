@@ -128,15 +128,18 @@ TEST_CASE("a record held for its group reports how long it was queued",
   auto first = std::make_shared<AddWaiter>();
   REQUIRE(j->Add(RT::kEntry, 3, 0, Payload("first"), Notify(first)).ok());
   clock.Advance(absl::Hours(2));
-  // The next record wakes the journal thread, which finds the group older
-  // than the group wait and writes both.
+  // The next record wakes the journal thread, which finds the first older
+  // than the group wait and writes it: with the second when the thread had
+  // taken the first before the clock moved, alone (the second then waits
+  // for Stop) when it had not.
   auto second = std::make_shared<AddWaiter>();
   REQUIRE(j->Add(RT::kEntry, 3, 1, Payload("second"), Notify(second)).ok());
   REQUIRE(first->Ready());
+  j->Stop();
   REQUIRE(second->Ready());
   REQUIRE(log.AwaitGroups(1));
   const auto groups = log.groups();
-  CHECK(groups[0].records == 2);
+  CHECK(groups[0].records >= 1);
   CHECK(groups[0].queue_nanos >= 2 * kHourNanos);
   CHECK(groups[0].sync_queue_nanos >= 0);
   CHECK(groups[0].sync_queue_nanos < kHourNanos);
