@@ -165,7 +165,8 @@ void BookieStoreImpl::AddEntries(absl::Span<AddEntryRequest> adds,
     r.type = RecordType::kEntry;
     r.ledger_id = ledger;
     r.entry_id = a.args.entry_id;
-    r.payload = JournalPayload::Of(std::move(a.body));
+    r.payload.data = *a.body;
+    r.payload.owner = std::move(a.body).TakeOwner();
     r.has_payload_crc = true;
     r.payload_crc = v.crc;
     // Two words: stored inline, no allocation per entry.

@@ -11,6 +11,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
 #include "bookie/service/bookie_service.h"
+#include "bookie/storage/entry_arena.h"
 #include "proto/entry_format.h"
 #include "proto/status_codes.h"
 
@@ -167,8 +168,9 @@ class AddStreamReactor final
       add.args.entry_id = e.entry_id();
       add.args.master_key = std::move(*e.mutable_master_key());
       add.args.recovery = (e.flags() & proto::RECOVERY_ADD) != 0;
-      // The body moves from the request into a shared buffer: no copy.
-      add.body = MakeEntryBuffer(std::move(*e.mutable_body()));
+      // One copy, while hot, into the stream's arena; the request keeps
+      // its string for the next message (entry_arena.h says why).
+      add.body = arena_.Copy(e.body());
     }
     if (adds_.empty()) return;
     {
@@ -281,6 +283,7 @@ class AddStreamReactor final
   size_t message_bytes_ = 0;           // of the message read last
   proto::AddRequest request_;          // owned by the read in flight
   std::vector<AddEntryRequest> adds_;  // owned by the read in flight
+  EntryArena arena_;                   // owned by the read in flight
   proto::AddResponse writing_;         // owned by the write in flight
   grpc::ByteBuffer writing_bytes_;     // writing_, serialized
 

@@ -68,7 +68,7 @@ void BookieServiceImpl::FillRead(uint64_t ledger_id, int64_t entry_id,
     resp->set_status(ToWire(entry.status()));
   } else {
     resp->set_status(proto::BK_EOK);
-    resp->set_body(**entry);
+    resp->set_body((*entry)->data(), (*entry)->size());
     if (entry_id < 0) {
       // "Last entry": say which entry it was.
       auto h = entry::ParseHeader(**entry);
@@ -151,7 +151,7 @@ grpc::ServerUnaryReactor* BookieServiceImpl::ReadLac(
     resp->set_status(proto::BK_EOK);
     resp->set_lac(*explicit_lac);
     auto last = store_->ReadEntry(req->ledger_id(), -1);
-    if (last.ok()) resp->set_last_entry(**last);
+    if (last.ok()) resp->set_last_entry((*last)->data(), (*last)->size());
   }
   reactor->Finish(grpc::Status::OK);
   return reactor;

@@ -117,7 +117,7 @@ class RangeReadReactor final
       done_ = true;
     } else {
       msg_.set_status(proto::BK_EOK);
-      msg_.set_body(**entry);
+      msg_.set_body((*entry)->data(), (*entry)->size());
       sent_ += (*entry)->size();
       next_ += stride_;
       // The following entries ride along, all EOK; one the bookie cannot
@@ -128,7 +128,7 @@ class RangeReadReactor final
              next_ <= last_ && sent_ < budget_ && bytes < kMaxMessageBytes) {
         auto more = service_->store()->ReadEntry(ledger_, next_);
         if (!more.ok()) break;
-        msg_.add_more_bodies(**more);
+        msg_.add_more_bodies((*more)->data(), (*more)->size());
         bytes += (*more)->size();
         sent_ += (*more)->size();
         next_ += stride_;

@@ -118,7 +118,7 @@ class TailReactor final
     msg_.set_ledger_id(ledger_);
     msg_.set_entry_id(next_);
     msg_.set_max_lac(*lac);
-    msg_.set_body(**entry);
+    msg_.set_body((*entry)->data(), (*entry)->size());
     size_t bytes = (*entry)->size();
     next_ += stride_;
     // Confirmed entries that ride along; one the bookie cannot read is left
@@ -127,7 +127,7 @@ class TailReactor final
            next_ <= *lac && bytes < kMaxMessageBytes) {
       auto more = service_->store()->ReadEntry(ledger_, next_);
       if (!more.ok()) break;
-      msg_.add_more_bodies(**more);
+      msg_.add_more_bodies((*more)->data(), (*more)->size());
       bytes += (*more)->size();
       next_ += stride_;
     }

@@ -13,10 +13,10 @@ namespace {
 // CRC when the caller has it.
 void EncodeHeader(const EntryLogItem& item, char* h) {
   if (item.has_data_crc) {
-    entrylog::EncodeRecordHeaderWithDataCrc(
-        item.ledger_id, item.entry_id, item.data->size(), item.data_crc, h);
+    entrylog::EncodeRecordHeaderWithDataCrc(item.ledger_id, item.entry_id,
+                                            item.data.size(), item.data_crc, h);
   } else {
-    entrylog::EncodeRecordHeader(item.ledger_id, item.entry_id, *item.data, h);
+    entrylog::EncodeRecordHeader(item.ledger_id, item.entry_id, item.data, h);
   }
 }
 
@@ -93,13 +93,13 @@ absl::Status EntryLogWriter::AppendDirect(absl::Span<const EntryLogItem> items,
   Direct& d = *direct_;
   for (size_t i = 0; i < items.size(); ++i) {
     const EntryLogItem& item = items[i];
-    Reserve(entrylog::kRecordHeaderSize + item.data->size());
+    Reserve(entrylog::kRecordHeaderSize + item.data.size());
     char* h = d.buf.get() + d.used;
     EncodeHeader(item, h);
-    std::memcpy(h + entrylog::kRecordHeaderSize, item.data->data(),
-                item.data->size());
+    std::memcpy(h + entrylog::kRecordHeaderSize, item.data.data(),
+                item.data.size());
     offsets[i] = d.written + d.used;
-    d.used += entrylog::kRecordHeaderSize + item.data->size();
+    d.used += entrylog::kRecordHeaderSize + item.data.size();
     if (d.used >= kDirectWriteBytes) {
       if (absl::Status s = WriteDirect(/*pad=*/false); !s.ok()) return s;
     }
@@ -146,10 +146,9 @@ absl::Status EntryLogWriter::AppendBuffered(
       char* h = headers_.data() + k * entrylog::kRecordHeaderSize;
       EncodeHeader(item, h);
       iov_[2 * k] = {h, entrylog::kRecordHeaderSize};
-      iov_[2 * k + 1] = {const_cast<char*>(item.data->data()),
-                         item.data->size()};
+      iov_[2 * k + 1] = {const_cast<char*>(item.data.data()), item.data.size()};
       offsets[i + k] = offset;
-      offset += entrylog::kRecordHeaderSize + item.data->size();
+      offset += entrylog::kRecordHeaderSize + item.data.size();
     }
     absl::Status s = file_->AppendV(iov_.data(), static_cast<int>(2 * n));
     if (!s.ok()) {

@@ -33,6 +33,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "common/env.h"
 
@@ -43,8 +44,8 @@ namespace bk::bookie {
 struct EntryLogItem {
   uint64_t ledger_id = 0;
   int64_t entry_id = 0;
-  const std::string* data = nullptr;
-  // crc32c::Value(*data) when known: the record CRC is then combined from
+  absl::string_view data;
+  // crc32c::Value(data) when known: the record CRC is then combined from
   // it (same bytes on disk) instead of computed over the data again.
   bool has_data_crc = false;
   uint32_t data_crc = 0;

@@ -76,7 +76,7 @@ absl::Status EntryLogger::Append(absl::Span<const EntryLogItem> items,
     size_t n = 0;
     while (i + n < items.size()) {
       const uint64_t rec =
-          entrylog::kRecordHeaderSize + items[i + n].data->size();
+          entrylog::kRecordHeaderSize + items[i + n].data.size();
       if (size + rec > size_limit_ &&
           (n > 0 || writer_->size() > entrylog::kFileHeaderSize)) {
         break;

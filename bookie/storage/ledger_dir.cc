@@ -190,8 +190,7 @@ absl::Status LedgerDir::Flush() {
       // Deleted meanwhile, or deleted and purged (a stray entry whose add
       // raced with the deletion): never indexed.
       if (!states_->Exists(it.ledger_id)) continue;
-      items.push_back(
-          {it.ledger_id, it.entry_id, it.data.get(), true, it.data_crc});
+      items.push_back({it.ledger_id, it.entry_id, *it.data, true, it.data_crc});
       bytes += it.data->size();
     }
     std::vector<EntryLocation> locations(items.size());
@@ -206,7 +205,7 @@ absl::Status LedgerDir::Flush() {
       while (i + n < items.size() &&
              (n == 0 || options_.flush_entry_log_bytes == 0 ||
               chunk < options_.flush_entry_log_bytes)) {
-        chunk += items[i + n].data->size();
+        chunk += items[i + n].data.size();
         ++n;
       }
       s = logger_->Append(absl::MakeConstSpan(items).subspan(i, n),
@@ -221,7 +220,7 @@ absl::Status LedgerDir::Flush() {
     uint64_t meta_id = 0;
     std::vector<LocatedEntry> located;  // of one ledger (items are sorted)
     for (size_t i = 0; i < items.size(); ++i) {
-      const uint64_t rec = entrylog::kRecordHeaderSize + items[i].data->size();
+      const uint64_t rec = entrylog::kRecordHeaderSize + items[i].data.size();
       located.push_back(
           {static_cast<uint64_t>(items[i].entry_id), locations[i]});
       if (i + 1 == items.size() ||

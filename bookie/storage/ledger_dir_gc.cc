@@ -174,7 +174,7 @@ absl::StatusOr<GcResult> LedgerDir::CompactLog(uint64_t log_id,
     absl::Status s = logger_->Append(items, absl::MakeSpan(to));
     if (!s.ok()) return Break(s);
     for (size_t i = 0; i < items.size(); ++i) {
-      const uint64_t rec = entrylog::kRecordHeaderSize + items[i].data->size();
+      const uint64_t rec = entrylog::kRecordHeaderSize + items[i].data.size();
       // Counted now (the bytes are on disk); attributed to the ledger at
       // commit, when they become live.
       log_meta_[to[i].log_id].total_bytes += rec;
@@ -205,7 +205,7 @@ absl::StatusOr<GcResult> LedgerDir::CompactLog(uint64_t log_id,
     if (!loc.ok()) return loc.status();
     if (!(*loc == EntryLocation{log_id, rec.offset})) continue;  // stale copy
     chunk.push_back(MakeEntryBuffer(std::string(rec.data)));
-    items.push_back({rec.ledger_id, rec.entry_id, chunk.back().get()});
+    items.push_back({rec.ledger_id, rec.entry_id, *chunk.back()});
     from.push_back(*loc);
     chunk_bytes += rec.size();
     copied += rec.size();

@@ -67,7 +67,7 @@ inline proto::AddEntry MakeAdd(uint64_t ledger, int64_t entry,
   e.set_ledger_id(ledger);
   e.set_entry_id(entry);
   e.set_master_key(key);
-  e.set_body(*testing::Entry(ledger, entry, entry - 1, payload));
+  e.set_body(std::string(*testing::Entry(ledger, entry, entry - 1, payload)));
   return e;
 }
 

@@ -46,8 +46,10 @@ absl::StatusOr<bookie::EntryBuffer> FaultyStore::ReadEntry(uint64_t ledger_id,
   if (hang_reads.load()) reads_released_.WaitForNotification();
   auto r = target_->ReadEntry(ledger_id, entry_id);
   if (!r.ok() || !corrupt_reads.load()) return r;
-  std::string copy = **r;
-  copy[entry::kHeaderSize] ^= 0x01;  // first payload byte (or the digest)
+  std::string copy(**r);
+  if (copy.size() > entry::kHeaderSize) {
+    copy[entry::kHeaderSize] ^= 0x01;  // first payload byte (or the digest)
+  }
   return bookie::MakeEntryBuffer(std::move(copy));
 }
 

@@ -75,7 +75,7 @@ TEST_CASE(
     const int64_t id = static_cast<int64_t>(log.data.size());
     log.data.push_back(Data(id, n));
     uint64_t offset = 0;
-    EntryLogItem item{9, id, &log.data.back()};
+    EntryLogItem item{9, id, log.data.back()};
     REQUIRE((*w)->Append({&item, 1}, {&offset, 1}).ok());
     log.offsets.push_back(offset);
   };
@@ -130,7 +130,7 @@ TEST_CASE(
   CHECK_FALSE((*w)->direct());
   CHECK((*w)->size() == entrylog::kFileHeaderSize);
   const std::string data = Data(0, 1000);
-  EntryLogItem item{9, 0, &data};
+  EntryLogItem item{9, 0, data};
   uint64_t offset = 0;
   REQUIRE((*w)->Append({&item, 1}, {&offset, 1}).ok());
   REQUIRE((*w)->Sync().ok());
@@ -154,7 +154,7 @@ TEST_CASE("zeros after a record of a version 1 log are still corruption",
     auto w = EntryLogWriter::Create(Env::Default(), dir.path(), 5);
     REQUIRE(w.ok());
     const std::string data = Data(0, 500);
-    EntryLogItem item{9, 0, &data};
+    EntryLogItem item{9, 0, data};
     uint64_t offset = 0;
     REQUIRE((*w)->Append({&item, 1}, {&offset, 1}).ok());
     REQUIRE((*w)->Sync().ok());

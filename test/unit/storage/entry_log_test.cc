@@ -32,7 +32,7 @@ Written WriteLog(const TempDir& dir, int n) {
   Written out;
   std::vector<EntryLogItem> items;
   for (int i = 0; i < n; ++i) out.data.push_back(MakeEntry(1, i, 200));
-  for (int i = 0; i < n; ++i) items.push_back({1, i, out.data[i].get()});
+  for (int i = 0; i < n; ++i) items.push_back({1, i, *out.data[i]});
   out.offsets.resize(n);
   REQUIRE((*w)->Append(items, absl::MakeSpan(out.offsets)).ok());
   REQUIRE((*w)->Sync().ok());

@@ -81,7 +81,7 @@ TEST_CASE("write cache stores the caller's buffer, not a copy", "[storage]") {
   WriteCache cache(1 << 20);
   auto e = MakeEntry(3, 4);
   REQUIRE(cache.Put(3, 4, e, 0));
-  CHECK(cache.Get(3, 4).get() == e.get());
+  CHECK(cache.Get(3, 4)->data() == e->data());
 }
 
 TEST_CASE(
