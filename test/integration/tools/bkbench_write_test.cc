@@ -1,8 +1,11 @@
 // bkbench write against a live local cluster whose ZooKeeper is secured
 // with credentials (every bookie with zkEnableSecurity and zkDigestFile):
 // with the client config file of --client-conf it writes, without it it
-// fails with an error that says what to give. No timing is asserted.
+// fails with an error that says what to give. And the echo ceiling, run
+// before and after the load, with the share taken of the higher pass. No
+// timing is asserted.
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
@@ -57,6 +60,34 @@ TEST_CASE(
   CHECK(j["cpu"]["bookies_answered"].get<int>() == 3);
   CHECK(j["cpu"]["bookies_us_per_entry"].get<double>() >= 0);
   CHECK(j["cpu"]["client_us_per_entry"].get<double>() >= 0);
+}
+
+TEST_CASE(
+    "bkbench write measures the echo ceiling before and after the load and "
+    "gives the share of the higher",
+    "[integration][tools]") {
+  bk::testing::TempDir tmp;
+  auto cluster =
+      bk::testing::StartToolCluster(tmp.Sub("c"), BK_BOOKIE_BINARY, {});
+  REQUIRE(cluster != nullptr);
+  auto run = bk::testing::RunTool(
+      BKBENCH_PATH,
+      absl::StrCat(" write --metadata-uri ", cluster->metadata_uri(),
+                   " --ledgers 1 --rate 200 --duration 1 --echo-seconds 1"
+                   " --json"),
+      tmp.path());
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+  const nlohmann::json j = nlohmann::json::parse(run.out);
+  const nlohmann::json& c = j["echo_ceiling"];
+  const double before = c["before_entries_per_second"].get<double>();
+  const double after = c["after_entries_per_second"].get<double>();
+  CHECK(before > 0);
+  CHECK(after > 0);
+  const double higher = std::max(before, after);
+  CHECK(c["entries_per_second"].get<double>() == higher);
+  CHECK(c["ratio"].get<double>() ==
+        Approx(j["entries_per_second"].get<double>() / higher));
 }
 
 }  // namespace
