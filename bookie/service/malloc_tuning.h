@@ -1,7 +1,7 @@
 // TuneMallocForAddPath: glibc malloc settings for a bookie process.
 //
 // The add path allocates its entries' bytes on a gRPC thread (in blocks of
-// up to 1 MiB, bookie/storage/entry_arena.h; before those, one allocation
+// up to 256 KiB, bookie/storage/entry_arena.h; before those, one allocation
 // per entry) and frees them in bulk on the flusher thread once the write
 // cache half is in an entry log. With glibc's defaults the freed memory is
 // handed back to the kernel (heap trimming, arena shrinking) and faulted in
