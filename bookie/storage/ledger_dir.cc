@@ -80,8 +80,7 @@ absl::StatusOr<std::unique_ptr<LedgerDir>> LedgerDir::Open(
   }
   d->write_cache_ =
       std::make_unique<WriteCache>(options.write_cache_bytes, options.shards);
-  d->read_cache_ =
-      std::make_unique<ReadCache>(options.read_cache_bytes, options.shards);
+  d->read_cache_ = std::make_unique<ReadCache>(options.read_cache_bytes);
   return d;
 }
 

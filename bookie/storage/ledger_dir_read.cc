@@ -99,8 +99,8 @@ absl::StatusOr<EntryBuffer> LedgerDir::ReadFromLog(uint64_t ledger_id,
     if (!reader.ok()) return reader.status();
     if (options_.read_ahead_batch_size <= 1) {
       auto b = (*reader)->Read(loc->offset, ledger_id, entry_id);
-      if (b.ok()) read_cache_->Put(ledger_id, entry_id, *b);
-      return b;
+      if (!b.ok()) return b;
+      return read_cache_->Put(ledger_id, entry_id, **b);
     }
     return ReadAhead(**reader, loc->offset, ledger_id, entry_id);
   }
@@ -120,8 +120,7 @@ absl::StatusOr<EntryBuffer> LedgerDir::ReadAhead(const EntryLogReader& reader,
         absl::StrCat("entry log ", reader.file().path(), " offset ", offset,
                      ": does not hold entry ", ledger_id, ":", entry_id));
   }
-  EntryBuffer wanted = MakeEntryBuffer(std::string(rec.data));
-  read_cache_->Put(ledger_id, entry_id, wanted);
+  EntryBuffer wanted = read_cache_->Put(ledger_id, entry_id, rec.data);
   // Records of a flush are sorted by (ledger, entry): this bookie's next
   // entries of the ledger usually follow. They need not be consecutive: a
   // ledger striped over more bookies than its write quorum (E > WQ) leaves
@@ -140,10 +139,9 @@ absl::StatusOr<EntryBuffer> LedgerDir::ReadAhead(const EntryLogReader& reader,
       break;
     }
     last = rec.entry_id;
-    if (!read_cache_->Get(ledger_id, last)) {
-      read_cache_->Put(ledger_id, last, MakeEntryBuffer(std::string(rec.data)));
-      counters_.read_ahead_entries.fetch_add(1);
-    }
+    bool inserted = false;
+    read_cache_->Put(ledger_id, last, rec.data, &inserted);
+    if (inserted) counters_.read_ahead_entries.fetch_add(1);
     bytes += rec.data.size();
   }
   return wanted;

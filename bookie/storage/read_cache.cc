@@ -1,73 +1,121 @@
 #include "bookie/storage/read_cache.h"
 
 #include <algorithm>
-
-#include "absl/hash/hash.h"
+#include <cstring>
 
 namespace bk::bookie {
+namespace {
 
-ReadCache::ReadCache(uint64_t capacity_bytes, int shards)
-    : capacity_(capacity_bytes),
-      shard_capacity_(capacity_bytes /
-                      static_cast<uint64_t>(std::max(shards, 1))),
-      shards_(new Shard[std::max(shards, 1)]),
-      shard_count_(std::max(shards, 1)) {}
+// A segment's offsets are 32-bit; BookKeeper caps its segments at 1 GiB
+// too, and a larger budget simply has more of them.
+constexpr uint64_t kMaxSegmentBytes = uint64_t{1} << 30;
 
-ReadCache::Shard& ReadCache::ShardOf(uint64_t ledger_id,
-                                     int64_t entry_id) const {
-  return shards_[absl::HashOf(ledger_id, entry_id) %
-                 static_cast<size_t>(shard_count_)];
+uint64_t SegmentCount(uint64_t capacity, int segments) {
+  const uint64_t wanted = static_cast<uint64_t>(std::max(segments, 1));
+  const uint64_t needed = (capacity + kMaxSegmentBytes - 1) / kMaxSegmentBytes;
+  return std::max(wanted, needed);
 }
 
-void ReadCache::Put(uint64_t ledger_id, int64_t entry_id,
-                    const EntryBuffer& data) {
-  if (data->size() > shard_capacity_) return;
-  Shard& s = ShardOf(ledger_id, entry_id);
-  absl::MutexLock l(&s.mu);
-  auto [it, inserted] = s.entries.try_emplace({ledger_id, entry_id}, data);
-  if (!inserted) return;  // entries are immutable: the copy held is as good
-  s.order.push_back({ledger_id, entry_id});
-  s.bytes += data->size();
-  bytes_.fetch_add(data->size());
-  while (s.bytes > shard_capacity_ && !s.order.empty()) {
-    auto victim = s.entries.find(s.order.front());
-    s.order.pop_front();
-    if (victim == s.entries.end()) continue;  // dropped earlier
-    s.bytes -= victim->second->size();
-    bytes_.fetch_sub(victim->second->size());
-    s.entries.erase(victim);
+EntryBuffer PrivateCopy(absl::string_view bytes) {
+  return MakeEntryBuffer(std::string(bytes));
+}
+
+}  // namespace
+
+ReadCache::ReadCache(uint64_t capacity_bytes, int segments)
+    : capacity_(capacity_bytes),
+      segment_bytes_(capacity_bytes / SegmentCount(capacity_bytes, segments)) {
+  if (segment_bytes_ > 0) {
+    segments_.resize(SegmentCount(capacity_bytes, segments));
   }
+}
+
+uint64_t ReadCache::blocks_allocated() const {
+  absl::ReaderMutexLock l(&mu_);
+  return blocks_allocated_;
+}
+
+EntryBuffer ReadCache::HandleOf(const Place& p) const {
+  const std::shared_ptr<char[]>& block = segments_[p.segment].block;
+  const char* data = block.get() + p.offset;
+  // An aliasing handle: it shares the block's count, no allocation.
+  return EntryBuffer(absl::string_view(data, p.size),
+                     std::shared_ptr<const void>(block, data));
+}
+
+void ReadCache::Advance() {
+  current_ = static_cast<uint32_t>((current_ + 1) % segments_.size());
+  Segment& s = segments_[current_];
+  uint64_t evicted = 0;
+  for (const Key& k : s.keys) {
+    auto it = index_.find(k);
+    // A key dropped (DropLedger) and cached again lives in another segment.
+    if (it == index_.end() || it->second.segment != current_) continue;
+    evicted += it->second.size;
+    index_.erase(it);
+  }
+  bytes_.fetch_sub(evicted, std::memory_order_relaxed);
+  s.keys.clear();
+  s.used = 0;
+  // A reader still holding one of the old entries keeps the old block; the
+  // segment gets a fresh one. Otherwise the block is refilled in place.
+  if (s.block != nullptr && s.block.use_count() > 1) s.block = nullptr;
+}
+
+EntryBuffer ReadCache::Put(uint64_t ledger_id, int64_t entry_id,
+                           absl::string_view bytes, bool* inserted) {
+  if (inserted != nullptr) *inserted = false;
+  if (segment_bytes_ == 0 || bytes.size() > segment_bytes_) {
+    return PrivateCopy(bytes);
+  }
+  const Key key{ledger_id, entry_id};
+  absl::MutexLock l(&mu_);
+  if (auto it = index_.find(key); it != index_.end()) {
+    return HandleOf(it->second);
+  }
+  if (segments_[current_].used + bytes.size() > segment_bytes_) Advance();
+  Segment& s = segments_[current_];
+  if (s.block == nullptr) {
+    // Default-initialised: the bytes are written before they are read.
+    s.block = std::shared_ptr<char[]>(new char[segment_bytes_]);
+    ++blocks_allocated_;
+  }
+  const Place p{current_, static_cast<uint32_t>(s.used),
+                static_cast<uint32_t>(bytes.size())};
+  if (!bytes.empty()) {
+    std::memcpy(s.block.get() + s.used, bytes.data(), bytes.size());
+  }
+  s.used += bytes.size();
+  s.keys.push_back(key);
+  index_.emplace(key, p);
+  bytes_.fetch_add(bytes.size(), std::memory_order_relaxed);
+  if (inserted != nullptr) *inserted = true;
+  return HandleOf(p);
 }
 
 EntryBuffer ReadCache::Get(uint64_t ledger_id, int64_t entry_id) const {
-  Shard& s = ShardOf(ledger_id, entry_id);
-  absl::MutexLock l(&s.mu);
-  auto it = s.entries.find({ledger_id, entry_id});
-  return it == s.entries.end() ? nullptr : it->second;
+  absl::ReaderMutexLock l(&mu_);
+  auto it = index_.find(Key{ledger_id, entry_id});
+  return it == index_.end() ? nullptr : HandleOf(it->second);
+}
+
+bool ReadCache::Contains(uint64_t ledger_id, int64_t entry_id) const {
+  absl::ReaderMutexLock l(&mu_);
+  return index_.contains(Key{ledger_id, entry_id});
 }
 
 void ReadCache::DropLedger(uint64_t ledger_id) {
-  for (int i = 0; i < shard_count_; ++i) {
-    Shard& s = shards_[i];
-    absl::MutexLock l(&s.mu);
-    for (auto it = s.entries.begin(); it != s.entries.end();) {
-      if (it->first.first == ledger_id) {
-        s.bytes -= it->second->size();
-        bytes_.fetch_sub(it->second->size());
-        s.entries.erase(it++);
-      } else {
-        ++it;
-      }
-    }
-    // Stale keys left in `order` are skipped on eviction; cap their number.
-    if (s.order.size() > 2 * s.entries.size() + 1024) {
-      std::deque<std::pair<uint64_t, int64_t>> kept;
-      for (const auto& k : s.order) {
-        if (s.entries.contains(k)) kept.push_back(k);
-      }
-      s.order.swap(kept);
+  absl::MutexLock l(&mu_);
+  uint64_t dropped = 0;
+  for (auto it = index_.begin(); it != index_.end();) {
+    if (it->first.first == ledger_id) {
+      dropped += it->second.size;
+      index_.erase(it++);
+    } else {
+      ++it;
     }
   }
+  bytes_.fetch_sub(dropped, std::memory_order_relaxed);
 }
 
 }  // namespace bk::bookie
