@@ -118,7 +118,8 @@ void AddLedgerStorage(ConfigTable<DaemonOptions>& t) {
            "ETOOMANYREQUESTS");
   t.MiB("dbStorage_readAheadCacheMaxSizeMb",
         BK_FIELD(store.storage.read_cache_bytes), {0, 1 << 20},
-        "read-ahead cache budget");
+        "read-ahead cache budget, kept as four segments that are evicted "
+        "whole, oldest first; an entry larger than a segment is not kept");
   t.Value("dbStorage_readAheadCacheBatchSize",
           BK_FIELD(store.storage.read_ahead_batch_size), "entries", {0, 1e6},
           "entries read ahead after a cache miss");
