@@ -99,11 +99,6 @@ EntryBuffer ReadCache::Get(uint64_t ledger_id, int64_t entry_id) const {
   return it == index_.end() ? nullptr : HandleOf(it->second);
 }
 
-bool ReadCache::Contains(uint64_t ledger_id, int64_t entry_id) const {
-  absl::ReaderMutexLock l(&mu_);
-  return index_.contains(Key{ledger_id, entry_id});
-}
-
 void ReadCache::DropLedger(uint64_t ledger_id) {
   absl::MutexLock l(&mu_);
   uint64_t dropped = 0;

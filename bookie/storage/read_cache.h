@@ -52,7 +52,6 @@ class ReadCache {
                   bool* inserted = nullptr);
   // The entry or nullptr.
   EntryBuffer Get(uint64_t ledger_id, int64_t entry_id) const;
-  bool Contains(uint64_t ledger_id, int64_t entry_id) const;
   // Drops every entry of the ledger (after it is deleted). Their bytes
   // stay in their segments until the ring reuses them.
   void DropLedger(uint64_t ledger_id);
