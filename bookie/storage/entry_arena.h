@@ -49,8 +49,6 @@ class EntryArena {
   uint64_t blocks() const { return blocks_; }
 
  private:
-  static std::shared_ptr<char[]> NewBlock(size_t n);
-
   std::shared_ptr<char[]> block_;  // the block being filled, or null
   size_t used_ = 0;
   size_t capacity_ = 0;

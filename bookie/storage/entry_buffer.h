@@ -70,6 +70,20 @@ inline EntryBuffer MakeEntryBuffer(std::string bytes) {
   return EntryBuffer(view, std::move(owner));
 }
 
+// A block that entries are packed into (EntryArena, ReadCache). Its bytes
+// are left uninitialised: each is written before it is read.
+inline std::shared_ptr<char[]> NewEntryBlock(size_t n) {
+  return std::shared_ptr<char[]>(new char[n > 0 ? n : 1]);
+}
+
+// A handle on `n` bytes at `data` inside `block`. It shares the block's
+// count (no allocation): the block lives until its last handle is dropped.
+inline EntryBuffer BlockEntry(const std::shared_ptr<char[]>& block,
+                              const char* data, size_t n) {
+  return EntryBuffer(absl::string_view(data, n),
+                     std::shared_ptr<const void>(block, data));
+}
+
 }  // namespace bk::bookie
 
 #endif  // BK_BOOKIE_STORAGE_ENTRY_BUFFER_H_

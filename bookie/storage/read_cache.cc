@@ -37,10 +37,7 @@ uint64_t ReadCache::blocks_allocated() const {
 
 EntryBuffer ReadCache::HandleOf(const Place& p) const {
   const std::shared_ptr<char[]>& block = segments_[p.segment].block;
-  const char* data = block.get() + p.offset;
-  // An aliasing handle: it shares the block's count, no allocation.
-  return EntryBuffer(absl::string_view(data, p.size),
-                     std::shared_ptr<const void>(block, data));
+  return BlockEntry(block, block.get() + p.offset, p.size);
 }
 
 void ReadCache::Advance() {
@@ -76,8 +73,7 @@ EntryBuffer ReadCache::Put(uint64_t ledger_id, int64_t entry_id,
   if (segments_[current_].used + bytes.size() > segment_bytes_) Advance();
   Segment& s = segments_[current_];
   if (s.block == nullptr) {
-    // Default-initialised: the bytes are written before they are read.
-    s.block = std::shared_ptr<char[]>(new char[segment_bytes_]);
+    s.block = NewEntryBlock(segment_bytes_);
     ++blocks_allocated_;
   }
   const Place p{current_, static_cast<uint32_t>(s.used),
