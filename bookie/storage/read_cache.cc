@@ -54,9 +54,11 @@ void ReadCache::Advance() {
   bytes_.fetch_sub(evicted, std::memory_order_relaxed);
   s.keys.clear();
   s.used = 0;
-  // A reader still holding one of the old entries keeps the old block; the
-  // segment gets a fresh one. Otherwise the block is refilled in place.
-  if (s.block != nullptr && s.block.use_count() > 1) s.block = nullptr;
+  // The segment lets go of its block, which lives on while a reader holds
+  // one of its entries; the next Put takes a fresh one. (Refilling the
+  // block when use_count() said no reader held it raced with a reader's
+  // last access: that count is read without ordering, found by TSan.)
+  s.block = nullptr;
 }
 
 EntryBuffer ReadCache::Put(uint64_t ledger_id, int64_t entry_id,

@@ -5,18 +5,18 @@
 // byte budget is split into `segments` blocks, each entry is copied to the
 // end of the current block, and an index maps (ledger, entry) to its place.
 // When the current block is full the ring moves on: the oldest block's
-// entries leave the index together and the block is refilled (or, while a
-// reader still holds entries of it, replaced by a fresh one). So an entry
-// costs one copy and one index insert, eviction costs nothing per entry,
-// and the memory is the budget, allocated as it is first used. (The cache
+// entries leave the index together and the segment takes a fresh block
+// (the old one is freed with its last reader's handle). So an entry costs
+// one copy and one index insert, eviction frees nothing per entry, and the
+// cache holds at most its budget. (The cache
 // this replaced kept each entry in an allocation of its own and evicted
 // them one by one: touching and freeing cold memory per entry was about a
 // third of a bookie's CPU in a catch-up read.)
 //
 // Entries are handles that share their block: eviction never invalidates
-// a buffer a reader holds, it only keeps that block out of reuse until the
-// reader lets go. An entry larger than one segment is not kept. Thread-safe
-// (one mutex; lookups share it).
+// a buffer a reader holds, which keeps its block until it lets go. An entry
+// larger than one segment is not kept. Thread-safe (one mutex; lookups share
+// it).
 
 #ifndef BK_BOOKIE_STORAGE_READ_CACHE_H_
 #define BK_BOOKIE_STORAGE_READ_CACHE_H_
@@ -61,8 +61,7 @@ class ReadCache {
   uint64_t capacity() const { return capacity_; }
   // Bytes of one segment; larger entries are not kept.
   uint64_t segment_bytes() const { return segment_bytes_; }
-  // Blocks allocated so far (a test figure: a block is reused when no
-  // reader holds it).
+  // Blocks allocated so far (a test figure: one per segment filled).
   uint64_t blocks_allocated() const;
 
  private:

@@ -1,5 +1,5 @@
 // ReadCache: copies kept in a ring of segments, evicted a segment at a
-// time, blocks reused unless a reader holds them, entries too large to keep
+// time, blocks that live on with their readers, entries too large to keep
 // handed back as private copies.
 
 #include "bookie/storage/read_cache.h"
@@ -60,22 +60,23 @@ TEST_CASE("the read cache evicts its oldest segment as a whole", "[storage]") {
   for (int64_t e = 4; e <= 16; ++e) CHECK(*cache.Get(1, e) == Body(e));
   CHECK(cache.bytes() == 13 * 1024);
 
-  // Round the ring twice more: no reader holds a block, so the four are
-  // refilled in place.
+  // Round the ring twice more: each segment filled takes a block of its
+  // own, eight more.
   for (int64_t e = 17; e < 48; ++e) cache.Put(1, e, Body(e));
-  CHECK(cache.blocks_allocated() == 4);
+  CHECK(cache.blocks_allocated() == 12);
   for (int64_t e = 32; e < 48; ++e) CHECK(*cache.Get(1, e) == Body(e));
   CHECK(cache.Get(1, 31) == nullptr);
   CHECK(cache.bytes() == 16 * 1024);
 }
 
-TEST_CASE("a read cache block a reader holds is not refilled", "[storage]") {
+TEST_CASE("a read cache entry a reader holds outlives its eviction",
+          "[storage]") {
   ReadCache cache(16 << 10, 4);
   for (int64_t e = 0; e < 16; ++e) cache.Put(1, e, Body(e));
   EntryBuffer held = cache.Get(1, 1);  // in the oldest segment
   for (int64_t e = 16; e < 20; ++e) cache.Put(1, e, Body(e));
   // Evicted from the index, but the reader's bytes are intact: the segment
-  // took a fresh block instead of overwriting them.
+  // took a fresh block and the old one lives with the reader's handle.
   CHECK(cache.Get(1, 1) == nullptr);
   CHECK(*held == Body(1));
   CHECK(cache.blocks_allocated() == 5);
