@@ -73,6 +73,20 @@ class WritableFile {
     (void)offset;
     (void)length;
   }
+  // Starts writing bytes [offset, offset + length) to the device, and with
+  // `wait` also waits until they are written (sync_file_range). Makes
+  // nothing durable: no metadata, no device cache flush; only Sync does.
+  // For a writer that streams a lot of data before one Sync (an entry-log
+  // flush): the device writes one chunk while the next is appended,
+  // instead of everything at the Sync, or each chunk behind a Sync of its
+  // own. An error (the device failed a write) breaks the file, as a failed
+  // Sync does. A no-op where unsupported, and by default.
+  virtual absl::Status Writeback(uint64_t offset, uint64_t length, bool wait) {
+    (void)offset;
+    (void)length;
+    (void)wait;
+    return absl::OkStatus();
+  }
   // Closes the descriptor. Does not sync.
   virtual absl::Status Close() = 0;
   // Logical size: bytes appended, including unsynced ones.

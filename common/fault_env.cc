@@ -94,6 +94,14 @@ class FaultWritableFile final : public WritableFile {
     if (absl::Status b = broken(); !b.ok()) return b;
     return base_->Preallocate(bytes);
   }
+  absl::Status Writeback(uint64_t offset, uint64_t length, bool wait) override {
+    // Makes nothing durable, so nothing to record: a power cut still drops
+    // whatever no Sync covered.
+    if (absl::Status b = broken(); !b.ok()) return b;
+    absl::Status s = base_->Writeback(offset, length, wait);
+    if (!s.ok()) return Break(s);
+    return absl::OkStatus();
+  }
   void DropCachedRange(uint64_t offset, uint64_t length) override {
     base_->DropCachedRange(offset, length);
   }

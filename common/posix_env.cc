@@ -81,6 +81,26 @@ class PosixWritableFile final : public WritableFile {
     return absl::OkStatus();
   }
 
+  absl::Status Writeback(uint64_t offset, uint64_t length, bool wait) override {
+    if (absl::Status b = broken(); !b.ok()) return b;
+    if (fd_ < 0 || length == 0) return absl::OkStatus();
+    const unsigned flags = wait ? SYNC_FILE_RANGE_WAIT_BEFORE |
+                                      SYNC_FILE_RANGE_WRITE |
+                                      SYNC_FILE_RANGE_WAIT_AFTER
+                                : SYNC_FILE_RANGE_WRITE;
+    int rc;
+    do {
+      rc = ::sync_file_range(fd_, static_cast<off_t>(offset),
+                             static_cast<off_t>(length), flags);
+    } while (rc != 0 && errno == EINTR);
+    if (rc == 0 || errno == EINVAL || errno == ESPIPE || errno == ENOSYS) {
+      return absl::OkStatus();  // done, or not offered here
+    }
+    // A failed write-back: as after a failed sync, the dirty pages may be
+    // gone, so the file is never trusted again.
+    return Break(PosixError("write-back", path_, errno));
+  }
+
   void DropCachedRange(uint64_t offset, uint64_t length) override {
     if (fd_ < 0 || length == 0) return;
     (void)::posix_fadvise(fd_, static_cast<off_t>(offset),

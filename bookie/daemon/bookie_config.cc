@@ -127,9 +127,11 @@ void AddLedgerStorage(ConfigTable<DaemonOptions>& t) {
           {}, "entry log size before roll");
   t.Bytes("flushEntrylogBytes", BK_FIELD(store.storage.flush_entry_log_bytes),
           "bytes", {},
-          "a write-cache flush syncs the entry log after every this many "
-          "bytes, so one big sync never holds up the journals on the same "
-          "disk; 0 = only at the end of the flush");
+          "a write-cache flush has the disk write the entry log in steps "
+          "of this many bytes while it copies the next (sync_file_range, "
+          "at most two steps queued, so no big write holds up the journals "
+          "on the same disk) and syncs it once, at the end; 0 = all of it "
+          "at the end");
   t.Value("entryLogRemoveFromPageCache",
           BK_FIELD(store.storage.entry_log_remove_from_page_cache), "-", {},
           "after each entry-log sync of a flush, drop from the page cache "

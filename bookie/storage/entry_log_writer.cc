@@ -174,6 +174,8 @@ absl::Status EntryLogWriter::Sync() {
     status_ = s;
     return s;
   }
+  behind_started_ = std::max(behind_started_, covered);
+  behind_waited_ = behind_started_;
   // The newest keep_cached_bytes_ stay for readers catching up; the pages
   // dropped behind them are what the next appends reuse.
   // Whole pages only: the page the sync ended in is still being filled.
@@ -186,6 +188,25 @@ absl::Status EntryLogWriter::Sync() {
     }
   }
   return s;
+}
+
+absl::Status EntryLogWriter::WriteBehind() {
+  if (!status_.ok()) return status_;
+  if (direct_) return absl::OkStatus();
+  const uint64_t end = size_;
+  if (end > behind_started_) {
+    absl::Status s = file_->Writeback(behind_started_, end - behind_started_,
+                                      /*wait=*/false);
+    if (!s.ok()) return Fail(s);
+  }
+  if (behind_started_ > behind_waited_) {
+    absl::Status s = file_->Writeback(
+        behind_waited_, behind_started_ - behind_waited_, /*wait=*/true);
+    if (!s.ok()) return Fail(s);
+    behind_waited_ = behind_started_;
+  }
+  behind_started_ = std::max(behind_started_, end);
+  return absl::OkStatus();
 }
 
 absl::Status EntryLogWriter::Close() { return file_->Close(); }

@@ -72,6 +72,15 @@ class EntryLogWriter {
   absl::Status Append(absl::Span<const EntryLogItem> items,
                       absl::Span<uint64_t> offsets);
   absl::Status Sync();
+  // Write-behind for a long run of appends before one Sync (a flush):
+  // starts the device writing what was appended since the last call or
+  // Sync, and waits until what the call before started is written. So the
+  // device writes one chunk while the caller appends the next, with at
+  // most two chunks queued ahead of other writers (the journals on the
+  // same disk). Makes nothing durable: only Sync does. A failure breaks the
+  // writer, as a failed Sync does. Nothing to do in direct mode, whose
+  // writes reach the device as they are made.
+  absl::Status WriteBehind();
   // Closes the file without syncing.
   absl::Status Close();
 
@@ -120,7 +129,9 @@ class EntryLogWriter {
         log_id_(log_id),
         size_(size),
         drop_synced_pages_(drop_synced_pages),
-        keep_cached_bytes_(keep_cached_bytes) {}
+        keep_cached_bytes_(keep_cached_bytes),
+        behind_started_(size),
+        behind_waited_(size) {}
 
   std::unique_ptr<WritableFile> file_;
   const uint64_t log_id_;
@@ -129,6 +140,10 @@ class EntryLogWriter {
   const uint64_t keep_cached_bytes_;
   // Pages before this offset (a page boundary) were dropped after a sync.
   uint64_t dropped_to_ = 0;
+  // WriteBehind: the device was asked to write up to behind_started_ and
+  // has written up to behind_waited_ (or a Sync covered it).
+  uint64_t behind_started_;
+  uint64_t behind_waited_;
   absl::Status status_;  // first error; sticky
   // Scratch reused across appends so that a flush does not allocate.
   std::vector<char> headers_;

@@ -106,6 +106,11 @@ absl::Status EntryLogger::Sync() {
   return writer_->Sync();
 }
 
+absl::Status EntryLogger::WriteBehind() {
+  if (writer_ == nullptr) return absl::OkStatus();
+  return writer_->WriteBehind();
+}
+
 absl::StatusOr<std::shared_ptr<EntryLogReader>> EntryLogger::Reader(
     uint64_t log_id) {
   {

@@ -57,6 +57,9 @@ class EntryLogger {
                       absl::Span<EntryLocation> locations);
   // Syncs the current log. After OK every appended record is durable.
   absl::Status Sync();
+  // EntryLogWriter::WriteBehind on the current log (a log left by a roll
+  // was synced whole). Makes nothing durable.
+  absl::Status WriteBehind();
   // Id of the log being written; 0 before the first append.
   uint64_t current_log_id() const;
 

@@ -194,9 +194,10 @@ absl::Status LedgerDir::Flush() {
     }
     std::vector<EntryLocation> locations(items.size());
     // The log must be durable before any index record points into it: the
-    // last sync is that one. The ones before it only keep the amount of
-    // entry-log data queued ahead of other writers' syncs (the journals on
-    // the same disk) small.
+    // sync after the last chunk is that one. Each chunk before it is
+    // written behind (EntryLogWriter::WriteBehind): the disk writes it
+    // while the next one is copied, and at most two chunks are queued
+    // ahead of other writers' syncs (the journals on the same disk).
     absl::Status s;
     for (size_t i = 0; i < items.size() && s.ok();) {
       size_t n = 0;
@@ -209,8 +210,9 @@ absl::Status LedgerDir::Flush() {
       }
       s = logger_->Append(absl::MakeConstSpan(items).subspan(i, n),
                           absl::MakeSpan(locations).subspan(i, n));
-      if (s.ok()) s = logger_->Sync();
       i += n;
+      if (s.ok())
+        s = i < items.size() ? logger_->WriteBehind() : logger_->Sync();
     }
     if (!s.ok()) return Break(s);
     auto batch = index_->NewBatch();

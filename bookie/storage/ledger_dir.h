@@ -10,8 +10,8 @@
 // ResourceExhausted.
 //
 // Flush (one at a time): swap the halves, append the flushing half sorted by
-// (ledger, entry) to the current entry log, syncing it after every
-// flush_entry_log_bytes and at the end, then commit all
+// (ledger, entry) to the current entry log, writing it behind every
+// flush_entry_log_bytes and syncing it at the end, then commit all
 // locations, the entry-log metadata and the ledger states changed since the
 // last flush (ledger_state_table.h) in one synced WriteBatch, then clear
 // the half. So the index never points at unsynced data, and an entry is
@@ -98,8 +98,8 @@ class LedgerDir {
     uint64_t read_cache_bytes = 0;
     int read_ahead_batch_size = 1;
     uint64_t entry_log_size_limit = 1ull << 30;
-    // Sync the entry log after every this many bytes of a flush (0: only at
-    // its end); see LedgerStorageOptions::flush_entry_log_bytes.
+    // Write the entry log behind every this many bytes of a flush (0: all
+    // at its end); see LedgerStorageOptions::flush_entry_log_bytes.
     uint64_t flush_entry_log_bytes = 0;
     // See LedgerStorageOptions::entry_log_remove_from_page_cache and
     // entry_log_page_cache_keep_bytes.

@@ -29,13 +29,15 @@ struct LedgerStorageOptions {
   // logSizeLimit: an entry log is rolled before it passes this: 1 GiB.
   uint64_t entry_log_size_limit = 1ull << 30;
 
-  // flushEntrylogBytes: a flush syncs the entry log after every this many
-  // bytes written, not only at its end (0: only at the end): 1 MiB. A
-  // device flush (fdatasync) waits for every write queued ahead of it, from
-  // any process; one 16 MiB entry-log sync made every journal on the same
-  // disk wait for those 16 MiB (measured: cluster-wide add stalls of
-  // 100-500 ms on a disk shared by 9 bookies). Syncing as the flush goes
-  // keeps at most this much entry-log data queued ahead of a journal sync.
+  // flushEntrylogBytes: a flush writes the entry log behind in steps of
+  // this many bytes (EntryLogWriter::WriteBehind: the disk writes a step
+  // while the next is appended) and syncs it once, at its end (0: all of
+  // it at the end): 1 MiB. A device flush (fdatasync) waits for every
+  // write queued ahead of it, from any process; one 16 MiB entry-log sync
+  // made every journal on the same disk wait for those 16 MiB (measured:
+  // cluster-wide add stalls of 100-500 ms on a disk shared by 9 bookies).
+  // Writing behind keeps at most two steps of entry-log data queued ahead
+  // of a journal sync.
   uint64_t flush_entry_log_bytes = 1ull << 20;
 
   // entryLogRemoveFromPageCache (ours, true) and entryLogPageCacheKeepBytes

@@ -25,6 +25,36 @@ TEST_CASE("posix env appends, syncs and reads back a file", "[common][env]") {
   CHECK(*content == "hello world");
 }
 
+TEST_CASE(
+    "a write-back, waited for or not, leaves a file's bytes as they were "
+    "appended",
+    "[common][env]") {
+  testing::TempDir dir(testing::TempDir::Where::kDisk);
+  Env* env = Env::Default();
+  const std::string path = dir.Sub("f");
+  auto w = env->NewWritableFile(path);
+  REQUIRE(w.ok());
+  std::string want;
+  for (int chunk = 0; chunk < 3; ++chunk) {
+    const std::string bytes(64 << 10, static_cast<char>('a' + chunk));
+    REQUIRE((*w)->Append(bytes).ok());
+    const uint64_t offset = want.size();
+    want += bytes;
+    REQUIRE((*w)->Writeback(offset, bytes.size(), /*wait=*/false).ok());
+    if (chunk > 0) {
+      REQUIRE((*w)->Writeback(offset - bytes.size(), bytes.size(),
+                              /*wait=*/true)
+                  .ok());
+    }
+  }
+  CHECK((*w)->Writeback(want.size(), 0, /*wait=*/true).ok());
+  REQUIRE((*w)->Sync().ok());
+  REQUIRE((*w)->Close().ok());
+  auto content = env->ReadFileToString(path);
+  REQUIRE(content.ok());
+  CHECK(*content == want);
+}
+
 TEST_CASE("appendable file continues at the end of an existing file",
           "[common][env]") {
   testing::TempDir dir;

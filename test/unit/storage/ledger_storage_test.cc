@@ -303,42 +303,6 @@ TEST_CASE("entry logs roll at the size limit and all stay readable",
   }
 }
 
-TEST_CASE(
-    "a flush syncs the entry log every flush_entry_log_bytes, so no sync "
-    "covers much more than that",
-    "[storage]") {
-  TempDir dir;
-  testing::SyncSpanEnv env(Env::Default());
-  auto options = SmallOptions(dir.path());
-  uint64_t limit = 0;
-  SECTION("in steps of 4 KiB") { limit = 4 << 10; }
-  SECTION("only at the end when the step is 0") { limit = 0; }
-  options.flush_entry_log_bytes = limit;
-  auto storage = LedgerStorage::Open(&env, options);
-  REQUIRE(storage.ok());
-  for (int64_t e = 0; e < 40; ++e) {
-    REQUIRE((*storage)->AddEntry(1, e, MakeEntry(1, e, 1000)).ok());
-  }
-  REQUIRE((*storage)->Flush().ok());
-  const std::vector<uint64_t> spans = env.spans();
-  uint64_t total = 0, largest = 0;
-  for (uint64_t s : spans) total += s, largest = std::max(largest, s);
-  CHECK(total > 40 * 1000);
-  if (limit == 0) {
-    // The new log's header when it is created, then the whole flush.
-    REQUIRE(spans.size() == 2);
-    CHECK(spans[1] > 40 * 1000);
-  } else {
-    // A step ends at the first entry that reaches the limit: at most one
-    // entry record (~1.1 KB here) past it.
-    CHECK(largest <= limit + 1200);
-    CHECK(spans.size() >= total / (limit + 1200));
-  }
-  for (int64_t e = 0; e < 40; ++e) {
-    CHECK(IsEntry(*(*storage)->GetEntry(1, e), 1, e, 1000));
-  }
-}
-
 TEST_CASE("a flush reports the checkpoint mark taken before it", "[storage]") {
   TempDir dir;
   auto storage = OpenOrDie(SmallOptions(dir.path()));

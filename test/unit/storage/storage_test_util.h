@@ -86,14 +86,31 @@ inline LedgerStorageOptions SmallOptions(const std::string& dir) {
 }
 
 // An Env that records, for every sync of an entry log (".log"), how many
-// bytes were appended to that file since its previous sync.
+// bytes were appended to that file since its previous sync, and every
+// write-back asked of one (WritableFile::Writeback). With
+// fail_writeback(), a write-back fails with that status instead.
 class SyncSpanEnv : public EnvWrapper {
  public:
+  struct Writeback {
+    uint64_t offset = 0;
+    uint64_t length = 0;
+    bool wait = false;
+    uint64_t appended = 0;  // the file's size when it was asked
+  };
+
   explicit SyncSpanEnv(Env* target) : EnvWrapper(target) {}
 
   std::vector<uint64_t> spans() const {
     absl::MutexLock l(&mu_);
     return spans_;
+  }
+  std::vector<Writeback> writebacks() const {
+    absl::MutexLock l(&mu_);
+    return writebacks_;
+  }
+  void fail_writeback(absl::Status s) {
+    absl::MutexLock l(&mu_);
+    writeback_error_ = std::move(s);
   }
 
   absl::StatusOr<std::unique_ptr<WritableFile>> NewWritableFile(
@@ -124,6 +141,15 @@ class SyncSpanEnv : public EnvWrapper {
       unsynced_ = 0;
       return base_->Sync(metadata);
     }
+    absl::Status Writeback(uint64_t offset, uint64_t length,
+                           bool wait) override {
+      {
+        absl::MutexLock l(&env_->mu_);
+        env_->writebacks_.push_back({offset, length, wait, base_->Size()});
+        if (!env_->writeback_error_.ok()) return env_->writeback_error_;
+      }
+      return base_->Writeback(offset, length, wait);
+    }
     absl::Status Preallocate(uint64_t b) override {
       return base_->Preallocate(b);
     }
@@ -139,6 +165,8 @@ class SyncSpanEnv : public EnvWrapper {
 
   mutable absl::Mutex mu_;
   std::vector<uint64_t> spans_ ABSL_GUARDED_BY(mu_);
+  std::vector<Writeback> writebacks_ ABSL_GUARDED_BY(mu_);
+  absl::Status writeback_error_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace bk::bookie::testing

@@ -1,0 +1,149 @@
+// A flush's entry log is written behind (EntryLogWriter::WriteBehind):
+// chunks of flush_entry_log_bytes go to the device while the next one is
+// appended, at most two queued, and one sync at the end makes them durable.
+
+#include <catch2/catch.hpp>
+#include <string>
+#include <vector>
+
+#include "bookie/storage/entry_log_format.h"
+#include "bookie/storage/entry_log_writer.h"
+#include "common/fault_env.h"
+#include "test/unit/storage/storage_test_util.h"
+
+namespace bk::bookie {
+namespace {
+
+using bk::testing::TempDir;
+using testing::IsEntry;
+using testing::MakeEntry;
+using testing::SmallOptions;
+using testing::SyncSpanEnv;
+
+constexpr int kEntries = 40;
+constexpr size_t kEntryBytes = 1000;
+// A step ends at the first record that reaches the limit: at most one
+// record (about 1.1 KB here) past it.
+constexpr uint64_t kRecordSlack = 1200;
+
+TEST_CASE(
+    "a flush writes the entry log behind every flush_entry_log_bytes and "
+    "syncs it once, at the end",
+    "[storage]") {
+  TempDir dir;
+  SyncSpanEnv env(Env::Default());
+  auto options = SmallOptions(dir.path());
+  uint64_t limit = 0;
+  SECTION("in steps of 4 KiB") { limit = 4 << 10; }
+  SECTION("only at the end when the step is 0") { limit = 0; }
+  options.flush_entry_log_bytes = limit;
+  auto storage = LedgerStorage::Open(&env, options);
+  REQUIRE(storage.ok());
+  for (int64_t e = 0; e < kEntries; ++e) {
+    REQUIRE((*storage)->AddEntry(1, e, MakeEntry(1, e, kEntryBytes)).ok());
+  }
+  REQUIRE((*storage)->Flush().ok());
+
+  // The new log's header when it is created, then the whole flush.
+  const std::vector<uint64_t> spans = env.spans();
+  REQUIRE(spans.size() == 2);
+  CHECK(spans[1] > kEntries * kEntryBytes);
+
+  const std::vector<SyncSpanEnv::Writeback> wbs = env.writebacks();
+  if (limit == 0) {
+    CHECK(wbs.empty());
+  } else {
+    REQUIRE(!wbs.empty());
+    // Started ranges follow each other from the end of the header, each
+    // one step; every wait is for the range started before the newest, so
+    // when a range starts at most one step before it is still unwaited.
+    const uint64_t first = wbs.front().offset;
+    CHECK(first == entrylog::kFileHeaderSize);
+    uint64_t started_to = first, waited_to = first;
+    uint64_t starts = 0;
+    for (const SyncSpanEnv::Writeback& wb : wbs) {
+      INFO("write-back at " << wb.offset << " of " << wb.length
+                            << (wb.wait ? " (wait)" : ""));
+      if (wb.wait) {
+        CHECK(wb.offset == waited_to);
+        waited_to = wb.offset + wb.length;
+        CHECK(waited_to <= started_to);
+      } else {
+        CHECK(wb.offset == started_to);
+        CHECK(wb.length <= limit + kRecordSlack);
+        CHECK(wb.offset + wb.length == wb.appended);
+        CHECK(wb.offset - waited_to <= limit + kRecordSlack);
+        started_to = wb.offset + wb.length;
+        ++starts;
+      }
+    }
+    // Every step but the last, which the sync covers.
+    CHECK(starts >= kEntries * kEntryBytes / (limit + kRecordSlack) - 1);
+  }
+  for (int64_t e = 0; e < kEntries; ++e) {
+    CHECK(IsEntry(*(*storage)->GetEntry(1, e), 1, e, kEntryBytes));
+  }
+}
+
+// Appends `n` entries of kEntryBytes as one batch.
+absl::Status AppendBatch(EntryLogWriter* w, int64_t first, int n,
+                         std::vector<EntryBuffer>* keep) {
+  std::vector<EntryLogItem> items;
+  for (int i = 0; i < n; ++i) {
+    keep->push_back(MakeEntry(1, first + i, kEntryBytes));
+    items.push_back({1, first + i, *keep->back()});
+  }
+  std::vector<uint64_t> offsets(items.size());
+  return w->Append(items, absl::MakeSpan(offsets));
+}
+
+TEST_CASE("bytes written behind are not durable until the entry log syncs",
+          "[storage]") {
+  TempDir dir;
+  FaultInjectionEnv env(Env::Default());
+  auto w = EntryLogWriter::Create(&env, dir.path(), 1);
+  REQUIRE(w.ok());
+  REQUIRE(!(*w)->direct());
+  std::vector<EntryBuffer> keep;
+  for (int round = 0; round < 3; ++round) {
+    REQUIRE(AppendBatch(w->get(), round * 4, 4, &keep).ok());
+    REQUIRE((*w)->WriteBehind().ok());
+  }
+  const uint64_t appended = (*w)->size() - entrylog::kFileHeaderSize;
+  CHECK(env.UnsyncedBytes() == appended);
+
+  SECTION("a power cut keeps only the header") {
+    REQUIRE(env.PowerCut().ok());
+    auto size = Env::Default()->GetFileSize(dir.path() + "/" +
+                                            entrylog::LogFileName(1));
+    REQUIRE(size.ok());
+    CHECK(*size == entrylog::kFileHeaderSize);
+  }
+  SECTION("the sync makes all of it durable") {
+    REQUIRE((*w)->Sync().ok());
+    CHECK(env.UnsyncedBytes() == 0);
+  }
+}
+
+TEST_CASE("a failed write-back breaks the entry log writer for good",
+          "[storage]") {
+  TempDir dir;
+  SyncSpanEnv env(Env::Default());
+  auto w = EntryLogWriter::Create(&env, dir.path(), 1);
+  REQUIRE(w.ok());
+  std::vector<EntryBuffer> keep;
+  REQUIRE(AppendBatch(w->get(), 0, 4, &keep).ok());
+  env.fail_writeback(absl::InternalError("write-back: Input/output error"));
+  const absl::Status failed = (*w)->WriteBehind();
+  REQUIRE(!failed.ok());
+  CHECK(failed.message() == "write-back: Input/output error");
+  // Sticky, as after a failed sync: nothing is appended or synced again.
+  env.fail_writeback(absl::OkStatus());
+  CHECK((*w)->WriteBehind() == failed);
+  CHECK(AppendBatch(w->get(), 4, 1, &keep) == failed);
+  CHECK((*w)->Sync() == failed);
+  CHECK((*w)->status() == failed);
+}
+
+}  // namespace
+}  // namespace bk::bookie
