@@ -182,17 +182,30 @@ absl::Status LedgerDir::Flush() {
   write_cache_->SnapshotFlushing(&flush_items_);
   {
     absl::MutexLock w(&write_mu_);
-    std::vector<EntryLogItem> items;
-    items.reserve(flush_items_.size());
+    std::vector<EntryLogItem>& items = flush_log_items_;
+    items.clear();
     uint64_t bytes = 0;
-    for (const WriteCache::Item& it : flush_items_) {
+    // The items come in runs of one ledger (sorted by ledger, then entry).
+    for (size_t i = 0; i < flush_items_.size();) {
+      const uint64_t ledger = flush_items_[i].ledger_id;
+      size_t end = i + 1;
+      while (end < flush_items_.size() &&
+             flush_items_[end].ledger_id == ledger) {
+        ++end;
+      }
       // Deleted meanwhile, or deleted and purged (a stray entry whose add
       // raced with the deletion): never indexed.
-      if (!states_->Exists(it.ledger_id)) continue;
-      items.push_back({it.ledger_id, it.entry_id, *it.data, true, it.data_crc});
-      bytes += it.data->size();
+      if (states_->Exists(ledger)) {
+        for (; i < end; ++i) {
+          const WriteCache::Item& it = flush_items_[i];
+          items.push_back({ledger, it.entry_id, it.data, true, it.data_crc});
+          bytes += it.data.size();
+        }
+      }
+      i = end;
     }
-    std::vector<EntryLocation> locations(items.size());
+    std::vector<EntryLocation>& locations = flush_locations_;
+    locations.resize(items.size());
     // The log must be durable before any index record points into it: the
     // sync after the last chunk is that one. Each chunk before it is
     // written behind (EntryLogWriter::WriteBehind): the disk writes it
@@ -217,25 +230,28 @@ absl::Status LedgerDir::Flush() {
     if (!s.ok()) return Break(s);
     auto batch = index_->NewBatch();
     std::set<uint64_t> touched;
-    EntryLogMetadata* meta = nullptr;  // of log `meta_id`; logs come in runs
-    uint64_t meta_id = 0;
     std::vector<LocatedEntry> located;  // of one ledger (items are sorted)
+    // A ledger's records in one log: added to that log's metadata at once.
+    uint64_t run_bytes = 0, run_end = 0;
     for (size_t i = 0; i < items.size(); ++i) {
       const uint64_t rec = entrylog::kRecordHeaderSize + items[i].data.size();
       located.push_back(
           {static_cast<uint64_t>(items[i].entry_id), locations[i]});
-      if (i + 1 == items.size() ||
-          items[i + 1].ledger_id != items[i].ledger_id) {
+      run_bytes += rec;
+      run_end = std::max(run_end, locations[i].offset + rec);
+      const bool ledger_ends =
+          i + 1 == items.size() || items[i + 1].ledger_id != items[i].ledger_id;
+      if (ledger_ends) {
         s = IndexFlushed(batch.get(), items[i].ledger_id, located);
         if (!s.ok()) return Break(s);
         located.clear();
       }
-      if (meta == nullptr || meta_id != locations[i].log_id) {
-        meta_id = locations[i].log_id;
-        meta = &log_meta_[meta_id];
-        touched.insert(meta_id);
+      if (ledger_ends || locations[i + 1].log_id != locations[i].log_id) {
+        const uint64_t log_id = locations[i].log_id;
+        log_meta_[log_id].Add(items[i].ledger_id, run_bytes, run_end);
+        touched.insert(log_id);
+        run_bytes = run_end = 0;
       }
-      meta->Add(items[i].ledger_id, rec, locations[i].offset + rec);
     }
     for (uint64_t id : touched) {
       batch->PutLogMetadata(id, logmeta::Encode(log_meta_[id]));
@@ -254,6 +270,7 @@ absl::Status LedgerDir::Flush() {
   }
   write_cache_->ClearFlushing();
   flush_items_.clear();
+  flush_log_items_.clear();  // they viewed the half just cleared
   counters_.flushes.fetch_add(1);
   return absl::OkStatus();
 }

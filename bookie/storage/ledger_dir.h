@@ -201,7 +201,10 @@ class LedgerDir {
 
   // One flush at a time; owns the flush scratch.
   absl::Mutex flush_mu_ ABSL_ACQUIRED_BEFORE(write_mu_);
+  // A flush's scratch, kept from flush to flush (no allocation, warm).
   std::vector<WriteCache::Item> flush_items_ ABSL_GUARDED_BY(flush_mu_);
+  std::vector<EntryLogItem> flush_log_items_ ABSL_GUARDED_BY(flush_mu_);
+  std::vector<EntryLocation> flush_locations_ ABSL_GUARDED_BY(flush_mu_);
 
   // Serialises entry-log appends and syncs, index location commits and
   // ledger deletion.

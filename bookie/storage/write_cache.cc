@@ -127,7 +127,7 @@ void WriteCache::SnapshotFlushing(std::vector<Item>* out) const {
   out->reserve(n);
   for (const auto& [id, v] : ledgers) {
     for (const Slot& slot : *v)
-      out->push_back(Item{id, slot.entry_id, slot.data, slot.data_crc});
+      out->push_back(Item{id, slot.entry_id, *slot.data, slot.data_crc});
   }
 }
 

@@ -43,11 +43,14 @@ namespace bk::bookie {
 
 class WriteCache {
  public:
+  // An entry of the flushing half. `data` views the bytes the half holds,
+  // so it is valid until ClearFlushing (nothing else changes that half):
+  // a snapshot takes no reference per entry.
   struct Item {
     uint64_t ledger_id;
     int64_t entry_id;
-    EntryBuffer data;
-    uint32_t data_crc;  // crc32c::Value(*data), as given to Put
+    absl::string_view data;
+    uint32_t data_crc;  // crc32c::Value(data), as given to Put
   };
 
   // capacity_bytes: both halves together.
@@ -69,7 +72,8 @@ class WriteCache {
   // Flusher side. Swap makes the active half the flushing one.
   // REQUIRES: the flushing half is empty (ClearFlushing ran).
   void Swap();
-  // Handles of the flushing half, sorted by (ledger, entry).
+  // The flushing half's entries, sorted by (ledger, entry); valid until
+  // ClearFlushing.
   void SnapshotFlushing(std::vector<Item>* out) const;
   void ClearFlushing();
 
