@@ -31,6 +31,9 @@
 // --journal_group_kb, --journal_prealloc_kb: the journal's
 //     buffered_writes_threshold_bytes and preallocate_bytes for the shm and
 //     disk runs (default: the journal's own).
+// First it prints what this machine charges for a system call, a page's
+// first write and a thread wake-up (bench/vm_costs.h): on a VM these, not
+// the code, set much of the distance between echo and shm.
 // Client and server share the process (and this machine's two vCPUs). Each
 // client stream keeps up to --window entries in flight in batches of
 // --batch. Reports adds/s, p50/p99/p999 add latency (batch sent -> entry
@@ -99,6 +102,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/synchronization/mutex.h"
 #include "bench/add_floor.h"
+#include "bench/vm_costs.h"
 #include "bookie/daemon/bookie_metrics.h"
 #include "bookie/echo/echo_service.h"
 #include "bookie/echo/stream_load.h"
@@ -384,6 +388,8 @@ int Main(int argc, char** argv) {
       "bookie_add_bench: %d streams x window %lld, batches of %d x %zu B "
       "entries, %.0f s per run; client and server in one process\n",
       f.streams, static_cast<long long>(f.window), f.batch, f.size, f.seconds);
+  // What the kernel and the hypervisor charge here (bench/vm_costs.h).
+  std::printf("%s\n", bench::FormatVmCosts(bench::MeasureVmCosts()).c_str());
   auto want = [&](const char* n) {
     for (absl::string_view p : absl::StrSplit(f.only, ','))
       if (p == n) return true;
