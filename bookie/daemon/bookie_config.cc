@@ -129,7 +129,7 @@ void AddLedgerStorage(ConfigTable<DaemonOptions>& t) {
           "bytes", {},
           "a write-cache flush has the disk write the entry log in steps "
           "of this many bytes while it copies the next (sync_file_range, "
-          "at most two steps queued, so no big write holds up the journals "
+          "one step queued at most, so no big write holds up the journals "
           "on the same disk) and syncs it once, at the end; 0 = all of it "
           "at the end");
   t.Value("entryLogRemoveFromPageCache",

@@ -193,19 +193,22 @@ absl::Status EntryLogWriter::Sync() {
 absl::Status EntryLogWriter::WriteBehind() {
   if (!status_.ok()) return status_;
   if (direct_) return absl::OkStatus();
-  const uint64_t end = size_;
-  if (end > behind_started_) {
-    absl::Status s = file_->Writeback(behind_started_, end - behind_started_,
-                                      /*wait=*/false);
-    if (!s.ok()) return Fail(s);
-  }
+  // The step started last time was written while the caller appended this
+  // one; wait for it before starting this one, so that one step at most is
+  // queued at the device.
   if (behind_started_ > behind_waited_) {
     absl::Status s = file_->Writeback(
         behind_waited_, behind_started_ - behind_waited_, /*wait=*/true);
     if (!s.ok()) return Fail(s);
     behind_waited_ = behind_started_;
   }
-  behind_started_ = std::max(behind_started_, end);
+  const uint64_t end = size_;
+  if (end > behind_started_) {
+    absl::Status s = file_->Writeback(behind_started_, end - behind_started_,
+                                      /*wait=*/false);
+    if (!s.ok()) return Fail(s);
+    behind_started_ = end;
+  }
   return absl::OkStatus();
 }
 

@@ -73,10 +73,10 @@ class EntryLogWriter {
                       absl::Span<uint64_t> offsets);
   absl::Status Sync();
   // Write-behind for a long run of appends before one Sync (a flush):
-  // starts the device writing what was appended since the last call or
-  // Sync, and waits until what the call before started is written. So the
-  // device writes one chunk while the caller appends the next, with at
-  // most two chunks queued ahead of other writers (the journals on the
+  // waits until what the call before started is written, then starts the
+  // device writing what was appended since (or since the last Sync). So
+  // the device writes one chunk while the caller appends the next, with
+  // one chunk at most queued ahead of other writers (the journals on the
   // same disk). Makes nothing durable: only Sync does. A failure breaks the
   // writer, as a failed Sync does. Nothing to do in direct mode, whose
   // writes reach the device as they are made.

@@ -209,8 +209,8 @@ absl::Status LedgerDir::Flush() {
     // The log must be durable before any index record points into it: the
     // sync after the last chunk is that one. Each chunk before it is
     // written behind (EntryLogWriter::WriteBehind): the disk writes it
-    // while the next one is copied, and at most two chunks are queued
-    // ahead of other writers' syncs (the journals on the same disk).
+    // while the next one is copied, and one chunk at most is queued ahead
+    // of other writers' syncs (the journals on the same disk).
     absl::Status s;
     for (size_t i = 0; i < items.size() && s.ok();) {
       size_t n = 0;

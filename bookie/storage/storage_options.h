@@ -36,7 +36,7 @@ struct LedgerStorageOptions {
   // write queued ahead of it, from any process; one 16 MiB entry-log sync
   // made every journal on the same disk wait for those 16 MiB (measured:
   // cluster-wide add stalls of 100-500 ms on a disk shared by 9 bookies).
-  // Writing behind keeps at most two steps of entry-log data queued ahead
+  // Writing behind keeps one step of entry-log data at most queued ahead
   // of a journal sync.
   uint64_t flush_entry_log_bytes = 1ull << 20;
 
