@@ -111,6 +111,9 @@ class RandomAccessFile {
 struct FsStats {
   uint64_t total_bytes = 0;
   uint64_t free_bytes = 0;  // available to an unprivileged writer
+  // The filesystem's device number (st_dev): equal for paths on one
+  // mounted filesystem, different across mounts (tmpfs ones included).
+  uint64_t device = 0;
 };
 
 class Env {

@@ -328,9 +328,12 @@ class PosixEnv final : public Env {
     if (::statvfs(path.c_str(), &vfs) != 0) {
       return PosixError("statvfs", path, errno);
     }
+    struct stat st;
+    if (::stat(path.c_str(), &st) != 0) return PosixError("stat", path, errno);
     FsStats s;
     s.total_bytes = static_cast<uint64_t>(vfs.f_blocks) * vfs.f_frsize;
     s.free_bytes = static_cast<uint64_t>(vfs.f_bavail) * vfs.f_frsize;
+    s.device = static_cast<uint64_t>(st.st_dev);
     return s;
   }
 

@@ -127,11 +127,12 @@ void AddLedgerStorage(ConfigTable<DaemonOptions>& t) {
           {}, "entry log size before roll");
   t.Bytes("flushEntrylogBytes", BK_FIELD(store.storage.flush_entry_log_bytes),
           "bytes", {},
-          "a write-cache flush has the disk write the entry log in steps "
-          "of this many bytes while it copies the next (sync_file_range, "
-          "one step queued at most, so no big write holds up the journals "
-          "on the same disk) and syncs it once, at the end; 0 = all of it "
-          "at the end");
+          "a write-cache flush writes the entry log in steps of this many "
+          "bytes, so no big write holds up the journals on the same disk: "
+          "on a journal's filesystem each step is synced before the next "
+          "is copied; on a filesystem of its own each is written behind "
+          "(sync_file_range) while the next is copied, and the log synced "
+          "once at the end; 0 = all of it at the end");
   t.Value("entryLogRemoveFromPageCache",
           BK_FIELD(store.storage.entry_log_remove_from_page_cache), "-", {},
           "after each entry-log sync of a flush, drop from the page cache "

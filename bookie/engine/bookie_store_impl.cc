@@ -18,7 +18,11 @@ using journal_format::RecordType;
 
 absl::StatusOr<std::unique_ptr<BookieStoreImpl>> BookieStoreImpl::Open(
     Env* env, const StoreOptions& options, StartupReport* report) {
-  auto storage = LedgerStorage::Open(env, options.storage);
+  LedgerStorageOptions storage_options = options.storage;
+  // Whether a ledger directory shares a filesystem with a journal decides
+  // how its flushes write (flush_entry_log_bytes).
+  storage_options.journal_dirs = options.journal.dirs;
+  auto storage = LedgerStorage::Open(env, storage_options);
   if (!storage.ok()) return storage.status();
   auto journal = std::make_unique<Journal>(env, options.journal);
   std::unique_ptr<BookieStoreImpl> store(

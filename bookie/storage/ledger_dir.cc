@@ -207,10 +207,10 @@ absl::Status LedgerDir::Flush() {
     std::vector<EntryLocation>& locations = flush_locations_;
     locations.resize(items.size());
     // The log must be durable before any index record points into it: the
-    // sync after the last chunk is that one. Each chunk before it is
-    // written behind (EntryLogWriter::WriteBehind): the disk writes it
-    // while the next one is copied, and one chunk at most is queued ahead
-    // of other writers' syncs (the journals on the same disk).
+    // sync after the last step is that one. Each step before it is synced
+    // (on a journal's disk: the journals then have the disk between steps)
+    // or written behind (EntryLogWriter::WriteBehind: the disk writes it
+    // while the next one is copied); see flush_entry_log_bytes.
     absl::Status s;
     for (size_t i = 0; i < items.size() && s.ok();) {
       size_t n = 0;
@@ -224,8 +224,10 @@ absl::Status LedgerDir::Flush() {
       s = logger_->Append(absl::MakeConstSpan(items).subspan(i, n),
                           absl::MakeSpan(locations).subspan(i, n));
       i += n;
-      if (s.ok())
-        s = i < items.size() ? logger_->WriteBehind() : logger_->Sync();
+      if (s.ok()) {
+        s = i < items.size() && options_.write_behind ? logger_->WriteBehind()
+                                                      : logger_->Sync();
+      }
     }
     if (!s.ok()) return Break(s);
     auto batch = index_->NewBatch();

@@ -10,8 +10,9 @@
 // ResourceExhausted.
 //
 // Flush (one at a time): swap the halves, append the flushing half sorted by
-// (ledger, entry) to the current entry log, writing it behind every
-// flush_entry_log_bytes and syncing it at the end, then commit all
+// (ledger, entry) to the current entry log in steps of
+// flush_entry_log_bytes (each synced, or written behind and synced at the
+// end), then commit all
 // locations, the entry-log metadata and the ledger states changed since the
 // last flush (ledger_state_table.h) in one synced WriteBatch, then clear
 // the half. So the index never points at unsynced data, and an entry is
@@ -98,9 +99,12 @@ class LedgerDir {
     uint64_t read_cache_bytes = 0;
     int read_ahead_batch_size = 1;
     uint64_t entry_log_size_limit = 1ull << 30;
-    // Write the entry log behind every this many bytes of a flush (0: all
-    // at its end); see LedgerStorageOptions::flush_entry_log_bytes.
+    // Write the entry log in steps of this many bytes in a flush (0: all
+    // at its end), each step synced, or with `write_behind` written behind
+    // and synced once at the end; see
+    // LedgerStorageOptions::flush_entry_log_bytes.
     uint64_t flush_entry_log_bytes = 0;
+    bool write_behind = false;
     // See LedgerStorageOptions::entry_log_remove_from_page_cache and
     // entry_log_page_cache_keep_bytes.
     bool remove_from_page_cache = false;

@@ -1,5 +1,7 @@
 #include "bookie/storage/ledger_storage.h"
 
+#include <optional>
+
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "common/thread_name.h"
@@ -7,6 +9,37 @@
 #include "proto/entry_format.h"
 
 namespace bk::bookie {
+namespace {
+
+// The device of the filesystem holding `path`, or its nearest existing
+// parent (a journal directory need not exist yet); none when unreadable.
+std::optional<uint64_t> DeviceOf(Env* env, std::string path) {
+  for (int depth = 0; depth < 256; ++depth) {
+    auto st = env->GetFsStats(path.empty() ? "." : path);
+    if (st.ok()) return st->device;
+    if (path.empty() || path == "/") break;
+    const size_t slash = path.find_last_of('/');
+    path = slash == std::string::npos ? ""
+           : slash == 0               ? "/"
+                                      : path.substr(0, slash);
+  }
+  return std::nullopt;
+}
+
+// Whether `dir` is on a filesystem of its own, apart from every journal's
+// (flush_entry_log_bytes says why that matters). Unknown counts as shared.
+bool ApartFromJournals(Env* env, const std::string& dir,
+                       const std::vector<std::string>& journal_dirs) {
+  const std::optional<uint64_t> mine = DeviceOf(env, dir);
+  if (!mine.has_value()) return false;
+  for (const std::string& j : journal_dirs) {
+    const std::optional<uint64_t> theirs = DeviceOf(env, j);
+    if (!theirs.has_value() || *theirs == *mine) return false;
+  }
+  return true;
+}
+
+}  // namespace
 
 StorageStats& StorageStats::operator+=(const StorageStats& o) {
   added_entries += o.added_entries;
@@ -58,6 +91,7 @@ absl::StatusOr<std::unique_ptr<LedgerStorage>> LedgerStorage::Open(
     o.read_ahead_batch_size = options.read_ahead_batch_size;
     o.entry_log_size_limit = options.entry_log_size_limit;
     o.flush_entry_log_bytes = options.flush_entry_log_bytes;
+    o.write_behind = ApartFromJournals(env, dir, options.journal_dirs);
     o.remove_from_page_cache = options.entry_log_remove_from_page_cache;
     o.page_cache_keep_bytes = options.entry_log_page_cache_keep_bytes;
     o.direct_io = options.entry_log_direct_io;

@@ -15,6 +15,10 @@ namespace bk::bookie {
 struct LedgerStorageOptions {
   // ledgerDirectories: one per disk; ledgers are spread over them by id.
   std::vector<std::string> ledger_dirs;
+  // The journals' directories (journalDirectories; the store fills them
+  // in). A ledger directory on a filesystem no journal is on writes its
+  // flushes behind (flush_entry_log_bytes).
+  std::vector<std::string> journal_dirs;
 
   // dbStorage_writeCacheMaxSizeMb (both halves, all dirs): 64 MiB.
   uint64_t write_cache_bytes = 64ull << 20;
@@ -29,15 +33,19 @@ struct LedgerStorageOptions {
   // logSizeLimit: an entry log is rolled before it passes this: 1 GiB.
   uint64_t entry_log_size_limit = 1ull << 30;
 
-  // flushEntrylogBytes: a flush writes the entry log behind in steps of
-  // this many bytes (EntryLogWriter::WriteBehind: the disk writes a step
-  // while the next is appended) and syncs it once, at its end (0: all of
-  // it at the end): 1 MiB. A device flush (fdatasync) waits for every
-  // write queued ahead of it, from any process; one 16 MiB entry-log sync
-  // made every journal on the same disk wait for those 16 MiB (measured:
-  // cluster-wide add stalls of 100-500 ms on a disk shared by 9 bookies).
-  // Writing behind keeps one step of entry-log data at most queued ahead
-  // of a journal sync.
+  // flushEntrylogBytes: a flush writes its entry log in steps of this many
+  // bytes (0: all of it at once, at the end): 1 MiB. A device flush
+  // (fdatasync) waits for every write queued ahead of it, from any
+  // process; one 16 MiB entry-log sync made every journal on the same disk
+  // wait for those 16 MiB (measured: cluster-wide add stalls of 100-500 ms
+  // on a disk shared by 9 bookies). On a journal's filesystem each step is
+  // synced before the next is copied, which leaves the disk to the
+  // journals between steps. On a filesystem of its own each step is
+  // written behind (EntryLogWriter::WriteBehind: the disk writes it while
+  // the next is copied) and the log synced once, at the end: no journal
+  // waits behind it, and the flush ends sooner. (Writing behind on a
+  // journal's disk raised the end-to-end add p99 by about a tenth in ten
+  // pairs: bench/results/bkbench_write.md, 2026-12-05.)
   uint64_t flush_entry_log_bytes = 1ull << 20;
 
   // entryLogRemoveFromPageCache (ours, true) and entryLogPageCacheKeepBytes

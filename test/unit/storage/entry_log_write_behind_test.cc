@@ -1,9 +1,13 @@
-// A flush's entry log is written behind (EntryLogWriter::WriteBehind):
-// chunks of flush_entry_log_bytes go to the device while the next one is
-// appended, one at most queued, and one sync at the end makes them durable.
+// A flush on a ledger directory apart from the journals writes its entry
+// log behind (EntryLogWriter::WriteBehind): chunks of flush_entry_log_bytes
+// go to the device while the next one is appended, one at most queued, and
+// one sync at the end makes them durable. On a journal's filesystem each
+// chunk is synced instead.
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bookie/storage/entry_log_format.h"
@@ -27,12 +31,12 @@ constexpr size_t kEntryBytes = 1000;
 constexpr uint64_t kRecordSlack = 1200;
 
 TEST_CASE(
-    "a flush writes the entry log behind every flush_entry_log_bytes and "
-    "syncs it once, at the end",
+    "a flush apart from the journals writes the entry log behind every "
+    "flush_entry_log_bytes and syncs it once, at the end",
     "[storage]") {
   TempDir dir;
   SyncSpanEnv env(Env::Default());
-  auto options = SmallOptions(dir.path());
+  auto options = SmallOptions(dir.path());  // no journal_dirs: apart
   uint64_t limit = 0;
   SECTION("in steps of 4 KiB") { limit = 4 << 10; }
   SECTION("only at the end when the step is 0") { limit = 0; }
@@ -83,6 +87,61 @@ TEST_CASE(
   for (int64_t e = 0; e < kEntries; ++e) {
     CHECK(IsEntry(*(*storage)->GetEntry(1, e), 1, e, kEntryBytes));
   }
+}
+
+// Adds and flushes kEntries with flush steps of 4 KiB, the journals in
+// `journal_dirs`; checks every entry reads back.
+void FlushWithJournalsIn(SyncSpanEnv* env, const std::string& dir,
+                         std::vector<std::string> journal_dirs) {
+  auto options = SmallOptions(dir);
+  options.flush_entry_log_bytes = 4 << 10;
+  options.journal_dirs = std::move(journal_dirs);
+  auto storage = LedgerStorage::Open(env, options);
+  REQUIRE(storage.ok());
+  for (int64_t e = 0; e < kEntries; ++e) {
+    REQUIRE((*storage)->AddEntry(1, e, MakeEntry(1, e, kEntryBytes)).ok());
+  }
+  REQUIRE((*storage)->Flush().ok());
+  for (int64_t e = 0; e < kEntries; ++e) {
+    CHECK(IsEntry(*(*storage)->GetEntry(1, e), 1, e, kEntryBytes));
+  }
+}
+
+TEST_CASE(
+    "a ledger directory on a journal's filesystem syncs each step of a "
+    "flush, so the journals have the disk between steps",
+    "[storage]") {
+  TempDir dir(TempDir::Where::kDisk);
+  SyncSpanEnv env(Env::Default());
+  // Not made yet: its parent's filesystem is the one it will be on.
+  FlushWithJournalsIn(&env, dir.Sub("ledgers"), {dir.Sub("journal")});
+  CHECK(env.writebacks().empty());
+  const std::vector<uint64_t> spans = env.spans();
+  uint64_t total = 0, largest = 0;
+  for (uint64_t s : spans) total += s, largest = std::max(largest, s);
+  CHECK(total > kEntries * kEntryBytes);
+  CHECK(largest <= (4 << 10) + kRecordSlack);
+  CHECK(spans.size() >= total / ((4 << 10) + kRecordSlack));
+}
+
+TEST_CASE("a ledger directory apart from every journal writes its flush behind",
+          "[storage]") {
+  TempDir ledgers(TempDir::Where::kDisk);
+  TempDir journal(TempDir::Where::kMemory);
+  auto a = Env::Default()->GetFsStats(ledgers.path());
+  auto b = Env::Default()->GetFsStats(journal.path());
+  REQUIRE(a.ok());
+  REQUIRE(b.ok());
+  // /dev/shm where it is writable, else the temp directory, which may be
+  // on the disk: then the two share a filesystem and steps are synced.
+  const bool apart = a->device != b->device;
+  INFO("devices " << a->device << " and " << b->device);
+  SyncSpanEnv env(Env::Default());
+  FlushWithJournalsIn(&env, ledgers.path(), {journal.path()});
+  CHECK(env.writebacks().empty() == !apart);
+  // The header's sync, then one for the whole flush when written behind.
+  if (apart) CHECK(env.spans().size() == 2);
+  if (!apart) CHECK(env.spans().size() > 2);
 }
 
 // Appends `n` entries of kEntryBytes as one batch.
