@@ -4,6 +4,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <semaphore>
@@ -45,24 +46,36 @@ void TouchMicros(double* first, double* warm) {
   ::munmap(m, kBytes);
 }
 
-// Two threads hand a token back and forth; each hand-off wakes the other.
+// From a release to the waiting thread running. The releasing thread
+// first spins long enough for the waiter to have stopped spinning and gone
+// to sleep in the kernel, so each round is a real wake-up.
 double WakeMicros() {
-  constexpr int kRounds = 20000;
+  constexpr int kRounds = 2000;
+  constexpr auto kSleepFirst = std::chrono::microseconds(200);
   std::binary_semaphore ping(0), pong(0);
+  std::atomic<int64_t> woke_ns{0};
   std::thread other([&] {
     for (int i = 0; i < kRounds; ++i) {
       ping.acquire();
+      woke_ns.store(Clock::now().time_since_epoch().count(),
+                    std::memory_order_relaxed);
       pong.release();
     }
   });
-  const auto t0 = Clock::now();
+  double total_us = 0;
   for (int i = 0; i < kRounds; ++i) {
+    const auto spin_until = Clock::now() + kSleepFirst;
+    while (Clock::now() < spin_until) {
+    }
+    const auto t0 = Clock::now();
     ping.release();
     pong.acquire();
+    const Clock::time_point woke{
+        Clock::duration(woke_ns.load(std::memory_order_relaxed))};
+    total_us += std::chrono::duration<double, std::micro>(woke - t0).count();
   }
-  const double us = MicrosSince(t0, 2.0 * kRounds);
   other.join();
-  return us;
+  return total_us / kRounds;
 }
 
 }  // namespace
@@ -78,7 +91,7 @@ VmCosts MeasureVmCosts() {
 std::string FormatVmCosts(const VmCosts& c) {
   return absl::StrFormat(
       "machine: a system call %.2f us, a page's first write %.2f us (then "
-      "%.3f us), a thread wake-up %.1f us",
+      "%.3f us), a sleeping thread woken to running %.1f us",
       c.syscall_us, c.first_touch_us, c.warm_touch_us, c.wake_us);
 }
 

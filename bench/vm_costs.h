@@ -17,7 +17,7 @@ struct VmCosts {
   double syscall_us = 0;      // one getppid system call
   double first_touch_us = 0;  // first write to a fresh anonymous 4 KiB page
   double warm_touch_us = 0;   // a second write to the same page
-  double wake_us = 0;         // one thread waking another that waits
+  double wake_us = 0;         // a release to the sleeping waiter running
 };
 
 VmCosts MeasureVmCosts();
