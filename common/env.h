@@ -56,7 +56,11 @@ class WritableFile {
   virtual absl::Status AppendV(const struct iovec* iov, int iovcnt) = 0;
   // Makes everything appended so far durable (fdatasync, or fsync when
   // `metadata` is true). On error the file is broken and nothing appended
-  // since the last successful Sync may be assumed durable.
+  // since the last successful Sync may be assumed durable. Syncs may run
+  // in several threads at once, also beside an Append; each covers every
+  // append that returned before it was called, and one that returns OK
+  // saw no failure of those bytes (the POSIX Env gives each concurrent
+  // sync a descriptor of its own for that).
   virtual absl::Status Sync(bool metadata = false) = 0;
   // Reserves `bytes` of space from the current end without changing the
   // logical size (fallocate KEEP_SIZE); a no-op where unsupported.

@@ -12,6 +12,7 @@
 #include <atomic>
 #include <cstring>
 #include <filesystem>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
@@ -28,6 +29,7 @@ class PosixWritableFile final : public WritableFile {
                     bool direct = false)
       : path_(std::move(path)), fd_(fd), direct_(direct), size_(size) {}
   ~PosixWritableFile() override {
+    CloseSyncFds();
     if (fd_ >= 0) ::close(fd_);
   }
 
@@ -74,11 +76,16 @@ class PosixWritableFile final : public WritableFile {
 
   absl::Status Sync(bool metadata) override {
     if (absl::Status b = broken(); !b.ok()) return b;
-    int rc = metadata ? ::fsync(fd_) : ::fdatasync(fd_);
+    const int fd = AcquireSyncFd();
+    int rc = metadata ? ::fsync(fd) : ::fdatasync(fd);
+    const int error_number = errno;
+    ReleaseSyncFd(fd);
     // Never retried: after a failed fsync the kernel may have dropped the
     // dirty pages, so a later success would prove nothing.
-    if (rc != 0) return Break(PosixError("sync", path_, errno));
-    return absl::OkStatus();
+    if (rc != 0) return Break(PosixError("sync", path_, error_number));
+    // A sync that failed meanwhile on another descriptor broke the file for
+    // this one too.
+    return broken();
   }
 
   absl::Status Writeback(uint64_t offset, uint64_t length, bool wait) override {
@@ -121,6 +128,7 @@ class PosixWritableFile final : public WritableFile {
 
   absl::Status Close() override {
     if (fd_ < 0) return absl::OkStatus();
+    CloseSyncFds();
     int rc = ::close(fd_);
     fd_ = -1;
     if (rc != 0) return PosixError("close", path_, errno);
@@ -143,6 +151,55 @@ class PosixWritableFile final : public WritableFile {
     return broken_;
   }
 
+  // Syncs running at once each use a descriptor of their own: the kernel
+  // reports a write-back error once per open file description
+  // (errseq_t), so on a shared descriptor the sync that covered the failed
+  // pages could return OK while another one took the error. The first
+  // sync uses the writing descriptor; each further concurrent one opens the
+  // file again, kept for later syncs. If that open fails the sync waits
+  // for a descriptor to come back.
+  static constexpr size_t kMaxSyncFds = 8;
+  int AcquireSyncFd() {
+    absl::MutexLock l(&sync_mu_);
+    if (!sync_fd_busy_) {
+      sync_fd_busy_ = true;
+      return fd_;
+    }
+    if (idle_sync_fds_.empty() && extra_sync_fds_.size() < kMaxSyncFds) {
+      const int fd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+      if (fd >= 0) {
+        extra_sync_fds_.push_back(fd);
+        return fd;
+      }
+    }
+    auto available = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(sync_mu_) {
+      return !sync_fd_busy_ || !idle_sync_fds_.empty();
+    };
+    sync_mu_.Await(absl::Condition(&available));
+    if (!sync_fd_busy_) {
+      sync_fd_busy_ = true;
+      return fd_;
+    }
+    const int fd = idle_sync_fds_.back();
+    idle_sync_fds_.pop_back();
+    return fd;
+  }
+  void ReleaseSyncFd(int fd) {
+    absl::MutexLock l(&sync_mu_);
+    if (fd == fd_) {
+      sync_fd_busy_ = false;
+    } else {
+      idle_sync_fds_.push_back(fd);
+    }
+  }
+  // No sync may be running (Close's and the destructor's contract).
+  void CloseSyncFds() {
+    absl::MutexLock l(&sync_mu_);
+    for (int fd : extra_sync_fds_) ::close(fd);
+    extra_sync_fds_.clear();
+    idle_sync_fds_.clear();
+  }
+
   bool Aligned(const struct iovec* iov, int iovcnt) const {
     const auto a = static_cast<uintptr_t>(kDirectIoAlignment);
     return iovcnt == 1 &&
@@ -156,6 +213,10 @@ class PosixWritableFile final : public WritableFile {
   std::atomic<uint64_t> size_;  // written by the appending thread only
   mutable absl::Mutex broken_mu_;
   absl::Status broken_ ABSL_GUARDED_BY(broken_mu_);  // sticky first failure
+  absl::Mutex sync_mu_;
+  bool sync_fd_busy_ ABSL_GUARDED_BY(sync_mu_) = false;        // fd_ in a sync
+  std::vector<int> extra_sync_fds_ ABSL_GUARDED_BY(sync_mu_);  // all opened
+  std::vector<int> idle_sync_fds_ ABSL_GUARDED_BY(sync_mu_);   // not in use
 };
 
 class PosixRandomAccessFile final : public RandomAccessFile {

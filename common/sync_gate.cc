@@ -11,8 +11,12 @@ void SyncGate::Hold() {
 
 void SyncGate::Release(int n, absl::Status result) {
   absl::MutexLock l(&mu_);
-  permits_ += n;
-  result_ = std::move(result);
+  for (int i = 0; i < n; ++i) permits_.push_back(result);
+}
+
+void SyncGate::ReleaseSync(int ticket, absl::Status result) {
+  absl::MutexLock l(&mu_);
+  chosen_[ticket] = std::move(result);
 }
 
 void SyncGate::Open() {
@@ -43,14 +47,25 @@ int SyncGate::syncs() const {
 absl::Status SyncGate::Pass() {
   absl::MutexLock l(&mu_);
   if (!holding_) return absl::OkStatus();
-  ++syncs_;
-  auto may_pass = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    return permits_ > 0 || !holding_;
+  const int ticket = syncs_++;
+  waiting_.insert(ticket);
+  // A chosen permit for this ticket, or a permit in line when it is the
+  // oldest held sync.
+  auto may_pass = [this, ticket]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    return !holding_ || chosen_.contains(ticket) ||
+           (!permits_.empty() && *waiting_.begin() == ticket);
   };
   mu_.Await(absl::Condition(&may_pass));
+  waiting_.erase(ticket);
+  if (auto it = chosen_.find(ticket); it != chosen_.end()) {
+    absl::Status result = std::move(it->second);
+    chosen_.erase(it);
+    return holding_ ? result : absl::OkStatus();
+  }
   if (!holding_) return absl::OkStatus();  // opened
-  --permits_;
-  return result_;
+  absl::Status result = std::move(permits_.front());
+  permits_.pop_front();
+  return result;
 }
 
 void SyncGate::Wrote() {

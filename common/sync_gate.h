@@ -7,7 +7,8 @@
 // While the gate is open (the initial state) syncs pass untouched and
 // nothing is counted. After Hold():
 //  - every sync that reaches the gate is counted and waits for a permit
-//    (Release) or for Open();
+//    (Release) or for Open(); held syncs pass in the order they arrived,
+//    so with several in flight a test knows which one a permit lets go;
 //  - every completed write (Append, AppendV) is counted;
 //  - a sync let through by Release(n, error) reports `error` instead of
 //    syncing, and its file is broken from then on, as after a real failure.
@@ -20,6 +21,10 @@
 
 #ifndef BK_COMMON_SYNC_GATE_H_
 #define BK_COMMON_SYNC_GATE_H_
+
+#include <deque>
+#include <map>
+#include <set>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
@@ -37,9 +42,13 @@ class SyncGate {
   // Starts holding syncs and counting syncs and writes (from zero, the
   // first time).
   void Hold();
-  // Lets `n` held or future syncs through; each reports `result` (OK: the
-  // sync then runs for real).
+  // Lets the next `n` held or future syncs through; each reports `result`
+  // (OK: the sync then runs for real).
   void Release(int n, absl::Status result = absl::OkStatus());
+  // Lets the sync with `ticket` through (0 for the first to reach the gate
+  // since the first Hold()), held now or still to come, whatever its place
+  // in the line; it reports `result`.
+  void ReleaseSync(int ticket, absl::Status result = absl::OkStatus());
   // Stops holding: held syncs and every later one pass and sync.
   void Open();
 
@@ -61,10 +70,13 @@ class SyncGate {
  private:
   mutable absl::Mutex mu_;
   bool holding_ ABSL_GUARDED_BY(mu_) = false;
-  int permits_ ABSL_GUARDED_BY(mu_) = 0;
-  int syncs_ ABSL_GUARDED_BY(mu_) = 0;   // since Hold()
-  int writes_ ABSL_GUARDED_BY(mu_) = 0;  // since Hold()
-  absl::Status result_ ABSL_GUARDED_BY(mu_);
+  // What each permit not used yet reports, in the order released.
+  std::deque<absl::Status> permits_ ABSL_GUARDED_BY(mu_);
+  // Permits for one ticket each (ReleaseSync).
+  std::map<int, absl::Status> chosen_ ABSL_GUARDED_BY(mu_);
+  int syncs_ ABSL_GUARDED_BY(mu_) = 0;  // since Hold(); also the next ticket
+  std::set<int> waiting_ ABSL_GUARDED_BY(mu_);  // tickets held now
+  int writes_ ABSL_GUARDED_BY(mu_) = 0;         // since Hold()
 };
 
 // Opens `gate` when it goes out of scope. Declare it after the code under

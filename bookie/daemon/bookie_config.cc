@@ -69,6 +69,12 @@ void AddJournal(ConfigTable<DaemonOptions>& t) {
           "write a group at once when no add is queued and nothing is being "
           "synced (waiting would only add latency); while a sync runs, "
           "groups fill up to the thresholds as before");
+  t.Value("journalMaxSyncsInFlight",
+          BK_FIELD(store.journal.max_syncs_in_flight), "syncs", {1, 8},
+          "fdatasyncs of a journal that may run at once: with more than one, "
+          "groups written while a sync runs are synced at once beside it "
+          "instead of after it; adds still complete in order, each after "
+          "its own sync");
   t.Value("journalSyncData", BK_FIELD(store.journal.sync_data), "-", {},
           "fdatasync journal groups; false acknowledges unsynced data "
           "(unsafe)");

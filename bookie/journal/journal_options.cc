@@ -43,6 +43,10 @@ absl::Status JournalOptions::Validate() const {
   if (max_backups < 0) {
     return absl::InvalidArgumentError("journalMaxBackups must be >= 0");
   }
+  if (max_syncs_in_flight < 1 || max_syncs_in_flight > 8) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "journalMaxSyncsInFlight must be 1..8, not ", max_syncs_in_flight));
+  }
   if (max_group_wait < absl::ZeroDuration()) {
     return absl::InvalidArgumentError("journalMaxGroupWaitMSec must be >= 0");
   }

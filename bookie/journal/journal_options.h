@@ -55,6 +55,14 @@ struct JournalOptions {
   // is never left idle while a group fills (the leader/follower group
   // commit of RocksDB's WAL and MySQL's binlog).
   bool adaptive_group_commit = true;
+  // journalMaxSyncsInFlight (ours, 2; BookKeeper's force-write thread is
+  // 1): syncs of the journal file that may run at once (SyncThread). With
+  // more than one, a group written while a sync runs gets its own sync at
+  // once, so an add waits about one sync instead of the rest of the
+  // running one and then its own; groups still complete in order. "Idle"
+  // for adaptive_group_commit then means a sync could start at once.
+  // Measured: bench/results/bkbench_write.md (2026-12-05 18:50-19:20).
+  int max_syncs_in_flight = 2;
   // journalSyncData (true). When false the journal writes but never
   // fdatasyncs a group and acknowledges adds once written to the page cache:
   // a power cut (not a process crash) loses acknowledged adds. Only for

@@ -35,7 +35,8 @@ JournalWriter::JournalWriter(Env* env, std::string dir,
             Fail(s);
             return status();
           },
-          &queue_, options_.remove_from_page_cache && !options_.direct_io) {}
+          &queue_, options_.remove_from_page_cache && !options_.direct_io,
+          options_.max_syncs_in_flight) {}
 
 JournalWriter::~JournalWriter() { Stop(); }
 

@@ -1,8 +1,10 @@
 // JournalWriter: the journal of one directory. Producers Add() records; one
 // journal thread groups them and writes each group with one writev; a
 // SyncThread fdatasyncs what has been written (one sync for every group
-// written while the previous sync ran, so writes and syncs overlap) and
-// hands the groups to a CompletionThread that runs the callbacks.
+// written while the previous sync ran, so writes and syncs overlap; with
+// max_syncs_in_flight > 1 such groups get a sync of their own beside the
+// running one) and hands the groups, in order, to a CompletionThread that
+// runs the callbacks.
 //
 // Durability words: an add's callback gets OK only after the group holding
 // its record was written and synced (just written when journalSyncData is
@@ -10,7 +12,8 @@
 // or buffered_entries_threshold (the record that reaches it ends the group;
 // records queued behind it start the next), when its oldest add has waited
 // max_group_wait, when the queue is empty (flush_when_queue_empty), when
-// the queue is empty and the sync stage idle (adaptive_group_commit), or at
+// the queue is empty and a sync could start at once (adaptive_group_commit),
+// or at
 // Stop.
 //
 // Failure is sticky: after a failed write, sync, or file creation, the

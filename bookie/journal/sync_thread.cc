@@ -10,22 +10,25 @@ namespace bk::bookie {
 SyncThread::SyncThread(Env* env, CompletionThread* completion,
                        JournalCounters* counters, JournalObserver* observer,
                        FailFn on_failure, JournalQueue* idle_nudge,
-                       bool drop_synced_pages)
+                       bool drop_synced_pages, int max_in_flight)
     : env_(env),
       completion_(completion),
       counters_(counters),
       observer_(observer),
       on_failure_(std::move(on_failure)),
       idle_nudge_(idle_nudge),
-      drop_synced_pages_(drop_synced_pages) {}
+      drop_synced_pages_(drop_synced_pages),
+      max_in_flight_(std::max(1, max_in_flight)) {}
 
 SyncThread::~SyncThread() { Stop(); }
 
 void SyncThread::Start() {
-  thread_ = std::thread([this] {
-    SetThreadName("bk-jsync");
-    Run();
-  });
+  for (int i = 0; i < max_in_flight_; ++i) {
+    threads_.emplace_back([this] {
+      SetThreadName("bk-jsync");
+      Loop();
+    });
+  }
 }
 
 void SyncThread::Submit(WritableFile* file, std::vector<JournalItem>&& items,
@@ -39,14 +42,14 @@ void SyncThread::Submit(WritableFile* file, std::vector<JournalItem>&& items,
 void SyncThread::Drain() {
   absl::MutexLock l(&mu_);
   auto idle = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    return pending_.empty() && !busy_;
+    return pending_.empty() && in_flight_ == 0;
   };
   mu_.Await(absl::Condition(&idle));
 }
 
 bool SyncThread::Idle() {
   absl::MutexLock l(&mu_);
-  return pending_.empty() && !busy_;
+  return pending_.empty() && in_flight_ < max_in_flight_;
 }
 
 void SyncThread::Stop() {
@@ -54,15 +57,20 @@ void SyncThread::Stop() {
     absl::MutexLock l(&mu_);
     stopping_ = true;
   }
-  if (thread_.joinable()) thread_.join();
+  for (std::thread& t : threads_) {
+    if (t.joinable()) t.join();
+  }
+  threads_.clear();
 }
 
-void SyncThread::Run() {
+void SyncThread::Loop() {
   std::vector<Written> batch;
+  std::vector<Run> runs;
   while (true) {
+    uint64_t ticket;
+    absl::Status failed;
     {
       absl::MutexLock l(&mu_);
-      busy_ = false;
       auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
         return !pending_.empty() || stopping_;
       };
@@ -71,62 +79,93 @@ void SyncThread::Run() {
       // Everything written so far: one sync covers it all.
       for (Written& w : pending_) batch.push_back(std::move(w));
       pending_.clear();
-      busy_ = true;
+      ticket = next_ticket_++;
+      ++in_flight_;
+      failed = failed_;
+      // The sizes are read under mu_, so they grow with the tickets.
+      size_t begin = 0;
+      while (begin < batch.size()) {
+        size_t end = begin + 1;
+        while (end < batch.size() && batch[end].file == batch[begin].file) {
+          ++end;
+        }
+        runs.push_back(Run{begin, end, batch[begin].file->Size(), {}});
+        begin = end;
+      }
     }
-    SyncAndComplete(&batch);
+    Sync(&batch, &runs, failed);
+    {
+      absl::MutexLock l(&mu_);
+      auto my_turn = [this, ticket]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+        return turn_ == ticket;
+      };
+      mu_.Await(absl::Condition(&my_turn));
+    }
+    Complete(&batch, &runs);
     batch.clear();
+    runs.clear();
     bool idle;
     {
-      // Not busy any more before the nudge, so that the journal thread it
-      // wakes finds Idle() true.
+      // Not in flight any more before the nudge, so that the journal thread
+      // it wakes finds Idle() true.
       absl::MutexLock l(&mu_);
-      busy_ = false;
+      ++turn_;
+      --in_flight_;
       idle = pending_.empty();
     }
     if (idle && idle_nudge_ != nullptr) idle_nudge_->Nudge();
   }
 }
 
-void SyncThread::SyncAndComplete(std::vector<Written>* batch) {
-  size_t begin = 0;
-  while (begin < batch->size()) {
-    // A run of groups of one file (a batch spans files only if the journal
-    // rolled without draining, which it does not; this is belt and braces).
-    size_t end = begin + 1;
-    while (end < batch->size() && (*batch)[end].file == (*batch)[begin].file) {
-      ++end;
-    }
+void SyncThread::Sync(std::vector<Written>* batch, std::vector<Run>* runs,
+                      const absl::Status& failed) {
+  for (Run& run : *runs) {
     bool written = false;  // something in the run to make durable
-    for (size_t i = begin; i < end; ++i) {
+    for (size_t i = run.begin; i < run.end; ++i) {
       written = written || (*batch)[i].write_status.ok();
     }
-    int64_t sync_nanos = 0;
-    int64_t sync_start = 0;
-    int64_t synced_at = 0;
-    if (failed_.ok() && written) {
-      WritableFile* file = (*batch)[begin].file;
-      // Every byte appended before the sync starts is covered by it.
-      const uint64_t covered = file->Size();
-      sync_start = env_->NowMonotonicNanos();
-      absl::Status s = file->Sync();
-      synced_at = env_->NowMonotonicNanos();
-      sync_nanos = synced_at - sync_start;
+    if (!failed.ok() || !written) continue;
+    WritableFile* file = (*batch)[run.begin].file;
+    run.sync_start = env_->NowMonotonicNanos();
+    run.sync_status = file->Sync();
+    run.synced_at = env_->NowMonotonicNanos();
+    run.synced = true;
+    // A failed sync ends the batch's syncs; its turn records the failure.
+    if (!run.sync_status.ok()) break;
+  }
+}
+
+void SyncThread::Complete(std::vector<Written>* batch, std::vector<Run>* runs) {
+  absl::Status failed;
+  {
+    absl::MutexLock l(&mu_);
+    failed = failed_;
+  }
+  for (Run& run : *runs) {
+    const int64_t sync_nanos = run.synced_at - run.sync_start;
+    if (run.synced) {
       counters_->syncs.fetch_add(1, std::memory_order_relaxed);
-      if (s.ok()) {
+      if (run.sync_status.ok()) {
         const auto n = static_cast<uint64_t>(sync_nanos);
         counters_->sync_nanos_total.fetch_add(n, std::memory_order_relaxed);
         if (n > counters_->sync_nanos_max.load(std::memory_order_relaxed)) {
           counters_->sync_nanos_max.store(n, std::memory_order_relaxed);
         }
-      } else {
-        failed_ = on_failure_(s);
+      } else if (failed.ok()) {
+        failed = on_failure_(run.sync_status);
+        absl::MutexLock l(&mu_);
+        failed_ = failed;
       }
-      if (s.ok() && drop_synced_pages_) DropSynced(file, covered);
+      if (run.sync_status.ok() && failed.ok() && drop_synced_pages_) {
+        DropSynced((*batch)[run.begin].file, run.covered);
+      }
     }
-    for (size_t i = begin; i < end; ++i) {
+    // A run not synced: every group of it failed its write, or `failed` was
+    // set when the batch was taken or by an earlier run of it.
+    for (size_t i = run.begin; i < run.end; ++i) {
       Written& w = (*batch)[i];
       const absl::Status& status =
-          !w.write_status.ok() ? w.write_status : failed_;
+          !w.write_status.ok() ? w.write_status : failed;
       if (!status.ok()) {
         counters_->adds_failed.fetch_add(w.items.size(),
                                          std::memory_order_relaxed);
@@ -136,16 +175,15 @@ void SyncThread::SyncAndComplete(std::vector<Written>* batch) {
         e.records = w.items.size();
         e.bytes = w.bytes;
         e.write_nanos = w.timing.write_nanos;
-        e.sync_nanos = i == begin ? sync_nanos : 0;
+        e.sync_nanos = i == run.begin ? sync_nanos : 0;
         e.queue_nanos = w.timing.queue_nanos;
-        e.sync_queue_nanos = sync_start - w.timing.written_at;
+        e.sync_queue_nanos = run.sync_start - w.timing.written_at;
         observer_->OnGroup(e);
       }
       // A small group's callbacks run here when the completion thread is
       // idle: one thread wake-up fewer per group at low rates.
-      completion_->SubmitOrRun(std::move(w.items), status, synced_at);
+      completion_->SubmitOrRun(std::move(w.items), status, run.synced_at);
     }
-    begin = end;
   }
 }
 

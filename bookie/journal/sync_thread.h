@@ -6,19 +6,29 @@
 // next group's write (a memory copy into the page cache) overlaps the
 // previous group's sync (device time) instead of waiting behind it.
 //
+// Syncs in flight (journalMaxSyncsInFlight, 1 by default is BookKeeper's
+// behaviour): with more than one, groups written while a sync runs get a
+// sync of their own at once, on another thread, instead of waiting for
+// the running one to end. An add written just after a sync started then
+// waits about one sync, not the rest of that one plus its own. Batches
+// complete in the order they were taken, whichever sync returns first.
+//
 // Durability: a group is handed in only after its write returned, and the
 // sync that covers it starts after that, so when the completion thread runs
 // its callbacks with OK every byte of the group is durable (WritableFile's
-// contract: Sync covers every append that returned before it was called).
+// contract: Sync covers every append that returned before it was called,
+// also with several syncs at once).
 //
 // Failure: after the first failed sync the file is never synced again (no
 // retry: the kernel may have dropped the dirty pages). That group, every
 // group already waiting and every later one complete with the sticky error
-// that `on_failure` returns.
+// that `on_failure` returns; so does a batch taken before it whose own sync
+// returned OK but whose turn to complete came after the failure was
+// recorded (batches complete in order, each after all earlier ones).
 //
 // Threads: Submit and Drain from the journal thread; Stop from the owner
-// after the journal thread has finished. The observer is called on this
-// thread.
+// after the journal thread has finished. The observer and `on_failure` are
+// called by the sync threads one batch at a time, in order.
 
 #ifndef BK_BOOKIE_JOURNAL_SYNC_THREAD_H_
 #define BK_BOOKIE_JOURNAL_SYNC_THREAD_H_
@@ -56,10 +66,11 @@ class SyncThread {
   // is nudged whenever this thread has synced everything submitted.
   // `drop_synced_pages`: after each successful sync the bytes it made
   // durable are dropped from the page cache (journalRemoveFromPageCache).
+  // `max_in_flight` (>= 1): syncs that may run at once, one thread each.
   SyncThread(Env* env, CompletionThread* completion, JournalCounters* counters,
              JournalObserver* observer, FailFn on_failure,
-             JournalQueue* idle_nudge = nullptr,
-             bool drop_synced_pages = false);
+             JournalQueue* idle_nudge = nullptr, bool drop_synced_pages = false,
+             int max_in_flight = 1);
   ~SyncThread();  // Stop()
   SyncThread(const SyncThread&) = delete;
   SyncThread& operator=(const SyncThread&) = delete;
@@ -79,7 +90,9 @@ class SyncThread {
   // closes a file.
   void Drain();
 
-  // Nothing submitted is waiting for or in a sync.
+  // A group written now would have its sync started at once: nothing
+  // submitted is waiting, and fewer than max_in_flight syncs run. With one
+  // sync in flight: nothing is waiting for or in a sync.
   bool Idle();
 
   // Drains and joins.
@@ -93,10 +106,23 @@ class SyncThread {
     GroupWriteTiming timing;
     absl::Status write_status;
   };
-  void Run();
-  // Syncs the file of `batch` once (unless already failed) and completes
-  // every group of it.
-  void SyncAndComplete(std::vector<Written>* batch);
+  // A run of groups of one file, synced once. A batch spans files only if
+  // the journal rolled without draining, which it does not; belt and braces.
+  struct Run {
+    size_t begin;
+    size_t end;
+    uint64_t covered;  // the file's size when the batch was taken
+    absl::Status sync_status;
+    int64_t sync_start = 0;
+    int64_t synced_at = 0;
+    bool synced = false;
+  };
+  void Loop();
+  // Syncs each run of `batch` once (unless `failed` already).
+  void Sync(std::vector<Written>* batch, std::vector<Run>* runs,
+            const absl::Status& failed);
+  // In the batch's turn: records a failed sync and completes every group.
+  void Complete(std::vector<Written>* batch, std::vector<Run>* runs);
   // Drops `file`'s pages synced since the last call (drop_synced_pages_).
   void DropSynced(WritableFile* file, uint64_t covered);
 
@@ -104,23 +130,27 @@ class SyncThread {
   CompletionThread* const completion_;
   JournalCounters* const counters_;
   JournalObserver* const observer_;
-  FailFn on_failure_;  // this thread only
+  FailFn on_failure_;  // in a batch's turn only
   JournalQueue* const idle_nudge_;
+  const bool drop_synced_pages_;
+  const int max_in_flight_;
 
   absl::Mutex mu_;
   std::deque<Written> pending_ ABSL_GUARDED_BY(mu_);
-  bool busy_ ABSL_GUARDED_BY(mu_) = false;  // a batch is being synced
+  int in_flight_ ABSL_GUARDED_BY(mu_) = 0;  // batches taken, not completed
+  uint64_t next_ticket_ ABSL_GUARDED_BY(mu_) = 0;  // the next batch taken
+  uint64_t turn_ ABSL_GUARDED_BY(mu_) = 0;  // the batch that completes next
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  // The sticky failure: set in a batch's turn, read when a batch is taken.
+  absl::Status failed_ ABSL_GUARDED_BY(mu_);
 
-  // This thread only.
-  absl::Status failed_;
-  const bool drop_synced_pages_;
-  // The file whose synced pages were last dropped, and up to where (a page
-  // boundary: a page still being filled is dropped with the next sync).
+  // In a batch's turn only (turns hand over through mu_). The file whose
+  // synced pages were last dropped, and up to where (a page boundary: a
+  // page still being filled is dropped with the next sync).
   const WritableFile* dropped_file_ = nullptr;
   uint64_t dropped_to_ = 0;
 
-  std::thread thread_;  // Start/Stop only
+  std::vector<std::thread> threads_;  // Start/Stop only
 };
 
 }  // namespace bk::bookie

@@ -1,6 +1,11 @@
 #include "common/env.h"
 
+#include <atomic>
 #include <catch2/catch.hpp>
+#include <filesystem>
+#include <string>
+#include <thread>
+#include <vector>
 
 #include "test/support/temp_dir.h"
 
@@ -53,6 +58,59 @@ TEST_CASE(
   auto content = env->ReadFileToString(path);
   REQUIRE(content.ok());
   CHECK(*content == want);
+}
+
+// Open descriptors of this process.
+size_t OpenFds() {
+  size_t n = 0;
+  for ([[maybe_unused]] const auto& e :
+       std::filesystem::directory_iterator("/proc/self/fd")) {
+    ++n;
+  }
+  return n;
+}
+
+TEST_CASE(
+    "syncs of one file run at once beside its appends, and the descriptors "
+    "they open close with the file",
+    "[common][env]") {
+  testing::TempDir dir;
+  Env* env = Env::Default();
+  const std::string path = dir.Sub("f");
+  const size_t fds_before = OpenFds();
+  auto w = env->NewWritableFile(path);
+  REQUIRE(w.ok());
+  WritableFile* file = w->get();
+  constexpr int kSyncers = 3;
+  constexpr int kSyncsEach = 40;
+  std::atomic<int> failed{0};
+  std::atomic<bool> appending{true};
+  std::vector<std::thread> syncers;
+  for (int t = 0; t < kSyncers; ++t) {
+    syncers.emplace_back([&] {
+      for (int i = 0; i < kSyncsEach; ++i) {
+        if (!file->Sync().ok()) failed.fetch_add(1);
+      }
+      while (appending.load()) {
+        if (!file->Sync().ok()) failed.fetch_add(1);
+      }
+    });
+  }
+  std::string expected;
+  for (int i = 0; i < 2000; ++i) {
+    const std::string record = "record " + std::to_string(i) + "\n";
+    REQUIRE(file->Append(record).ok());
+    expected += record;
+  }
+  appending.store(false);
+  for (auto& t : syncers) t.join();
+  CHECK(failed.load() == 0);
+  REQUIRE(file->Sync().ok());
+  REQUIRE(file->Close().ok());
+  CHECK(OpenFds() == fds_before);
+  auto content = env->ReadFileToString(path);
+  REQUIRE(content.ok());
+  CHECK(*content == expected);
 }
 
 TEST_CASE("appendable file continues at the end of an existing file",

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <thread>
+#include <vector>
 
 #include "common/fault_env.h"
 #include "test/support/temp_dir.h"
@@ -86,6 +87,51 @@ TEST_CASE("Open lets held syncs through, unmatched files are never held",
   CHECK(result.ok());
   CHECK(log->Sync().ok());  // open: no longer held
   CHECK(gate.syncs() == 1);
+}
+
+TEST_CASE(
+    "held syncs pass in the order they arrived, or the one a test chooses",
+    "[common][fault]") {
+  testing::TempDir dir;
+  SyncGate gate;
+  FaultInjectionEnv env(Env::Default());
+  env.SetSyncGate(&gate);
+  auto w = Open(&env, dir.Sub("log"));
+  REQUIRE(w->Append("data").ok());
+  gate.Hold();
+  absl::Mutex mu;
+  std::vector<int> passed;  // syncer numbers, in the order they returned
+  std::vector<absl::Status> results(3);
+  std::vector<std::jthread> syncers;
+  OpenGateOnExit open_on_exit(&gate);  // before the joins
+  for (int i = 0; i < 3; ++i) {
+    syncers.emplace_back([&, i] {
+      absl::Status s = w->Sync();
+      absl::MutexLock l(&mu);
+      results[i] = std::move(s);
+      passed.push_back(i);
+    });
+    REQUIRE(gate.AwaitSyncs(i + 1));  // syncer i holds ticket i
+  }
+  auto count = [&](size_t n) {
+    absl::MutexLock l(&mu);
+    auto reached = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
+      return passed.size() >= n;
+    };
+    return mu.AwaitWithTimeout(absl::Condition(&reached), absl::Seconds(30));
+  };
+  gate.ReleaseSync(2, absl::DataLossError("injected"));  // the last first
+  REQUIRE(count(1));
+  gate.Release(1);  // in line: the oldest held, syncer 0
+  REQUIRE(count(2));
+  gate.Release(1);
+  REQUIRE(count(3));
+  absl::MutexLock l(&mu);
+  CHECK(passed == std::vector<int>{2, 0, 1});
+  CHECK_FALSE(results[2].ok());
+  // The file broke with syncer 2's failure, whatever the others' permits.
+  CHECK_FALSE(results[0].ok());
+  CHECK_FALSE(results[1].ok());
 }
 
 }  // namespace

@@ -66,9 +66,11 @@ class WaitLog final : public JournalObserver {
   std::vector<JournalCallbackEvent> callbacks_ ABSL_GUARDED_BY(mu_);
 };
 
+// One sync at a time, so that a group written during a sync waits for it.
 JournalOptions Immediate(const TempDir& dir, JournalObserver* observer) {
   JournalOptions o = testing::GroupPerAdd(dir);
   o.observer = observer;
+  o.max_syncs_in_flight = 1;
   return o;
 }
 

@@ -29,9 +29,12 @@ using testing::Started;
 using RT = journal_format::RecordType;
 
 // Every add its own group, written at once; the pipeline does not depend on
-// how a group is written.
+// how a group is written. One sync at a time (BookKeeper's force-write
+// thread, journalMaxSyncsInFlight=1); several: syncs_in_flight_test.cc.
 JournalOptions Immediate(const TempDir& dir) {
-  return testing::GroupPerAdd(dir);
+  JournalOptions o = testing::GroupPerAdd(dir);
+  o.max_syncs_in_flight = 1;
+  return o;
 }
 
 bool Done(const std::shared_ptr<AddWaiter>& w) {
