@@ -1,7 +1,7 @@
 // journal_bench: the journal's add path against this machine's ceiling.
 //
 //   journal_bench [dir=/var/tmp/bk_journal_bench] [seconds_per_run=3]
-//       [batch | pagecache]
+//       [batch | pagecache | syncs [background_mb_per_s=150]]
 //
 // 1. Ceiling: pwrite + fdatasync of 512 KiB groups (journalBufferedWrites-
 //    Threshold) in `dir`, before and after the journal runs, through the
@@ -19,6 +19,9 @@
 //    new is replaced in this binary), payload copies per add in user space
 //    (counted by the journal), and the ratio to the ceiling of the same
 //    operation (overwrite for reused files, append for fresh ones).
+// 3. `syncs`: journalMaxSyncsInFlight 1 against 2, at 256, 1,024 and 2,048
+//    adds in flight, alone and beside a writer of synced 1 MiB chunks (an
+//    entry-log flush on the same disk); p999 is printed too.
 // Not a test: it asserts nothing.
 
 #include <fcntl.h>
@@ -80,7 +83,7 @@ struct Producer {
 };
 
 struct RunResult {
-  double adds_per_s = 0, mb_per_s = 0, p50_us = 0, p99_us = 0;
+  double adds_per_s = 0, mb_per_s = 0, p50_us = 0, p99_us = 0, p999_us = 0;
   double allocs_per_add = 0, large_allocs_per_add = 0;
   double cpu_us_per_add = 0;  // this process's user + system CPU
   // Payload bytes the journal copied in user space over payload bytes it
@@ -96,6 +99,53 @@ struct RunResult {
   }
 };
 
+// Writes 1 MiB chunks to `path` at `mb_per_s` (0: nothing), each followed
+// by fdatasync and dropped from the page cache, until destroyed.
+class BackgroundWriter {
+ public:
+  BackgroundWriter(std::string path, int mb_per_s)
+      : path_(std::move(path)), mb_per_s_(mb_per_s) {
+    if (mb_per_s_ > 0) thread_ = std::thread([this] { Run(); });
+  }
+  ~BackgroundWriter() {
+    stop_.store(true);
+    if (thread_.joinable()) thread_.join();
+    Env::Default()->RemoveFile(path_).IgnoreError();
+  }
+
+ private:
+  void Run() {
+    auto f = Env::Default()->NewWritableFile(path_);
+    if (!f.ok()) {
+      std::fprintf(stderr, "background writer: %s\n",
+                   f.status().ToString().c_str());
+      std::exit(1);
+    }
+    const std::string chunk(1 << 20, 'b');
+    const auto start = Clock::now();
+    uint64_t written = 0;
+    while (!stop_.load()) {
+      const double due = static_cast<double>(written) / 1e6 / mb_per_s_;
+      if (Seconds(Clock::now() - start) < due) {
+        std::this_thread::sleep_for(std::chrono::microseconds(500));
+        continue;
+      }
+      if (!(*f)->Append(chunk).ok() || !(*f)->Sync().ok()) {
+        std::fprintf(stderr, "background writer: write or sync failed\n");
+        std::exit(1);
+      }
+      (*f)->DropCachedRange(written, chunk.size());
+      written += chunk.size();
+    }
+    (*f)->Close().IgnoreError();
+  }
+
+  const std::string path_;
+  const int mb_per_s_;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
 // User + system CPU of this process so far (getrusage), in seconds.
 double ProcessCpuSeconds() {
   rusage u;
@@ -106,11 +156,17 @@ double ProcessCpuSeconds() {
 
 // `batch` 1: one Journal::Add per add. `batch` > 1: AddBatch of that many,
 // as the bookie's add stream journals a received batch.
+// `background_mb_per_s` > 0: a thread beside the journal writes 1 MiB
+// chunks through the page cache into a file of its own in `dir`'s parent,
+// each synced, at that rate (what a bookie's entry-log flush does to the
+// disk its journal shares).
 RunResult RunJournal(const std::string& dir, size_t entry_bytes, int producers,
                      int window, double seconds, int batch, bool direct,
-                     bool reuse, bool remove_from_page_cache = true) {
+                     bool reuse, bool remove_from_page_cache = true,
+                     int syncs_in_flight = 1, int background_mb_per_s = 0) {
   Env* env = Env::Default();
   env->RemoveDirRecursive(dir).IgnoreError();
+  BackgroundWriter background(dir + ".background", background_mb_per_s);
   JournalOptions o;
   o.dirs = {dir};
   o.max_file_size_bytes = uint64_t{256} << 20;
@@ -118,6 +174,7 @@ RunResult RunJournal(const std::string& dir, size_t entry_bytes, int producers,
   o.direct_io = direct;
   o.reuse_files = reuse;
   o.remove_from_page_cache = remove_from_page_cache;
+  o.max_syncs_in_flight = syncs_in_flight;
   Journal journal(env, o);
   if (!journal.Replay([](const JournalRecordView&) { return absl::OkStatus(); })
            .ok() ||
@@ -291,6 +348,7 @@ RunResult RunJournal(const std::string& dir, size_t entry_bytes, int producers,
   if (!lat.empty()) {
     r.p50_us = lat[lat.size() / 2];
     r.p99_us = lat[lat.size() * 99 / 100];
+    r.p999_us = lat[lat.size() * 999 / 1000];
   }
   env->RemoveDirRecursive(dir).IgnoreError();
   return r;
@@ -360,6 +418,8 @@ int main(int argc, char** argv) {
     bool reuse;
     int in_flight;
     bool remove;  // journalRemoveFromPageCache
+    int syncs;    // journalMaxSyncsInFlight
+    int background_mb_per_s;
     RunResult r;
   };
   std::vector<Row> rows;
@@ -369,14 +429,29 @@ int main(int argc, char** argv) {
   // argv[3] "pagecache": the batched rows at 1 KiB and 16 KiB, in fresh and
   // in reused files, each with journalRemoveFromPageCache off then on.
   const bool page_cache = argc > 3 && std::string(argv[3]) == "pagecache";
+  // argv[3] "syncs": the batched rows at 1 KiB, 1 and 2 syncs in flight
+  // alternating, alone on the disk and beside a writer of 1 MiB synced
+  // chunks at argv[4] MB/s (default 150, as three bookies' entry-log
+  // flushes at half of this machine's end-to-end peak), at three loads.
+  const bool syncs_mode = argc > 3 && std::string(argv[3]) == "syncs";
+  const int background = argc > 4 ? std::atoi(argv[4]) : 150;
   auto run = [&](size_t bytes, int b, bool direct, bool reuse, int in_flight,
-                 bool remove = true) {
+                 bool remove = true, int syncs = 1, int bg = 0) {
     const int ps = b == 1 ? producers : batch_producers;
-    rows.push_back({bytes, b, direct, reuse, in_flight, remove,
+    rows.push_back({bytes, b, direct, reuse, in_flight, remove, syncs, bg,
                     RunJournal(dir + "/journal", bytes, ps, in_flight / ps,
-                               seconds, b, direct, reuse, remove)});
+                               seconds, b, direct, reuse, remove, syncs, bg)});
   };
   const int in_flight = producers * window;
+  if (syncs_mode) {
+    for (int bg : {0, background}) {
+      for (int flight : {256, 1024, 2048}) {
+        for (int syncs : {1, 2}) {
+          run(1024, batch, false, true, flight, true, syncs, bg);
+        }
+      }
+    }
+  }
   if (page_cache) {
     for (size_t bytes : {size_t{1024}, size_t{16 * 1024}}) {
       for (bool reuse : {false, true}) {
@@ -389,7 +464,7 @@ int main(int argc, char** argv) {
   // choices flipped: fresh files (journalReuseFiles=false, appending) and
   // direct writes (journalDirectIo=true).
   for (size_t bytes : {size_t{1024}, size_t{16 * 1024}}) {
-    if (page_cache) break;
+    if (page_cache || syncs_mode) break;
     if (!only_batched) run(bytes, 1, false, true, in_flight);
     run(bytes, batch, false, true, in_flight / 2);
     run(bytes, batch, false, true, in_flight);
@@ -407,11 +482,12 @@ int main(int argc, char** argv) {
   const double append = (before.Best(true) + after.Best(true)) / 2;
   const double overwrite = (before.Best(false) + after.Best(false)) / 2;
   std::printf(
-      "\n%-7s %5s %6s %-6s %-7s %-4s %10s %8s %8s %8s %8s %10s %10s %6s %9s "
-      "%8s %6s %7s %9s\n",
-      "entry", "batch", "flight", "write", "files", "drop", "adds/s", "MB/s",
-      "p50 us", "p99 us", "cpu us", "allocs/add", ">=1KiB/add", "copies",
-      "avg group", "padding", "vs same", "append", "overwrite");
+      "\n%-7s %5s %6s %-6s %-7s %-4s %5s %5s %10s %8s %8s %8s %8s %8s %10s "
+      "%10s %6s %9s %8s %6s %7s %9s\n",
+      "entry", "batch", "flight", "write", "files", "drop", "syncs", "bg",
+      "adds/s", "MB/s", "p50 us", "p99 us", "p999 us", "cpu us", "allocs/add",
+      ">=1KiB/add", "copies", "avg group", "padding", "vs same", "append",
+      "overwrite");
   for (const Row& row : rows) {
     const JournalStats& s = row.r.stats;
     const double avg_group =
@@ -435,13 +511,14 @@ int main(int argc, char** argv) {
             ? overwrite
             : append;
     std::printf(
-        "%-7s %5d %6d %-6s %-7s %-4s %10.0f %8.1f %8.0f %8.0f %8.2f %10.3f "
-        "%10.3f %6.2f %6.0fKiB %7.2f%% %6.0f%% %6.0f%% %8.0f%%\n",
+        "%-7s %5d %6d %-6s %-7s %-4s %5d %5d %10.0f %8.1f %8.0f %8.0f %8.0f "
+        "%8.2f %10.3f %10.3f %6.2f %6.0fKiB %7.2f%% %6.0f%% %6.0f%% %8.0f%%\n",
         row.bytes == 1024 ? "1 KiB" : "16 KiB", row.batch, row.in_flight,
         row.direct ? "direct" : "cache", files, row.remove ? "yes" : "no",
-        row.r.adds_per_s, row.r.mb_per_s, row.r.p50_us, row.r.p99_us,
-        row.r.cpu_us_per_add, row.r.allocs_per_add, row.r.large_allocs_per_add,
-        row.r.copies_per_add, avg_group, padding, 100 * row.r.mb_per_s / same,
+        row.syncs, row.background_mb_per_s, row.r.adds_per_s, row.r.mb_per_s,
+        row.r.p50_us, row.r.p99_us, row.r.p999_us, row.r.cpu_us_per_add,
+        row.r.allocs_per_add, row.r.large_allocs_per_add, row.r.copies_per_add,
+        avg_group, padding, 100 * row.r.mb_per_s / same,
         100 * row.r.mb_per_s / append, 100 * row.r.mb_per_s / overwrite);
   }
   std::printf(
@@ -456,7 +533,9 @@ int main(int argc, char** argv) {
       "cache; a page-cache group is written by writev from the callers' "
       "buffers. "
       "padding = padding records / record bytes. drop = "
-      "journalRemoveFromPageCache. cpu us = this process's user + system "
+      "journalRemoveFromPageCache. syncs = journalMaxSyncsInFlight. bg = "
+      "MB/s of 1 MiB synced chunks written beside the journal on the same "
+      "disk. cpu us = this process's user + system "
       "CPU per add while measured.)\n",
       overwrite, append);
   return 0;
