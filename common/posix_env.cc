@@ -156,8 +156,8 @@ class PosixWritableFile final : public WritableFile {
   // (errseq_t), so on a shared descriptor the sync that covered the failed
   // pages could return OK while another one took the error. The first
   // sync uses the writing descriptor; each further concurrent one opens the
-  // file again, kept for later syncs. If that open fails the sync waits
-  // for a descriptor to come back.
+  // file again, kept for later syncs. If that open fails (or finds another
+  // file at the path) the sync waits for a descriptor to come back.
   static constexpr size_t kMaxSyncFds = 8;
   int AcquireSyncFd() {
     absl::MutexLock l(&sync_mu_);
@@ -166,7 +166,7 @@ class PosixWritableFile final : public WritableFile {
       return fd_;
     }
     if (idle_sync_fds_.empty() && extra_sync_fds_.size() < kMaxSyncFds) {
-      const int fd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+      const int fd = OpenSameFile();
       if (fd >= 0) {
         extra_sync_fds_.push_back(fd);
         return fd;
@@ -182,6 +182,21 @@ class PosixWritableFile final : public WritableFile {
     }
     const int fd = idle_sync_fds_.back();
     idle_sync_fds_.pop_back();
+    return fd;
+  }
+  // Another descriptor of this very file, or -1. The path is checked by
+  // device and inode: a file renamed or replaced since it was opened must
+  // not have a different file synced in its place.
+  int OpenSameFile() const {
+    const int fd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    struct stat mine {};
+    struct stat theirs {};
+    if (::fstat(fd_, &mine) != 0 || ::fstat(fd, &theirs) != 0 ||
+        mine.st_dev != theirs.st_dev || mine.st_ino != theirs.st_ino) {
+      ::close(fd);
+      return -1;
+    }
     return fd;
   }
   void ReleaseSyncFd(int fd) {

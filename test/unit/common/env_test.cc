@@ -117,6 +117,38 @@ TEST_CASE(
   CHECK(*content == expected);
 }
 
+TEST_CASE(
+    "concurrent syncs of a file renamed away never open the file now at its "
+    "old path",
+    "[common][env]") {
+  testing::TempDir dir;
+  Env* env = Env::Default();
+  const std::string path = dir.Sub("f");
+  auto w = env->NewWritableFile(path);
+  REQUIRE(w.ok());
+  WritableFile* file = w->get();
+  REQUIRE(file->Append("original").ok());
+  REQUIRE(env->RenameFile(path, dir.Sub("moved")).ok());
+  auto other = env->NewWritableFile(path);  // a different file, same path
+  REQUIRE(other.ok());
+  const std::string replacement = std::filesystem::canonical(path).string();
+  std::atomic<int> failed{0};
+  std::vector<std::thread> syncers;
+  for (int t = 0; t < 3; ++t) {
+    syncers.emplace_back([&] {
+      for (int i = 0; i < 30; ++i) {
+        if (!file->Sync().ok()) failed.fetch_add(1);
+      }
+    });
+  }
+  for (auto& t : syncers) t.join();
+  CHECK(failed.load() == 0);
+  // Only the replacement's own writer has it open.
+  CHECK(FdsOn(replacement) == 1);
+  REQUIRE(file->Close().ok());
+  REQUIRE((*other)->Close().ok());
+}
+
 TEST_CASE("appendable file continues at the end of an existing file",
           "[common][env]") {
   testing::TempDir dir;
