@@ -41,6 +41,7 @@
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
+#include "bench/background_writer.h"
 #include "bookie/journal/journal.h"
 #include "common/alloc/alloc_counter.h"
 #include "common/measure.h"
@@ -99,53 +100,6 @@ struct RunResult {
   }
 };
 
-// Writes 1 MiB chunks to `path` at `mb_per_s` (0: nothing), each followed
-// by fdatasync and dropped from the page cache, until destroyed.
-class BackgroundWriter {
- public:
-  BackgroundWriter(std::string path, int mb_per_s)
-      : path_(std::move(path)), mb_per_s_(mb_per_s) {
-    if (mb_per_s_ > 0) thread_ = std::thread([this] { Run(); });
-  }
-  ~BackgroundWriter() {
-    stop_.store(true);
-    if (thread_.joinable()) thread_.join();
-    Env::Default()->RemoveFile(path_).IgnoreError();
-  }
-
- private:
-  void Run() {
-    auto f = Env::Default()->NewWritableFile(path_);
-    if (!f.ok()) {
-      std::fprintf(stderr, "background writer: %s\n",
-                   f.status().ToString().c_str());
-      std::exit(1);
-    }
-    const std::string chunk(1 << 20, 'b');
-    const auto start = Clock::now();
-    uint64_t written = 0;
-    while (!stop_.load()) {
-      const double due = static_cast<double>(written) / 1e6 / mb_per_s_;
-      if (Seconds(Clock::now() - start) < due) {
-        std::this_thread::sleep_for(std::chrono::microseconds(500));
-        continue;
-      }
-      if (!(*f)->Append(chunk).ok() || !(*f)->Sync().ok()) {
-        std::fprintf(stderr, "background writer: write or sync failed\n");
-        std::exit(1);
-      }
-      (*f)->DropCachedRange(written, chunk.size());
-      written += chunk.size();
-    }
-    (*f)->Close().IgnoreError();
-  }
-
-  const std::string path_;
-  const int mb_per_s_;
-  std::atomic<bool> stop_{false};
-  std::thread thread_;
-};
-
 // User + system CPU of this process so far (getrusage), in seconds.
 double ProcessCpuSeconds() {
   rusage u;
@@ -166,7 +120,7 @@ RunResult RunJournal(const std::string& dir, size_t entry_bytes, int producers,
                      int syncs_in_flight = 1, int background_mb_per_s = 0) {
   Env* env = Env::Default();
   env->RemoveDirRecursive(dir).IgnoreError();
-  BackgroundWriter background(dir + ".background", background_mb_per_s);
+  bench::BackgroundWriter background(dir + ".background", background_mb_per_s);
   JournalOptions o;
   o.dirs = {dir};
   o.max_file_size_bytes = uint64_t{256} << 20;
