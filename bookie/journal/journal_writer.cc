@@ -424,9 +424,8 @@ absl::Status JournalWriter::RollIfFull(uint64_t next_bytes) {
       size + next_bytes <= options_.max_file_size_bytes) {
     return absl::OkStatus();
   }
-  // The old file is synced before the new one exists, whatever sync_data
-  // says: replay relies on only the newest file having a torn tail. First
-  // the sync thread finishes with it.
+  // The sync threads finish with the old file, then it is synced before the
+  // new one exists whatever sync_data says: only the newest may be torn.
   sync_.Drain();
   if (absl::Status st = status(); !st.ok()) return st;
   if (file_unsynced_) {

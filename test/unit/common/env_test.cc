@@ -73,6 +73,38 @@ size_t FdsOn(const std::string& path) {
   return n;
 }
 
+// Threads that each sync `file` `each` times, then go on syncing until
+// Finish(), which joins them and returns how many syncs failed.
+class Syncers {
+ public:
+  Syncers(WritableFile* file, int threads, int each) {
+    for (int t = 0; t < threads; ++t) {
+      threads_.emplace_back([this, file, each] {
+        for (int i = 0; i < each; ++i) {
+          if (!file->Sync().ok()) failed_.fetch_add(1);
+        }
+        while (more_.load()) {
+          if (!file->Sync().ok()) failed_.fetch_add(1);
+        }
+      });
+    }
+  }
+  int Finish() {
+    more_.store(false);
+    for (auto& t : threads_) t.join();
+    threads_.clear();
+    return failed_.load();
+  }
+  ~Syncers() {
+    if (!threads_.empty()) Finish();
+  }
+
+ private:
+  std::atomic<int> failed_{0};
+  std::atomic<bool> more_{true};
+  std::vector<std::thread> threads_;
+};
+
 TEST_CASE(
     "syncs of one file run at once beside its appends, and the descriptors "
     "they open close with the file",
@@ -83,30 +115,14 @@ TEST_CASE(
   auto w = env->NewWritableFile(path);
   REQUIRE(w.ok());
   WritableFile* file = w->get();
-  constexpr int kSyncers = 3;
-  constexpr int kSyncsEach = 40;
-  std::atomic<int> failed{0};
-  std::atomic<bool> appending{true};
-  std::vector<std::thread> syncers;
-  for (int t = 0; t < kSyncers; ++t) {
-    syncers.emplace_back([&] {
-      for (int i = 0; i < kSyncsEach; ++i) {
-        if (!file->Sync().ok()) failed.fetch_add(1);
-      }
-      while (appending.load()) {
-        if (!file->Sync().ok()) failed.fetch_add(1);
-      }
-    });
-  }
+  Syncers syncers(file, /*threads=*/3, /*each=*/40);
   std::string expected;
   for (int i = 0; i < 2000; ++i) {
     const std::string record = "record " + std::to_string(i) + "\n";
     REQUIRE(file->Append(record).ok());
     expected += record;
   }
-  appending.store(false);
-  for (auto& t : syncers) t.join();
-  CHECK(failed.load() == 0);
+  CHECK(syncers.Finish() == 0);
   REQUIRE(file->Sync().ok());
   const std::string real = std::filesystem::canonical(path).string();
   CHECK(FdsOn(real) >= 1);  // the writing descriptor, and any sync ones
@@ -132,17 +148,8 @@ TEST_CASE(
   auto other = env->NewWritableFile(path);  // a different file, same path
   REQUIRE(other.ok());
   const std::string replacement = std::filesystem::canonical(path).string();
-  std::atomic<int> failed{0};
-  std::vector<std::thread> syncers;
-  for (int t = 0; t < 3; ++t) {
-    syncers.emplace_back([&] {
-      for (int i = 0; i < 30; ++i) {
-        if (!file->Sync().ok()) failed.fetch_add(1);
-      }
-    });
-  }
-  for (auto& t : syncers) t.join();
-  CHECK(failed.load() == 0);
+  Syncers syncers(file, /*threads=*/3, /*each=*/30);
+  CHECK(syncers.Finish() == 0);
   // Only the replacement's own writer has it open.
   CHECK(FdsOn(replacement) == 1);
   REQUIRE(file->Close().ok());
