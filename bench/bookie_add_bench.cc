@@ -47,8 +47,8 @@
 // before and after interleaved, two runs each):
 //   build/bin/bookie_add_bench --seconds=5 --batch=64 --size=1024|16384
 // "before" is main at 7e1f5eb; "after" is branch addpath, which sets the
-// malloc thresholds of TuneMallocForAddPath for the whole process, so its
-// echo runs faster too.
+// malloc thresholds of TuneMalloc (common/malloc_tuning.h) for the whole
+// process, so its echo runs faster too.
 //
 //   1 KiB    echo/s      shm/s      ratio    shm cpu/add  shm p50 / p99
 //   before   1.15-1.17M  227-237k   19-21 %  5.4 us       26 / 162-201 ms
@@ -109,8 +109,8 @@
 #include "bookie/engine/bookie_store_impl.h"
 #include "bookie/service/bookie_service.h"
 #include "bookie/service/grpc_server.h"
-#include "bookie/service/malloc_tuning.h"
 #include "bookie/service/service_probe.h"
+#include "common/malloc_tuning.h"
 #include "proto/entry_format.h"
 
 namespace bk::bookie {
@@ -382,7 +382,7 @@ int Main(int argc, char** argv) {
   if (!f.deadlock_detection)
     absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
   // As the bookie's main() does; applies to the echo run as well.
-  if (f.malloc_tuning) TuneMallocForAddPath();
+  if (f.malloc_tuning) TuneMalloc();
   f.window = std::min<int64_t>(f.window, (1 << 20) - f.batch);
   std::printf(
       "bookie_add_bench: %d streams x window %lld, batches of %d x %zu B "

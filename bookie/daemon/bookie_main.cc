@@ -15,9 +15,9 @@
 #include "bookie/daemon/bookie_config.h"
 #include "bookie/daemon/bookie_daemon.h"
 #include "bookie/dir_lock.h"
-#include "bookie/service/malloc_tuning.h"
 #include "common/config_doc.h"
 #include "common/logging.h"
+#include "common/malloc_tuning.h"
 #include "metadata/metadata_store.h"
 
 extern char** environ;
@@ -184,7 +184,7 @@ int RunBookie(int argc, char** argv, const BookieMainHooks& hooks) {
   // lock graph on every Lock (about 1.5 % of the add path's CPU in
   // bookie_add_bench). Tests keep it; the daemon does not pay for it.
   absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
-  TuneMallocForAddPath();
+  TuneMalloc();
   Program p{hooks, BookieConfigSchema()};
   if (hooks.extra_keys != nullptr) p.schema.AddAll(*hooks.extra_keys);
   for (int i = 1; i < argc; ++i) {

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
+#include "client/malloc_tuning.h"
 #include "tools/bkbench/commands.h"
 #include "tools/bkctl/client_conf.h"
 
@@ -33,6 +34,9 @@ int main(int argc, char** argv) {
   // acquisition for lock-order cycles unless told not to, a cost a
   // production process does not pay (client/README.md).
   absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
+  // And the malloc settings the bookie runs with, as client/malloc_tuning.h
+  // advises a broker: range reads free what gRPC's threads allocated.
+  bk::client::TuneMallocForClient();
   // --client-conf FILE, anywhere on the line, as bkctl takes it: the
   // client library's config file (ZooKeeper credentials, TLS files, the
   // metadata URI) for write and for scenario --metadata-uri.

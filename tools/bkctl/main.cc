@@ -10,6 +10,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "client/malloc_tuning.h"
 #include "tools/bkctl/client_conf.h"
 #include "tools/bkctl/command.h"
 
@@ -136,5 +137,7 @@ int main(int argc, char** argv) {
   // Mutex acquisition for lock-order cycles unless told not to, a cost an
   // operator's read of a long ledger should not pay (1 % of `ledger read`).
   absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
+  // The malloc settings client/malloc_tuning.h advises (`ledger read`).
+  bk::client::TuneMallocForClient();
   return bk::bkctl::Main(std::vector<std::string>(argv + 1, argv + argc));
 }

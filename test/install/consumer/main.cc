@@ -5,8 +5,10 @@
 #include <cstdio>
 
 #include "client/client.h"
+#include "client/malloc_tuning.h"
 
 int main() {
+  bk::client::TuneMallocForClient();  // the header installs and links
   bk::client::ClientOptions options;
   options.metadata_service_uri = "mem://consumer";
   auto client = bk::client::Client::Create(options);
