@@ -8,10 +8,9 @@
 // With glibc's defaults the freed memory at the top of a heap goes back to
 // the kernel (madvise, which also flushes the other CPUs' TLBs) and is
 // faulted in again for the next messages. On this project's 2-vCPU VM that
-// was half of the client's CPU per entry read, and the range reads ran
-// 1.5-1.7 times faster without it (bench/results/bkbench_read.md,
-// 2026-12-05 21:30). The add path was not affected (its entry buffers are
-// pooled).
+// was more than half of the client's CPU per entry read
+// (bench/results/bkbench_read.md, 2026-12-05 21:15). The add path was not
+// affected (its entry buffers are pooled).
 //
 // Process-wide: it sets glibc's trim threshold (512 MiB), top pad (64 MiB)
 // and mmap threshold (32 MiB), so up to the process's busiest use of the
