@@ -163,9 +163,18 @@ def main():
             if time.time() > deadline:
                 raise SystemExit("FAIL: /metrics incomplete:\n" + text)
             time.sleep(0.1)
-        code, ar_text = http_get(ar_port, "/metrics")
-        if code != 200 or "bk_autorecovery_auditor" not in ar_text:
-            raise SystemExit("FAIL: autorecovery /metrics:\n" + ar_text)
+        # Autorecovery starts its own HTTP server after the bookie is up:
+        # wait for it (nothing answering reads as status 0) within a bound.
+        deadline = time.time() + 10
+        while True:
+            code, ar_text = http_get(ar_port, "/metrics")
+            if code == 200 and "bk_autorecovery_auditor" in ar_text:
+                break
+            if time.time() > deadline:
+                raise SystemExit(
+                    f"FAIL: autorecovery /metrics (status {code}):\n"
+                    + ar_text)
+            time.sleep(0.1)
     finally:
         b.stop()
     series, types = parse_exposition(text + "\n" + ar_text)
