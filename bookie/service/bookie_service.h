@@ -113,10 +113,11 @@ class Permits {
 // The generated callback service with AddEntries registered raw (bytes
 // both ways; add_stream.cc parses), so that an undecodable message ends its
 // stream with INVALID_ARGUMENT instead of looking like the client's
-// half-close.
+// half-close; and ReadEntries raw, so that an undecodable request is
+// INVALID_ARGUMENT, not gRPC's UNIMPLEMENTED (range_read.cc).
 using BookieServiceBase = proto::Bookie::WithRawCallbackMethod_AddEntries<
     proto::Bookie::WithCallbackMethod_ReadEntry<
-        proto::Bookie::WithCallbackMethod_ReadEntries<
+        proto::Bookie::WithRawCallbackMethod_ReadEntries<
             proto::Bookie::WithCallbackMethod_TailEntries<
                 proto::Bookie::WithCallbackMethod_ReadLac<
                     proto::Bookie::WithCallbackMethod_WriteLac<
@@ -138,9 +139,10 @@ class BookieServiceImpl final : public BookieServiceBase {
   grpc::ServerUnaryReactor* ReadEntry(grpc::CallbackServerContext* ctx,
                                       const proto::ReadEntryRequest* req,
                                       proto::ReadEntryResponse* resp) override;
-  grpc::ServerWriteReactor<proto::ReadEntryResponse>* ReadEntries(
+  // range_read.cc: a ReadEntriesRequest in, ReadEntryResponse messages out.
+  grpc::ServerWriteReactor<grpc::ByteBuffer>* ReadEntries(
       grpc::CallbackServerContext* ctx,
-      const proto::ReadEntriesRequest* req) override;
+      const grpc::ByteBuffer* request) override;
   // tail_stream.cc: holds a long-poll permit for the stream's life.
   grpc::ServerWriteReactor<proto::ReadEntryResponse>* TailEntries(
       grpc::CallbackServerContext* ctx,

@@ -34,8 +34,9 @@ constexpr size_t kMaxMessageBytes = 1 << 20;
 // budget, or when the client goes away. Holds one ordinary read permit for
 // its whole life, which the server bounds: at range_read_timeout the call is
 // cancelled (the write in flight fails, the stream finishes, OnDone releases).
+// Registered raw (bookie_service.h): each message is serialized here.
 class RangeReadReactor final
-    : public grpc::ServerWriteReactor<proto::ReadEntryResponse> {
+    : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
  public:
   RangeReadReactor(BookieServiceImpl* service, grpc::CallbackServerContext* ctx,
                    const proto::ReadEntriesRequest& req, bool permitted)
@@ -70,14 +71,14 @@ class RangeReadReactor final
       msg_.set_ledger_id(ledger_);
       msg_.set_entry_id(next_);
       done_ = true;
-      StartWrite(&msg_);
+      Write();
       return;
     }
     if (next_ < 0 || last_ < next_) {
       msg_.set_status(proto::BK_EBADREQ);
       msg_.set_ledger_id(ledger_);
       done_ = true;
-      StartWrite(&msg_);
+      Write();
       return;
     }
     service_->RunRangeRead([this] { Next(); });
@@ -134,7 +135,21 @@ class RangeReadReactor final
         next_ += stride_;
       }
     }
-    StartWrite(&msg_);
+    Write();
+  }
+
+  // Serializes msg_ into out_, which gRPC holds until OnWriteDone.
+  void Write() {
+    out_.Clear();  // the last message's write is done; the writer wants none
+    bool own_buffer = false;
+    grpc::Status s =
+        grpc::SerializationTraits<proto::ReadEntryResponse>::Serialize(
+            msg_, &out_, &own_buffer);
+    if (!s.ok()) {
+      Finish(s);  // nothing written is in flight; OnDone follows
+      return;
+    }
+    StartWrite(&out_);
   }
 
   BookieServiceImpl* const service_;
@@ -150,14 +165,37 @@ class RangeReadReactor final
   size_t sent_ = 0;
   bool done_ = false;
   proto::ReadEntryResponse msg_;
+  grpc::ByteBuffer out_;
+};
+
+// A request that does not parse ends its stream with INVALID_ARGUMENT and
+// no message. (Registered typed, gRPC answered UNIMPLEMENTED, which a
+// client takes for a bookie without range reads.)
+class UndecodableRangeRead final
+    : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
+ public:
+  explicit UndecodableRangeRead(grpc::Status status) {
+    Finish(std::move(status));
+  }
+  void OnDone() override { delete this; }
 };
 
 }  // namespace
 
-grpc::ServerWriteReactor<proto::ReadEntryResponse>*
-BookieServiceImpl::ReadEntries(grpc::CallbackServerContext* ctx,
-                               const proto::ReadEntriesRequest* req) {
-  return new RangeReadReactor(this, ctx, *req, read_permits_.TryAcquire());
+grpc::ServerWriteReactor<grpc::ByteBuffer>* BookieServiceImpl::ReadEntries(
+    grpc::CallbackServerContext* ctx, const grpc::ByteBuffer* request) {
+  proto::ReadEntriesRequest req;
+  grpc::ByteBuffer bytes(*request);  // shares the slices; parsing takes them
+  grpc::Status parsed =
+      grpc::SerializationTraits<proto::ReadEntriesRequest>::Deserialize(&bytes,
+                                                                        &req);
+  if (!parsed.ok()) {
+    if (auto* p = probe()) p->Rejected(proto::BK_EBADREQ);
+    return new UndecodableRangeRead(grpc::Status(
+        grpc::StatusCode::INVALID_ARGUMENT,
+        "undecodable ReadEntriesRequest message: " + parsed.error_message()));
+  }
+  return new RangeReadReactor(this, ctx, req, read_permits_.TryAcquire());
 }
 
 }  // namespace bk::bookie

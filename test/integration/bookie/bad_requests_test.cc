@@ -1,8 +1,9 @@
 // Malformed requests through a real bookie's port get an error, never an
 // answer that looks like success: an undecodable AddEntries message ends
 // its stream with INVALID_ARGUMENT (after the answers to the good messages
-// before it), a read of an entry id below -1 is EBADREQ, and a ledger id
-// no metadata store can hold (>= 2^63) is refused before it makes state.
+// before it), so does an undecodable ReadEntries request (with no message),
+// a read of an entry id below -1 is EBADREQ, and a ledger id no metadata
+// store can hold (>= 2^63) is refused before it makes state.
 
 #include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
@@ -18,18 +19,18 @@ grpc::ByteBuffer Bytes(const std::string& s) {
   return grpc::ByteBuffer(&slice, 1);
 }
 
-// Sends `messages` as raw bytes on one AddEntries stream, half-closes,
-// reads every answer; returns the stream's status and the answers' count.
-grpc::Status RawAddStream(const std::string& target,
-                          const std::vector<std::string>& messages,
-                          int* answers) {
+// Sends `messages` as raw bytes on one stream of `method`, half-closes,
+// reads every answer; returns the stream's status and the answers' bytes.
+grpc::Status RawStream(const std::string& target, const std::string& method,
+                       const std::vector<std::string>& messages,
+                       std::vector<std::string>* answers) {
   auto channel =
       grpc::CreateChannel(target, grpc::InsecureChannelCredentials());
   grpc::GenericStub generic(channel);
   grpc::CompletionQueue cq;
   grpc::ClientContext ctx;
   ctx.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(20)));
-  auto call = generic.PrepareCall(&ctx, "/bk.proto.Bookie/AddEntries", &cq);
+  auto call = generic.PrepareCall(&ctx, method, &cq);
   // One operation at a time: each Next returns the one just started.
   auto wait = [&cq]() {
     void* tag;
@@ -48,19 +49,17 @@ grpc::Status RawAddStream(const std::string& target,
     call->WritesDone(nullptr);
     wait();
   }
-  *answers = 0;
+  answers->clear();
   while (true) {
     grpc::ByteBuffer resp;
     call->Read(&resp, nullptr);
     if (!wait()) break;
-    proto::AddResponse r;
     std::vector<grpc::Slice> slices;
+    std::string& bytes = answers->emplace_back();
     if (resp.Dump(&slices).ok()) {
-      std::string bytes;
       for (const auto& s : slices) {
         bytes.append(reinterpret_cast<const char*>(s.begin()), s.size());
       }
-      if (r.ParseFromString(bytes)) *answers += r.results_size();
     }
   }
   grpc::Status status;
@@ -70,6 +69,21 @@ grpc::Status RawAddStream(const std::string& target,
   void* tag;
   bool drained;
   while (cq.Next(&tag, &drained)) {
+  }
+  return status;
+}
+
+// RawStream on AddEntries; sets `answers` to the results the answers hold.
+grpc::Status RawAddStream(const std::string& target,
+                          const std::vector<std::string>& messages,
+                          int* answers) {
+  std::vector<std::string> bytes;
+  grpc::Status status =
+      RawStream(target, "/bk.proto.Bookie/AddEntries", messages, &bytes);
+  *answers = 0;
+  for (const std::string& b : bytes) {
+    proto::AddResponse r;
+    if (r.ParseFromString(b)) *answers += r.results_size();
   }
   return status;
 }
@@ -117,6 +131,53 @@ TEST_CASE(
   auto stub = Connect(b->grpc_target());
   CHECK(ReadsBackIntact(stub.get(), 40, 0));
   CHECK(ReadsBackIntact(stub.get(), 40, 1));
+}
+
+TEST_CASE(
+    "an undecodable ReadEntries request ends the stream with "
+    "INVALID_ARGUMENT and no message, and a good one streams the entries",
+    "[integration][bookie]") {
+  TempDir dir;
+  auto b = StartBookie(BookieOptions(dir, "bk-badrange", FreshZkUri("range")));
+  auto stub = Connect(b->grpc_target());
+  for (int64_t e = 0; e < 3; ++e) {
+    REQUIRE(AddOne(stub.get(), MakeAdd(41, e)) == proto::BK_EOK);
+  }
+  const std::string method = "/bk.proto.Bookie/ReadEntries";
+
+  std::vector<std::string> answers;
+  // Field 1 (ledger_id), a varint that never ends.
+  grpc::Status s = RawStream(b->grpc_target(), method,
+                             {std::string("\x08\xff\xff\xff", 4)}, &answers);
+  INFO(s.error_message());
+  CHECK(s.error_code() == grpc::StatusCode::INVALID_ARGUMENT);
+  CHECK(answers.empty());
+
+  proto::ReadEntriesRequest req;
+  req.set_ledger_id(41);
+  req.set_first_entry_id(0);
+  req.set_last_entry_id(2);
+  req.set_max_entries_per_message(2);
+  s = RawStream(b->grpc_target(), method, {req.SerializeAsString()}, &answers);
+  CHECK(s.ok());
+  // Entries 0 and 1 in one message, entry 2 in the next.
+  REQUIRE(answers.size() == 2);
+  std::vector<std::string> bodies;
+  for (const std::string& bytes : answers) {
+    proto::ReadEntryResponse r;
+    REQUIRE(r.ParseFromString(bytes));
+    CHECK(r.status() == proto::BK_EOK);
+    CHECK(r.ledger_id() == 41);
+    CHECK(r.entry_id() == static_cast<int64_t>(bodies.size()));
+    bodies.push_back(r.body());
+    for (const std::string& more : r.more_bodies()) bodies.push_back(more);
+  }
+  REQUIRE(bodies.size() == 3);
+  for (int64_t e = 0; e < 3; ++e) {
+    auto d = entry::Decode(bodies[e], entry::DigestType::kCrc32c, 41, e);
+    REQUIRE(d.ok());
+    CHECK(std::string(d->payload) == Payload(41, e, 100));
+  }
 }
 
 TEST_CASE("a read of an entry id below -1 is EBADREQ, not the last entry",
