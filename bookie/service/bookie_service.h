@@ -113,12 +113,12 @@ class Permits {
 // The generated callback service with AddEntries registered raw (bytes
 // both ways; add_stream.cc parses), so that an undecodable message ends its
 // stream with INVALID_ARGUMENT instead of looking like the client's
-// half-close; and ReadEntries raw, so that an undecodable request is
-// INVALID_ARGUMENT, not gRPC's UNIMPLEMENTED (range_read.cc).
+// half-close; and ReadEntries and TailEntries raw, so that an undecodable
+// request is INVALID_ARGUMENT, not gRPC's UNIMPLEMENTED (raw_stream.h).
 using BookieServiceBase = proto::Bookie::WithRawCallbackMethod_AddEntries<
     proto::Bookie::WithCallbackMethod_ReadEntry<
         proto::Bookie::WithRawCallbackMethod_ReadEntries<
-            proto::Bookie::WithCallbackMethod_TailEntries<
+            proto::Bookie::WithRawCallbackMethod_TailEntries<
                 proto::Bookie::WithCallbackMethod_ReadLac<
                     proto::Bookie::WithCallbackMethod_WriteLac<
                         proto::Bookie::WithCallbackMethod_ForceLedger<
@@ -144,9 +144,9 @@ class BookieServiceImpl final : public BookieServiceBase {
       grpc::CallbackServerContext* ctx,
       const grpc::ByteBuffer* request) override;
   // tail_stream.cc: holds a long-poll permit for the stream's life.
-  grpc::ServerWriteReactor<proto::ReadEntryResponse>* TailEntries(
+  grpc::ServerWriteReactor<grpc::ByteBuffer>* TailEntries(
       grpc::CallbackServerContext* ctx,
-      const proto::TailEntriesRequest* req) override;
+      const grpc::ByteBuffer* request) override;
   grpc::ServerUnaryReactor* ReadLac(grpc::CallbackServerContext* ctx,
                                     const proto::ReadLacRequest* req,
                                     proto::ReadLacResponse* resp) override;

@@ -10,6 +10,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "bookie/service/bookie_service.h"
+#include "bookie/service/raw_stream.h"
 #include "proto/status_codes.h"
 
 namespace bk::bookie {
@@ -36,7 +37,7 @@ constexpr size_t kMaxMessageBytes = 1 << 20;
 // cancelled (the write in flight fails, the stream finishes, OnDone releases).
 // Registered raw (bookie_service.h): each message is serialized here.
 class RangeReadReactor final
-    : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
+    : public SerializingWriteReactor<proto::ReadEntryResponse> {
  public:
   RangeReadReactor(BookieServiceImpl* service, grpc::CallbackServerContext* ctx,
                    const proto::ReadEntriesRequest& req, bool permitted)
@@ -71,14 +72,14 @@ class RangeReadReactor final
       msg_.set_ledger_id(ledger_);
       msg_.set_entry_id(next_);
       done_ = true;
-      Write();
+      WriteMessage(msg_);
       return;
     }
     if (next_ < 0 || last_ < next_) {
       msg_.set_status(proto::BK_EBADREQ);
       msg_.set_ledger_id(ledger_);
       done_ = true;
-      Write();
+      WriteMessage(msg_);
       return;
     }
     service_->RunRangeRead([this] { Next(); });
@@ -135,21 +136,7 @@ class RangeReadReactor final
         next_ += stride_;
       }
     }
-    Write();
-  }
-
-  // Serializes msg_ into out_, which gRPC holds until OnWriteDone.
-  void Write() {
-    out_.Clear();  // the last message's write is done; the writer wants none
-    bool own_buffer = false;
-    grpc::Status s =
-        grpc::SerializationTraits<proto::ReadEntryResponse>::Serialize(
-            msg_, &out_, &own_buffer);
-    if (!s.ok()) {
-      Finish(s);  // nothing written is in flight; OnDone follows
-      return;
-    }
-    StartWrite(&out_);
+    WriteMessage(msg_);
   }
 
   BookieServiceImpl* const service_;
@@ -165,19 +152,6 @@ class RangeReadReactor final
   size_t sent_ = 0;
   bool done_ = false;
   proto::ReadEntryResponse msg_;
-  grpc::ByteBuffer out_;
-};
-
-// A request that does not parse ends its stream with INVALID_ARGUMENT and
-// no message. (Registered typed, gRPC answered UNIMPLEMENTED, which a
-// client takes for a bookie without range reads.)
-class UndecodableRangeRead final
-    : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
- public:
-  explicit UndecodableRangeRead(grpc::Status status) {
-    Finish(std::move(status));
-  }
-  void OnDone() override { delete this; }
 };
 
 }  // namespace
@@ -185,15 +159,10 @@ class UndecodableRangeRead final
 grpc::ServerWriteReactor<grpc::ByteBuffer>* BookieServiceImpl::ReadEntries(
     grpc::CallbackServerContext* ctx, const grpc::ByteBuffer* request) {
   proto::ReadEntriesRequest req;
-  grpc::ByteBuffer bytes(*request);  // shares the slices; parsing takes them
-  grpc::Status parsed =
-      grpc::SerializationTraits<proto::ReadEntriesRequest>::Deserialize(&bytes,
-                                                                        &req);
+  grpc::Status parsed = ParseRawRequest(*request, "ReadEntriesRequest", &req);
   if (!parsed.ok()) {
     if (auto* p = probe()) p->Rejected(proto::BK_EBADREQ);
-    return new UndecodableRangeRead(grpc::Status(
-        grpc::StatusCode::INVALID_ARGUMENT,
-        "undecodable ReadEntriesRequest message: " + parsed.error_message()));
+    return new FinishedStream(std::move(parsed));
   }
   return new RangeReadReactor(this, ctx, req, read_permits_.TryAcquire());
 }

@@ -8,6 +8,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
 #include "bookie/service/bookie_service.h"
+#include "bookie/service/raw_stream.h"
 #include "proto/status_codes.h"
 
 namespace bk::bookie {
@@ -15,12 +16,6 @@ namespace {
 
 constexpr uint32_t kMaxEntriesPerMessage = 256;
 
-// The answer of a bookie with tailEntriesEnabled=false: finished at once.
-class Unimplemented final
-    : public grpc::ServerWriteReactor<proto::ReadEntryResponse> {
- public:
-  void OnDone() override { delete this; }
-};
 constexpr size_t kMaxMessageBytes = 1 << 20;
 
 // Lifecycle: created by the handler, which calls Start. One step at a time
@@ -29,9 +24,10 @@ constexpr size_t kMaxMessageBytes = 1 << 20;
 // answer steps again). Only OnCancel runs beside a step: it takes a parked
 // wait out of the list, whose answer (Cancelled) finishes; a write in
 // flight fails instead and OnWriteDone finishes. Holds one long-poll permit
-// from construction to OnDone when `permitted`.
+// from construction to OnDone when `permitted`. Registered raw
+// (raw_stream.h): each message is serialized here.
 class TailReactor final
-    : public grpc::ServerWriteReactor<proto::ReadEntryResponse> {
+    : public SerializingWriteReactor<proto::ReadEntryResponse> {
  public:
   TailReactor(BookieServiceImpl* service, const proto::TailEntriesRequest& req,
               bool permitted)
@@ -93,7 +89,7 @@ class TailReactor final
     msg_.set_entry_id(next_);
     msg_.set_max_lac(-1);
     done_ = true;
-    StartWrite(&msg_);
+    WriteMessage(msg_);
   }
 
   void Step() {
@@ -131,7 +127,7 @@ class TailReactor final
       bytes += (*more)->size();
       next_ += stride_;
     }
-    StartWrite(&msg_);
+    WriteMessage(msg_);
   }
 
   void Park(int64_t previous) {
@@ -196,18 +192,21 @@ class TailReactor final
 
 }  // namespace
 
-grpc::ServerWriteReactor<proto::ReadEntryResponse>*
-BookieServiceImpl::TailEntries(grpc::CallbackServerContext* /*ctx*/,
-                               const proto::TailEntriesRequest* req) {
+grpc::ServerWriteReactor<grpc::ByteBuffer>* BookieServiceImpl::TailEntries(
+    grpc::CallbackServerContext* /*ctx*/, const grpc::ByteBuffer* request) {
   if (!options_.tail_entries) {
     // What gRPC answers for a method the service does not have.
-    auto* off = new Unimplemented();
-    off->Finish(grpc::Status(grpc::StatusCode::UNIMPLEMENTED,
-                             "TailEntries is off on this bookie "
-                             "(tailEntriesEnabled=false)"));
-    return off;
+    return new FinishedStream(grpc::Status(grpc::StatusCode::UNIMPLEMENTED,
+                                           "TailEntries is off on this bookie "
+                                           "(tailEntriesEnabled=false)"));
   }
-  auto* reactor = new TailReactor(this, *req, long_poll_permits_.TryAcquire());
+  proto::TailEntriesRequest req;
+  grpc::Status parsed = ParseRawRequest(*request, "TailEntriesRequest", &req);
+  if (!parsed.ok()) {
+    if (auto* p = probe()) p->Rejected(proto::BK_EBADREQ);
+    return new FinishedStream(std::move(parsed));
+  }
+  auto* reactor = new TailReactor(this, req, long_poll_permits_.TryAcquire());
   reactor->Start();
   return reactor;
 }
