@@ -14,7 +14,7 @@
 // (an inter-processor interrupt, a trip through the hypervisor on a VM).
 // Measured: about 0.8 us of CPU per 1 KiB add in bookie_add_bench (one
 // allocation per entry), and half of a client's CPU per entry read in
-// `bkbench read` (bench/results/bkbench_read.md, 2026-12-05 21:30). Fixed
+// `bkbench read` (bench/results/bkbench_read.md, 2026-12-05 21:15). Fixed
 // thresholds keep that memory in the process: at most what the process had
 // in use at its busiest, which it needs again at once.
 //
