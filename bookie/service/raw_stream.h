@@ -2,9 +2,10 @@
 // ways; bookie_service.h): ReadEntries and TailEntries parse their request
 // and serialize their answers themselves, so that a request that does not
 // parse is answered INVALID_ARGUMENT. Registered typed, gRPC's own handler
-// answered such a request UNIMPLEMENTED without calling ours, and a client
-// takes that for a bookie without the method (ours then falls back to
-// entry-by-entry reads, or long polls, for a while).
+// answered such a request UNIMPLEMENTED without calling ours: the status
+// that says the bookie has no such method, so a client may stop asking.
+// (Ours treats every failed stream alike: what the stream did not deliver
+// is read entry by entry, or by long polls for a tail.)
 
 #ifndef BK_BOOKIE_SERVICE_RAW_STREAM_H_
 #define BK_BOOKIE_SERVICE_RAW_STREAM_H_

@@ -149,7 +149,7 @@ TEST_CASE(
 
   std::vector<std::string> answers;
   // Field 1 (ledger_id), a varint that never ends. (Typed, gRPC answered
-  // UNIMPLEMENTED, which a client takes for a bookie without the method.)
+  // UNIMPLEMENTED, the status for a method the bookie does not have.)
   const std::string garbage("\x08\xff\xff\xff", 4);
   for (const std::string& m :
        {method, std::string("/bk.proto.Bookie/TailEntries")}) {
