@@ -67,8 +67,9 @@ void AddJournal(ConfigTable<DaemonOptions>& t) {
   t.Value("journalAdaptiveGroupCommit",
           BK_FIELD(store.journal.adaptive_group_commit), "-", {},
           "write a group at once when no add is queued and nothing is being "
-          "synced (waiting would only add latency); while a sync runs, "
-          "groups fill up to the thresholds as before");
+          "synced (waiting would only add latency), and sync such a group "
+          "of up to 64 adds on the journal thread (one thread wake-up fewer); "
+          "while a sync runs, groups fill up to the thresholds as before");
   t.Value("journalMaxSyncsInFlight",
           BK_FIELD(store.journal.max_syncs_in_flight), "syncs", {1, 8},
           "fdatasyncs of a journal that may run at once: with more than one, "

@@ -1,13 +1,14 @@
 // CompletionThread: runs the callbacks of finished journal groups, in the
 // order the groups were handed in, on its own thread, with no journal lock
-// held. The journal thread therefore never runs caller code and never
-// blocks on the network.
+// held. The journal thread never runs a large group's callbacks, and no
+// callback blocks on the network (the bookie's answers are queued writes).
 //
-// SubmitOrRun lets the thread that finished a group (the sync thread) run
-// a small group's callbacks itself when this thread has nothing queued or
-// running: at low rates that saves a thread wake-up per group (each one a
-// VM exit on a virtual machine) without reordering anything, since only
-// one thread submits.
+// SubmitOrRun lets the thread that finished a group (a sync thread, or the
+// journal thread for a lone group it synced itself) run a small group's
+// callbacks itself when this thread has nothing queued or running: at low
+// rates that saves a thread wake-up per group (each one a VM exit on a
+// virtual machine) without reordering anything, since groups are handed
+// in one at a time, in their turn.
 //
 // It also keeps the pool of emptied item vectors that the journal thread
 // reuses (GetSpare), so steady-state operation allocates nothing.

@@ -53,7 +53,12 @@ struct JournalOptions {
   // groups still fill up to the thresholds and the wait, as before. So a
   // lone add is synced at once, and when few adds are in flight the device
   // is never left idle while a group fills (the leader/follower group
-  // commit of RocksDB's WAL and MySQL's binlog).
+  // commit of RocksDB's WAL and MySQL's binlog). Such a group of up to
+  // CompletionThread::kMaxInlineItems adds is synced and completed on the
+  // journal thread itself (SyncThread::SyncHere): one thread wake-up fewer
+  // per add at low rates. An add arriving during that sync is written
+  // after it, and synced by a sync of its own, not beside it, whatever
+  // max_syncs_in_flight says (bench/results/bkbench_write.md, 2026-12-06).
   bool adaptive_group_commit = true;
   // journalMaxSyncsInFlight (ours, 2; BookKeeper's force-write thread is
   // 1): syncs of the journal file that may run at once (SyncThread). With

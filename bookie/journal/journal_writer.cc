@@ -262,12 +262,13 @@ void JournalWriter::Run() {
     }
     const int64_t age = env_->NowMonotonicNanos() - group.front().enqueue_nanos;
     const bool queue_empty = next == 0 && queue_.depth() == 0;
+    // Adaptive: nothing more to wait for and a sync could start at once.
+    const bool lone = adaptive && queue_empty && sync_.Idle();
     const bool flush = closed || failed_.load(std::memory_order_acquire) ||
                        full() || age >= max_wait_nanos ||
-                       (options_.flush_when_queue_empty && queue_empty) ||
-                       (adaptive && queue_empty && sync_.Idle());
+                       (options_.flush_when_queue_empty && queue_empty) || lone;
     if (!flush) continue;
-    CommitGroup(&group, group_bytes);
+    CommitGroup(&group, group_bytes, lone);
     group = completion_.GetSpare();
     group_bytes = 0;
   }
@@ -293,8 +294,8 @@ void JournalWriter::Run() {
   }
 }
 
-void JournalWriter::CommitGroup(std::vector<JournalItem>* group,
-                                uint64_t bytes) {
+void JournalWriter::CommitGroup(std::vector<JournalItem>* group, uint64_t bytes,
+                                bool sync_here) {
   absl::Status s = status();
   GroupWriteTiming timing;
   if (s.ok()) {
@@ -305,6 +306,12 @@ void JournalWriter::CommitGroup(std::vector<JournalItem>* group,
     }
   }
   if (options_.sync_data) {
+    // A lone small group is synced on this thread (sync_thread.h SyncHere):
+    // records that arrive meanwhile queue up for the next group, as they
+    // would have waited for the next sync anyway.
+    if (sync_here && s.ok() && sync_.SyncHere(file(), group, bytes, timing)) {
+      return;
+    }
     // Failed groups too, so that every group completes in order.
     sync_.Submit(file(), std::move(*group), bytes, timing, std::move(s));
     return;

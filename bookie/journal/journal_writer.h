@@ -26,8 +26,11 @@
 // every accepted add is written, synced and completed before it returns.
 // Threads: Add, WrittenPosition, Checkpoint, status and AddStatsTo may be
 // called from any thread. Callbacks run on the completion thread (or, for
-// a small group while that thread is idle, on the sync thread: one wake-up
-// fewer per group at low rates; completion_thread.h) and may call Add.
+// a small group while that thread is idle, on the thread that synced it:
+// one wake-up fewer per group at low rates; completion_thread.h) and may
+// call Add. A lone small group is synced on the journal thread itself when
+// nothing else is being synced (adaptive_group_commit, SyncThread::
+// SyncHere), so the journal thread may run callbacks too.
 
 #ifndef BK_BOOKIE_JOURNAL_JOURNAL_WRITER_H_
 #define BK_BOOKIE_JOURNAL_JOURNAL_WRITER_H_
@@ -105,8 +108,11 @@ class JournalWriter {
   static absl::Status CheckRecord(journal_format::RecordType type,
                                   size_t payload_size);
   // Writes `group` and hands it to the sync thread (to the completion
-  // thread when journalSyncData is false).
-  void CommitGroup(std::vector<JournalItem>* group, uint64_t bytes);
+  // thread when journalSyncData is false). `sync_here`: the group was cut
+  // because nothing else waited and the sync stage was idle; a small one is
+  // then synced on this thread.
+  void CommitGroup(std::vector<JournalItem>* group, uint64_t bytes,
+                   bool sync_here);
   // Sets `timing` when the write succeeded.
   absl::Status WriteGroup(const std::vector<JournalItem>& group, uint64_t bytes,
                           GroupWriteTiming* timing);

@@ -63,6 +63,61 @@ void SyncThread::Stop() {
   threads_.clear();
 }
 
+bool SyncThread::SyncHere(WritableFile* file, std::vector<JournalItem>* items,
+                          uint64_t bytes, GroupWriteTiming timing) {
+  if (items->size() > CompletionThread::kMaxInlineItems) return false;
+  uint64_t ticket;
+  absl::Status failed;
+  {
+    absl::MutexLock l(&mu_);
+    if (!pending_.empty() || in_flight_ > 0 || stopping_) return false;
+    here_batch_.push_back(
+        Written{file, std::move(*items), bytes, timing, absl::OkStatus()});
+    ticket = TakeTicket(&here_batch_, &here_runs_, &failed);
+  }
+  // No nudge: the journal thread is the caller.
+  RunBatch(&here_batch_, &here_runs_, ticket, failed);
+  return true;
+}
+
+uint64_t SyncThread::TakeTicket(std::vector<Written>* batch,
+                                std::vector<Run>* runs, absl::Status* failed) {
+  ++in_flight_;
+  *failed = failed_;
+  // The sizes are read under mu_, so they grow with the tickets.
+  size_t begin = 0;
+  while (begin < batch->size()) {
+    size_t end = begin + 1;
+    while (end < batch->size() && (*batch)[end].file == (*batch)[begin].file) {
+      ++end;
+    }
+    runs->push_back(Run{begin, end, (*batch)[begin].file->Size(), {}});
+    begin = end;
+  }
+  return next_ticket_++;
+}
+
+bool SyncThread::RunBatch(std::vector<Written>* batch, std::vector<Run>* runs,
+                          uint64_t ticket, const absl::Status& failed) {
+  Sync(batch, runs, failed);
+  {
+    absl::MutexLock l(&mu_);
+    auto my_turn = [this, ticket]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+      return turn_ == ticket;
+    };
+    mu_.Await(absl::Condition(&my_turn));
+  }
+  Complete(batch, runs);
+  batch->clear();
+  runs->clear();
+  // Not in flight any more before the caller's nudge, so that the journal
+  // thread it wakes finds Idle() true.
+  absl::MutexLock l(&mu_);
+  ++turn_;
+  --in_flight_;
+  return pending_.empty();
+}
+
 void SyncThread::Loop() {
   std::vector<Written> batch;
   std::vector<Run> runs;
@@ -79,40 +134,9 @@ void SyncThread::Loop() {
       // Everything written so far: one sync covers it all.
       for (Written& w : pending_) batch.push_back(std::move(w));
       pending_.clear();
-      ticket = next_ticket_++;
-      ++in_flight_;
-      failed = failed_;
-      // The sizes are read under mu_, so they grow with the tickets.
-      size_t begin = 0;
-      while (begin < batch.size()) {
-        size_t end = begin + 1;
-        while (end < batch.size() && batch[end].file == batch[begin].file) {
-          ++end;
-        }
-        runs.push_back(Run{begin, end, batch[begin].file->Size(), {}});
-        begin = end;
-      }
+      ticket = TakeTicket(&batch, &runs, &failed);
     }
-    Sync(&batch, &runs, failed);
-    {
-      absl::MutexLock l(&mu_);
-      auto my_turn = [this, ticket]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-        return turn_ == ticket;
-      };
-      mu_.Await(absl::Condition(&my_turn));
-    }
-    Complete(&batch, &runs);
-    batch.clear();
-    runs.clear();
-    bool idle;
-    {
-      // Not in flight any more before the nudge, so that the journal thread
-      // it wakes finds Idle() true.
-      absl::MutexLock l(&mu_);
-      ++turn_;
-      --in_flight_;
-      idle = pending_.empty();
-    }
+    const bool idle = RunBatch(&batch, &runs, ticket, failed);
     if (idle && idle_nudge_ != nullptr) idle_nudge_->Nudge();
   }
 }

@@ -6,6 +6,12 @@
 // next group's write (a memory copy into the page cache) overlaps the
 // previous group's sync (device time) instead of waiting behind it.
 //
+// A lone small group (adaptive group commit: nothing queued behind it, no
+// sync waiting or running) is synced by the journal thread itself
+// (SyncHere), in the same order and with the same failure handling: at low
+// rates that saves the wake-up of this thread per group, and there is no
+// write to overlap with its sync.
+//
 // Syncs in flight (journalMaxSyncsInFlight, 1 by default is BookKeeper's
 // behaviour): with more than one, groups written while a sync runs get a
 // sync of their own at once, on another thread, instead of waiting for
@@ -26,9 +32,9 @@
 // returned OK but whose turn to complete came after the failure was
 // recorded (batches complete in order, each after all earlier ones).
 //
-// Threads: Submit and Drain from the journal thread; Stop from the owner
-// after the journal thread has finished. The observer and `on_failure` are
-// called by the sync threads one batch at a time, in order.
+// Threads: Submit, SyncHere and Drain from the journal thread; Stop from the
+// owner after the journal thread has finished. The observer and `on_failure`
+// are called by the sync threads one batch at a time, in order.
 
 #ifndef BK_BOOKIE_JOURNAL_SYNC_THREAD_H_
 #define BK_BOOKIE_JOURNAL_SYNC_THREAD_H_
@@ -85,6 +91,16 @@ class SyncThread {
               uint64_t bytes, GroupWriteTiming timing,
               absl::Status write_status);
 
+  // Syncs and completes a small group (at most
+  // CompletionThread::kMaxInlineItems) on the caller's thread when no sync
+  // is waiting or running, as if it had been submitted: the same order,
+  // failure handling and observer. At low rates that saves the wake-up of a
+  // sync thread per group (a VM exit here) and loses no overlap, since
+  // there is nothing to overlap. False, with nothing moved, otherwise.
+  // From the journal thread only.
+  bool SyncHere(WritableFile* file, std::vector<JournalItem>* items,
+                uint64_t bytes, GroupWriteTiming timing);
+
   // Waits until every submitted group has been synced (or failed) and
   // handed to the completion thread. The journal thread calls it before it
   // closes a file.
@@ -118,6 +134,14 @@ class SyncThread {
     bool synced = false;
   };
   void Loop();
+  // Takes a ticket for `batch` and splits it into runs of one file each;
+  // `failed` gets the sticky failure as it is when the batch is taken.
+  uint64_t TakeTicket(std::vector<Written>* batch, std::vector<Run>* runs,
+                      absl::Status* failed) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Syncs a taken batch, waits for its turn, completes it and ends its turn.
+  // True when nothing was left pending after it.
+  bool RunBatch(std::vector<Written>* batch, std::vector<Run>* runs,
+                uint64_t ticket, const absl::Status& failed);
   // Syncs each run of `batch` once (unless `failed` already).
   void Sync(std::vector<Written>* batch, std::vector<Run>* runs,
             const absl::Status& failed);
@@ -149,6 +173,10 @@ class SyncThread {
   // page still being filled is dropped with the next sync).
   const WritableFile* dropped_file_ = nullptr;
   uint64_t dropped_to_ = 0;
+
+  // SyncHere's, kept for their capacity (journal thread only).
+  std::vector<Written> here_batch_;
+  std::vector<Run> here_runs_;
 
   std::vector<std::thread> threads_;  // Start/Stop only
 };

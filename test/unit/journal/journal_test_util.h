@@ -14,6 +14,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
 #include "bookie/journal/journal.h"
 #include "bookie/journal/journal_format.h"
 #include "bookie/journal/journal_queue.h"
@@ -94,6 +95,21 @@ inline JournalOptions GroupPerAdd(const bk::testing::TempDir& dir) {
   o.preallocate_bytes = 1 << 20;
   o.flush_when_queue_empty = true;
   o.direct_io = false;
+  return o;
+}
+
+// Adaptive group commit alone closes a group: the thresholds and the wait
+// are an hour away, so only an idle sync stage does. One sync in flight
+// (`max_syncs_in_flight`) unless the caller sets more.
+inline JournalOptions AdaptiveOnly(const bk::testing::TempDir& dir,
+                                   int max_syncs_in_flight = 1) {
+  JournalOptions o = GroupPerAdd(dir);
+  o.flush_when_queue_empty = false;
+  o.max_group_wait = absl::Hours(1);
+  o.buffered_writes_threshold_bytes =
+      JournalOptions::kMaxBufferedWritesThreshold;
+  o.adaptive_group_commit = true;
+  o.max_syncs_in_flight = max_syncs_in_flight;
   return o;
 }
 

@@ -66,11 +66,14 @@ class WaitLog final : public JournalObserver {
   std::vector<JournalCallbackEvent> callbacks_ ABSL_GUARDED_BY(mu_);
 };
 
-// One sync at a time, so that a group written during a sync waits for it.
+// One sync at a time, so that a group written during a sync waits for it;
+// not adaptive, so that every group goes through the sync thread (a lone
+// one would be synced on the journal thread, completion_handoff_test.cc).
 JournalOptions Immediate(const TempDir& dir, JournalObserver* observer) {
   JournalOptions o = testing::GroupPerAdd(dir);
   o.observer = observer;
   o.max_syncs_in_flight = 1;
+  o.adaptive_group_commit = false;
   return o;
 }
 

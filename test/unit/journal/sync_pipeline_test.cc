@@ -31,9 +31,12 @@ using RT = journal_format::RecordType;
 // Every add its own group, written at once; the pipeline does not depend on
 // how a group is written. One sync at a time (BookKeeper's force-write
 // thread, journalMaxSyncsInFlight=1); several: syncs_in_flight_test.cc.
+// Not adaptive, which syncs a lone group on the journal thread instead
+// (completion_handoff_test.cc): every group goes through the sync thread.
 JournalOptions Immediate(const TempDir& dir) {
   JournalOptions o = testing::GroupPerAdd(dir);
   o.max_syncs_in_flight = 1;
+  o.adaptive_group_commit = false;
   return o;
 }
 
@@ -110,17 +113,7 @@ TEST_CASE("one sync covers every group written while the last one ran",
   CHECK(j->Stats().syncs <= 3);
 }
 
-// Adaptive group commit: the thresholds and the wait are an hour away, so
-// only an idle sync stage closes a group.
-JournalOptions Adaptive(const TempDir& dir) {
-  JournalOptions o = Immediate(dir);
-  o.flush_when_queue_empty = false;
-  o.max_group_wait = absl::Hours(1);
-  o.buffered_writes_threshold_bytes =
-      JournalOptions::kMaxBufferedWritesThreshold;
-  o.adaptive_group_commit = true;
-  return o;
-}
+using testing::AdaptiveOnly;
 
 TEST_CASE("a lone add is written at once when nothing is being synced",
           "[journal]") {
@@ -128,7 +121,7 @@ TEST_CASE("a lone add is written at once when nothing is being synced",
   SyncGate gate;
   FaultInjectionEnv env(Env::Default());
   env.SetSyncGate(&gate);
-  auto j = Started(&env, Adaptive(dir));
+  auto j = Started(&env, AdaptiveOnly(dir));
   auto w = std::make_shared<AddWaiter>();
   REQUIRE(j->Add(RT::kEntry, 1, 0, Payload("alone"), Notify(w)).ok());
   REQUIRE(w->Ready());  // not after the hour of max_group_wait
@@ -143,7 +136,7 @@ TEST_CASE(
   SyncGate gate;
   FaultInjectionEnv env(Env::Default());
   env.SetSyncGate(&gate);
-  auto j = Started(&env, Adaptive(dir));
+  auto j = Started(&env, AdaptiveOnly(dir));
   OpenGateOnExit open_on_exit(&gate);
   gate.Hold();
   auto first = std::make_shared<AddWaiter>();
