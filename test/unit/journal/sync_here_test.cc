@@ -11,6 +11,7 @@
 #include <pthread.h>
 
 #include <catch2/catch.hpp>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -64,64 +65,70 @@ JournalOptions Adaptive(const TempDir& dir) {
   return testing::AdaptiveOnly(dir, /*max_syncs_in_flight=*/2);
 }
 
+// A journal with adaptive group commit on a gated Env, and two adds: a,
+// whose sync is held at the gate on the journal thread, and b, queued
+// behind it.
+struct HeldLoneAdd {
+  TempDir dir{TempDir::Where::kMemory};
+  SyncGate gate;
+  FaultInjectionEnv env{Env::Default()};
+  std::unique_ptr<Journal> j;
+  std::shared_ptr<AddWaiter> a = std::make_shared<AddWaiter>();
+  std::shared_ptr<AddWaiter> b = std::make_shared<AddWaiter>();
+
+  // `notify` makes each add's callback.
+  explicit HeldLoneAdd(
+      const std::function<JournalCallback(std::shared_ptr<AddWaiter>)>&
+          notify) {
+    env.SetSyncGate(&gate);
+    j = Started(&env, Adaptive(dir));
+    gate.Hold();
+    REQUIRE(j->Add(RT::kEntry, 1, 0, Payload("a"), notify(a)).ok());
+    REQUIRE(gate.AwaitSyncs(1));  // a's sync is held on the journal thread
+    REQUIRE(j->Add(RT::kEntry, 1, 1, Payload("b"), notify(b)).ok());
+  }
+  ~HeldLoneAdd() {
+    gate.Open();  // before the journal stops, or it waits for a held sync
+    j.reset();
+  }
+};
+
 TEST_CASE("a lone add is synced and completed on the journal thread",
           "[journal]") {
   Callback calls;  // before the journal, which is stopped first
-  TempDir dir(TempDir::Where::kMemory);
-  SyncGate gate;
-  FaultInjectionEnv env(Env::Default());
-  env.SetSyncGate(&gate);
-  auto j = Started(&env, Adaptive(dir));
-  OpenGateOnExit open_on_exit(&gate);
-  gate.Hold();
-  auto a = std::make_shared<AddWaiter>();
-  REQUIRE(j->Add(RT::kEntry, 1, 0, Payload("a"), calls.Notify(a)).ok());
-  REQUIRE(gate.AwaitSyncs(1));  // a's sync is held on the journal thread
-  auto b = std::make_shared<AddWaiter>();
-  REQUIRE(j->Add(RT::kEntry, 1, 1, Payload("b"), calls.Notify(b)).ok());
+  HeldLoneAdd t([&](std::shared_ptr<AddWaiter> w) { return calls.Notify(w); });
   // The journal thread is inside a's sync: b cannot have been written.
-  CHECK(j->Stats().groups_written == 1);
-  gate.Release(1);
-  REQUIRE(a->Ready());
-  CHECK(a->future.get().ok());
+  CHECK(t.j->Stats().groups_written == 1);
+  t.gate.Release(1);
+  REQUIRE(t.a->Ready());
+  CHECK(t.a->future.get().ok());
   // b is written after a's sync returned, and needs a sync of its own.
-  REQUIRE(gate.AwaitSyncs(2));
-  CHECK(b->future.wait_for(std::chrono::seconds(0)) !=
+  REQUIRE(t.gate.AwaitSyncs(2));
+  CHECK(t.b->future.wait_for(std::chrono::seconds(0)) !=
         std::future_status::ready);
-  gate.Release(1);
-  REQUIRE(b->Ready());
-  CHECK(b->future.get().ok());
-  j->Stop();
-  CHECK(j->Stats().groups_written == 2);
-  CHECK(j->Stats().syncs == 2);
+  t.gate.Release(1);
+  REQUIRE(t.b->Ready());
+  CHECK(t.b->future.get().ok());
+  t.j->Stop();
+  CHECK(t.j->Stats().groups_written == 2);
+  CHECK(t.j->Stats().syncs == 2);
   CHECK(calls.Threads() ==
         std::vector<std::string>{"bk-journal", "bk-journal"});
 }
 
 TEST_CASE("a failed sync on the journal thread fails what follows, no retry",
           "[journal]") {
-  TempDir dir(TempDir::Where::kMemory);
-  SyncGate gate;
-  FaultInjectionEnv env(Env::Default());
-  env.SetSyncGate(&gate);
-  auto j = Started(&env, Adaptive(dir));
-  OpenGateOnExit open_on_exit(&gate);
-  gate.Hold();
-  auto a = std::make_shared<AddWaiter>();
-  REQUIRE(j->Add(RT::kEntry, 1, 0, Payload("a"), testing::Notify(a)).ok());
-  REQUIRE(gate.AwaitSyncs(1));
-  auto b = std::make_shared<AddWaiter>();
-  REQUIRE(j->Add(RT::kEntry, 1, 1, Payload("b"), testing::Notify(b)).ok());
-  gate.Release(1, absl::DataLossError("fdatasync: EIO (injected)"));
-  REQUIRE(a->Ready());
-  REQUIRE(b->Ready());
-  CHECK_FALSE(a->future.get().ok());
-  CHECK_FALSE(b->future.get().ok());  // queued behind a failed sync
-  CHECK_FALSE(j->Healthy());
-  gate.Release(100);  // a retry would pass now: there must be none
-  j->Stop();
-  CHECK(gate.syncs() == 1);
-  CHECK(j->Stats().adds_failed == 2);
+  HeldLoneAdd t(testing::Notify);
+  t.gate.Release(1, absl::DataLossError("fdatasync: EIO (injected)"));
+  REQUIRE(t.a->Ready());
+  REQUIRE(t.b->Ready());
+  CHECK_FALSE(t.a->future.get().ok());
+  CHECK_FALSE(t.b->future.get().ok());  // queued behind a failed sync
+  CHECK_FALSE(t.j->Healthy());
+  t.gate.Release(100);  // a retry would pass now: there must be none
+  t.j->Stop();
+  CHECK(t.gate.syncs() == 1);
+  CHECK(t.j->Stats().adds_failed == 2);
 }
 
 // The SyncThread on its own: when SyncHere declines, nothing is moved.
