@@ -110,6 +110,7 @@
 #include "bookie/service/bookie_service.h"
 #include "bookie/service/grpc_server.h"
 #include "bookie/service/service_probe.h"
+#include "bookie/storage/entry_block_pool.h"
 #include "common/malloc_tuning.h"
 #include "proto/entry_format.h"
 
@@ -359,6 +360,14 @@ StreamLoadResult RunBookie(const Flags& f, const std::string& journal_base,
     }
     ServiceOptions svc;
     svc.max_pending_adds = 1 << 20;
+    // As the daemon does (writeCachePreTouch): entry blocks reserved and
+    // touched before the load.
+    auto blocks = EntryBlockPool::Create(so.storage.write_cache_bytes, true);
+    if (!blocks.ok()) {
+      std::fprintf(stderr, "%s\n", blocks.status().ToString().c_str());
+      std::exit(1);
+    }
+    svc.entry_blocks = *std::move(blocks);
     BookieServiceImpl service(
         store->get(), svc,
         [](uint64_t) { return proto::GetBookieInfoResponse(); },

@@ -119,6 +119,13 @@ void AddLedgerStorage(ConfigTable<DaemonOptions>& t) {
   t.MiB("dbStorage_writeCacheMaxSizeMb",
         BK_FIELD(store.storage.write_cache_bytes), {1, 1 << 20},
         "write cache budget across both halves");
+  t.Value("writeCachePreTouch", BK_FIELD(write_cache_pre_touch), "-", {},
+          "reserve the write cache's worth of memory for received entries at "
+          "start (transparent huge pages where the kernel gives them) and "
+          "touch every page of it, so the first load after a start does not "
+          "fault it in page by page; the bookie's resident memory includes "
+          "it from the start. false: the memory is still reserved, and "
+          "faulted in as adds first use it");
   t.Millis("dbStorage_maxThrottleTimeMs",
            BK_FIELD(store.storage.max_throttle_time), {0, 600000},
            "longest an add waits for write-cache space before "

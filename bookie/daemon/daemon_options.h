@@ -59,6 +59,10 @@ struct DaemonOptions {
   TlsOptions tls;
   StoreOptions store;
   ServiceOptions service;
+  // writeCachePreTouch (ours, true): reserve the write cache's worth of
+  // memory for received entries at start and touch every page of it, so a
+  // bookie's first load does not fault it in (EntryBlockPool).
+  bool write_cache_pre_touch = true;
   // serverNumIOThreads: accepted for BookKeeper configurations and
   // ignored. The Bookie service is a gRPC callback service: its reactors
   // run on gRPC's own threads, which gRPC 1.51 does not let a program size

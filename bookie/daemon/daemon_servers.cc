@@ -80,6 +80,16 @@ HttpResponse Ready(DaemonParts& p) {
 
 absl::Status StartService(const DaemonOptions& options, DaemonParts& p) {
   ServiceOptions service_options = options.service;
+  const absl::Time pool_start = absl::Now();
+  auto blocks = EntryBlockPool::Create(options.store.storage.write_cache_bytes,
+                                       options.write_cache_pre_touch);
+  if (!blocks.ok()) return blocks.status();
+  service_options.entry_blocks = *std::move(blocks);
+  p.log->info("entry memory: {} blocks of {} KiB reserved{} in {} ms",
+              service_options.entry_blocks->blocks(),
+              EntryBlockPool::kBlockBytes >> 10,
+              service_options.entry_blocks->pre_touched() ? " and touched" : "",
+              absl::ToInt64Milliseconds(absl::Now() - pool_start));
   service_options.latency_window_seconds = static_cast<int>(std::max<int64_t>(
       1, absl::ToInt64Seconds(options.monitor.stat_interval *
                               options.monitor.slide_window_size)));

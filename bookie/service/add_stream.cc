@@ -38,7 +38,8 @@ double SecondsSince(std::chrono::steady_clock::time_point start) {
 class AddStreamReactor final
     : public grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer> {
  public:
-  explicit AddStreamReactor(BookieServiceImpl* service) : service_(service) {
+  explicit AddStreamReactor(BookieServiceImpl* service)
+      : service_(service), arena_(service->options().entry_blocks) {
     StartRead(&request_bytes_);
   }
 

@@ -43,6 +43,7 @@
 #include "bookie/bookie_store.h"
 #include "bookie/service/service_probe.h"
 #include "bookie/service/windowed_latency.h"
+#include "bookie/storage/entry_block_pool.h"
 #include "common/deadline_timer.h"
 #include "common/executor.h"
 #include "proto/bookie.grpc.pb.h"
@@ -84,6 +85,10 @@ struct ServiceOptions {
   // Window of the add-latency quantile in load reports (the load monitor's
   // window: stat interval x slide window size).
   int latency_window_seconds = 3;
+  // Where add streams pack received entries' 256 KiB blocks (the daemon
+  // sizes it to the write cache and touches it at start:
+  // writeCachePreTouch); null: every block from malloc.
+  std::shared_ptr<EntryBlockPool> entry_blocks;
 };
 
 // Fills a GetBookieInfo answer for the requested bits (the daemon combines

@@ -6,6 +6,16 @@
 
 namespace bk::bookie {
 
+std::shared_ptr<char[]> EntryArena::NewBlock(size_t n) {
+  if (pool_ != nullptr && n == EntryBlockPool::kBlockBytes) {
+    if (std::shared_ptr<char[]> b = pool_->Take()) {
+      ++pool_blocks_;
+      return b;
+    }
+  }
+  return NewEntryBlock(n);
+}
+
 EntryBuffer EntryArena::Copy(absl::string_view bytes) {
   const size_t n = bytes.size();
   if (n > kMaxBlockBytes / 4) {
@@ -17,7 +27,7 @@ EntryBuffer EntryArena::Copy(absl::string_view bytes) {
   }
   if (block_ == nullptr || capacity_ - used_ < n) {
     capacity_ = std::max(next_block_bytes_, n);
-    block_ = NewEntryBlock(capacity_);
+    block_ = NewBlock(capacity_);
     used_ = 0;
     ++blocks_;
     next_block_bytes_ = std::min(next_block_bytes_ * 2, kMaxBlockBytes);

@@ -18,6 +18,11 @@
 // an exact block of its own (its copy outweighs the allocation), leaving
 // the current block in use.
 //
+// With an EntryBlockPool (entry_block_pool.h) the 256 KiB blocks come from
+// the pool, whose memory was reserved and touched at start; the smaller
+// first blocks, the exact ones, and any block while the pool has none free
+// come from malloc as before.
+//
 // Not thread-safe: one arena per add stream (its reads are one at a time).
 // The handles it returns are, like every EntryBuffer.
 
@@ -27,8 +32,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <utility>
 
 #include "absl/strings/string_view.h"
+#include "bookie/storage/entry_block_pool.h"
 #include "bookie/storage/entry_buffer.h"
 
 namespace bk::bookie {
@@ -36,9 +43,12 @@ namespace bk::bookie {
 class EntryArena {
  public:
   static constexpr size_t kFirstBlockBytes = 64 << 10;
-  static constexpr size_t kMaxBlockBytes = 256 << 10;
+  static constexpr size_t kMaxBlockBytes = EntryBlockPool::kBlockBytes;
 
   EntryArena() = default;
+  // `pool` may be null (every block from malloc).
+  explicit EntryArena(std::shared_ptr<EntryBlockPool> pool)
+      : pool_(std::move(pool)) {}
   EntryArena(const EntryArena&) = delete;
   EntryArena& operator=(const EntryArena&) = delete;
 
@@ -47,13 +57,21 @@ class EntryArena {
 
   // Blocks allocated so far (a test and benchmark figure).
   uint64_t blocks() const { return blocks_; }
+  // Of those, the ones taken from the pool.
+  uint64_t pool_blocks() const { return pool_blocks_; }
 
  private:
+  // A block of `n` bytes: from the pool when it is a pool block's size and
+  // the pool has one free.
+  std::shared_ptr<char[]> NewBlock(size_t n);
+
+  const std::shared_ptr<EntryBlockPool> pool_;
   std::shared_ptr<char[]> block_;  // the block being filled, or null
   size_t used_ = 0;
   size_t capacity_ = 0;
   size_t next_block_bytes_ = kFirstBlockBytes;
   uint64_t blocks_ = 0;
+  uint64_t pool_blocks_ = 0;
 };
 
 }  // namespace bk::bookie

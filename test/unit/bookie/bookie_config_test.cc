@@ -65,6 +65,7 @@ TEST_CASE("a key's value reaches its field in the field's unit",
                {"journalBufferedWritesThreshold", "1MiB"},
                {"minorCompactionInterval", "60"},
                {"logLevel", "warn"},
+               {"writeCachePreTouch", "false"},
                {"bookieId", "b1"}};
   auto c = Config::Load(BookieConfigSchema(), src);
   REQUIRE(c.ok());
@@ -75,6 +76,8 @@ TEST_CASE("a key's value reaches its field in the field's unit",
   CHECK(o->store.journal.buffered_writes_threshold_bytes == 1u << 20);
   CHECK(o->store.storage.minor_compaction_interval == absl::Seconds(60));
   CHECK(o->log_level == log::Level::kWarn);
+  CHECK_FALSE(o->write_cache_pre_touch);
+  CHECK(DaemonOptions().write_cache_pre_touch);
   CHECK(o->bookie_id == "b1");
 }
 
