@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <chrono>
 
+#include "bookie/service/raw_unary.h"
 #include "common/logging.h"
 #include "common/thread_name.h"
 #include "proto/entry_format.h"
@@ -16,6 +17,9 @@
 
 namespace bk::bookie {
 namespace {
+
+using ReadCall =
+    RawUnaryCall<proto::ReadEntryRequest, proto::ReadEntryResponse>;
 
 double SecondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
@@ -80,45 +84,54 @@ void BookieServiceImpl::FillRead(uint64_t ledger_id, int64_t entry_id,
 }
 
 grpc::ServerUnaryReactor* BookieServiceImpl::ReadEntry(
-    grpc::CallbackServerContext* ctx, const proto::ReadEntryRequest* req,
-    proto::ReadEntryResponse* resp) {
-  if (req->entry_id() < -1) {
-    // -1 alone means "the last entry"; anything below is malformed.
-    auto* reactor = ctx->DefaultReactor();
-    if (probe_) probe_->Rejected(proto::BK_EBADREQ);
-    resp->set_status(proto::BK_EBADREQ);
-    resp->set_ledger_id(req->ledger_id());
-    resp->set_entry_id(req->entry_id());
-    resp->set_max_lac(-1);
-    reactor->Finish(grpc::Status::OK);
-    return reactor;
+    grpc::CallbackServerContext* /*ctx*/, const grpc::ByteBuffer* request,
+    grpc::ByteBuffer* response) {
+  proto::ReadEntryRequest req;
+  if (grpc::Status s = ParseRawRequest(*request, "ReadEntryRequest", &req);
+      !s.ok()) {
+    return new FinishedUnary(std::move(s));
   }
   // Fencing and recovery reads never wait behind ordinary reads.
   const bool priority =
-      (req->flags() & (proto::FENCE_LEDGER | proto::HIGH_PRIORITY)) != 0;
-  if (req->long_poll() && !priority) return LongPoll(ctx, req, resp);
+      (req.flags() & (proto::FENCE_LEDGER | proto::HIGH_PRIORITY)) != 0;
+  if (req.entry_id() >= -1 && req.long_poll() && !priority) {
+    return LongPoll(req, response);
+  }
+  auto* call = new ReadCall(response);
+  call->request = std::move(req);
+  const proto::ReadEntryRequest& r = call->request;
+  proto::ReadEntryResponse* resp = &call->response;
+  if (r.entry_id() < -1) {
+    // -1 alone means "the last entry"; anything below is malformed.
+    if (probe_) probe_->Rejected(proto::BK_EBADREQ);
+    resp->set_status(proto::BK_EBADREQ);
+    resp->set_ledger_id(r.ledger_id());
+    resp->set_entry_id(r.entry_id());
+    resp->set_max_lac(-1);
+    call->Reply();
+    return call;
+  }
   Permits* permits = priority ? &priority_read_permits_ : &read_permits_;
-  auto* reactor = ctx->DefaultReactor();
   if (!permits->TryAcquire()) {
     if (probe_) probe_->Rejected(proto::BK_ETOOMANYREQUESTS);
     resp->set_status(proto::BK_ETOOMANYREQUESTS);
-    resp->set_ledger_id(req->ledger_id());
-    resp->set_entry_id(req->entry_id());
+    resp->set_ledger_id(r.ledger_id());
+    resp->set_entry_id(r.entry_id());
     resp->set_max_lac(-1);  // unknown: 0 would claim entry 0 is confirmed
-    reactor->Finish(grpc::Status::OK);
-    return reactor;
+    call->Reply();
+    return call;
   }
   const auto start = std::chrono::steady_clock::now();
-  auto finish = [this, reactor, resp, start, permits] {
-    if (probe_) probe_->ReadDone(SecondsSince(start), resp->status());
+  auto finish = [this, call, start, permits] {
+    if (probe_) probe_->ReadDone(SecondsSince(start), call->response.status());
     permits->Release();
-    reactor->Finish(grpc::Status::OK);
+    call->Reply();
   };
-  const uint64_t ledger = req->ledger_id();
-  const int64_t entry = req->entry_id();
-  if (req->flags() & proto::FENCE_LEDGER) {
+  const uint64_t ledger = r.ledger_id();
+  const int64_t entry = r.entry_id();
+  if (r.flags() & proto::FENCE_LEDGER) {
     // Recovery: the fence is durable before anything is answered.
-    store_->Fence(ledger, req->master_key(),
+    store_->Fence(ledger, r.master_key(),
                   [this, ledger, entry, resp, finish](absl::Status s) {
                     if (!s.ok()) {
                       resp->set_ledger_id(ledger);
@@ -132,68 +145,82 @@ grpc::ServerUnaryReactor* BookieServiceImpl::ReadEntry(
                     }
                     finish();
                   });
-    return reactor;
+    return call;
   }
   FillRead(ledger, entry, resp);
   finish();
-  return reactor;
+  return call;
 }
 
 grpc::ServerUnaryReactor* BookieServiceImpl::ReadLac(
-    grpc::CallbackServerContext* ctx, const proto::ReadLacRequest* req,
-    proto::ReadLacResponse* resp) {
-  auto* reactor = ctx->DefaultReactor();
-  resp->set_ledger_id(req->ledger_id());
-  auto explicit_lac = store_->ExplicitLac(req->ledger_id());
+    grpc::CallbackServerContext* /*ctx*/, const grpc::ByteBuffer* request,
+    grpc::ByteBuffer* response) {
+  auto* call =
+      new RawUnaryCall<proto::ReadLacRequest, proto::ReadLacResponse>(response);
+  if (!call->Parse(*request, "ReadLacRequest")) return call;
+  const uint64_t ledger = call->request.ledger_id();
+  proto::ReadLacResponse* resp = &call->response;
+  resp->set_ledger_id(ledger);
+  auto explicit_lac = store_->ExplicitLac(ledger);
   if (!explicit_lac.ok()) {
     resp->set_status(ToWire(explicit_lac.status()));
   } else {
     resp->set_status(proto::BK_EOK);
     resp->set_lac(*explicit_lac);
-    auto last = store_->ReadEntry(req->ledger_id(), -1);
+    auto last = store_->ReadEntry(ledger, -1);
     if (last.ok()) resp->set_last_entry((*last)->data(), (*last)->size());
   }
-  reactor->Finish(grpc::Status::OK);
-  return reactor;
+  call->Reply();
+  return call;
 }
 
 grpc::ServerUnaryReactor* BookieServiceImpl::WriteLac(
-    grpc::CallbackServerContext* ctx, const proto::WriteLacRequest* req,
-    proto::WriteLacResponse* resp) {
-  auto* reactor = ctx->DefaultReactor();
-  store_->WriteLac(req->ledger_id(), req->lac(), req->master_key(),
-                   [reactor, resp](absl::Status s) {
-                     resp->set_status(ToWire(s));
-                     reactor->Finish(grpc::Status::OK);
+    grpc::CallbackServerContext* /*ctx*/, const grpc::ByteBuffer* request,
+    grpc::ByteBuffer* response) {
+  auto* call =
+      new RawUnaryCall<proto::WriteLacRequest, proto::WriteLacResponse>(
+          response);
+  if (!call->Parse(*request, "WriteLacRequest")) return call;
+  const proto::WriteLacRequest& r = call->request;
+  store_->WriteLac(r.ledger_id(), r.lac(), r.master_key(),
+                   [call](absl::Status s) {
+                     call->response.set_status(ToWire(s));
+                     call->Reply();
                    });
-  return reactor;
+  return call;
 }
 
 grpc::ServerUnaryReactor* BookieServiceImpl::ForceLedger(
-    grpc::CallbackServerContext* ctx, const proto::ForceLedgerRequest* req,
-    proto::ForceLedgerResponse* resp) {
-  auto* reactor = ctx->DefaultReactor();
-  resp->set_ledger_id(req->ledger_id());
-  store_->ForceLedger(req->ledger_id(), req->master_key(),
-                      [reactor, resp](absl::Status s) {
-                        resp->set_status(ToWire(s));
-                        reactor->Finish(grpc::Status::OK);
-                      });
-  return reactor;
+    grpc::CallbackServerContext* /*ctx*/, const grpc::ByteBuffer* request,
+    grpc::ByteBuffer* response) {
+  auto* call =
+      new RawUnaryCall<proto::ForceLedgerRequest, proto::ForceLedgerResponse>(
+          response);
+  if (!call->Parse(*request, "ForceLedgerRequest")) return call;
+  const proto::ForceLedgerRequest& r = call->request;
+  call->response.set_ledger_id(r.ledger_id());
+  store_->ForceLedger(r.ledger_id(), r.master_key(), [call](absl::Status s) {
+    call->response.set_status(ToWire(s));
+    call->Reply();
+  });
+  return call;
 }
 
 grpc::ServerUnaryReactor* BookieServiceImpl::GetListOfEntriesOfLedger(
-    grpc::CallbackServerContext* ctx, const proto::GetListOfEntriesRequest* req,
-    proto::GetListOfEntriesResponse* resp) {
-  auto* reactor = ctx->DefaultReactor();
+    grpc::CallbackServerContext* /*ctx*/, const grpc::ByteBuffer* request,
+    grpc::ByteBuffer* response) {
+  auto* call = new RawUnaryCall<proto::GetListOfEntriesRequest,
+                                proto::GetListOfEntriesResponse>(response);
+  if (!call->Parse(*request, "GetListOfEntriesRequest")) return call;
+  const proto::GetListOfEntriesRequest& r = call->request;
+  proto::GetListOfEntriesResponse* resp = &call->response;
   // One page, never the whole ledger: one more id than the page tells
   // whether another page follows.
-  const size_t page =
-      req->max_entries() == 0
-          ? kListEntriesPage
-          : std::min<size_t>(req->max_entries(), kListEntriesPage);
+  const size_t page = r.max_entries() == 0
+                          ? kListEntriesPage
+                          : std::min<size_t>(r.max_entries(), kListEntriesPage);
   auto ids = store_->ListEntries(
-      req->ledger_id(), std::max<int64_t>(req->first_entry_id(), 0), page + 1);
+      r.ledger_id(), std::max<int64_t>(r.first_entry_id(), 0), page + 1);
   resp->set_next_entry_id(-1);
   if (!ids.ok()) {
     resp->set_status(ToWire(ids.status()));
@@ -205,18 +232,20 @@ grpc::ServerUnaryReactor* BookieServiceImpl::GetListOfEntriesOfLedger(
     }
     resp->mutable_entry_ids()->Add(ids->begin(), ids->end());
   }
-  reactor->Finish(grpc::Status::OK);
-  return reactor;
+  call->Reply();
+  return call;
 }
 
 grpc::ServerUnaryReactor* BookieServiceImpl::GetBookieInfo(
-    grpc::CallbackServerContext* ctx, const proto::GetBookieInfoRequest* req,
-    proto::GetBookieInfoResponse* resp) {
-  auto* reactor = ctx->DefaultReactor();
-  *resp = info_(req->requested());
-  resp->set_status(proto::BK_EOK);
-  reactor->Finish(grpc::Status::OK);
-  return reactor;
+    grpc::CallbackServerContext* /*ctx*/, const grpc::ByteBuffer* request,
+    grpc::ByteBuffer* response) {
+  auto* call = new RawUnaryCall<proto::GetBookieInfoRequest,
+                                proto::GetBookieInfoResponse>(response);
+  if (!call->Parse(*request, "GetBookieInfoRequest")) return call;
+  call->response = info_(call->request.requested());
+  call->response.set_status(proto::BK_EOK);
+  call->Reply();
+  return call;
 }
 
 }  // namespace bk::bookie

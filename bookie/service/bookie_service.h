@@ -115,22 +115,23 @@ class Permits {
   std::atomic<int64_t> in_use_{0};
 };
 
-// The generated callback service with AddEntries registered raw (bytes
-// both ways; add_stream.cc parses), so that an undecodable message ends its
-// stream with INVALID_ARGUMENT instead of looking like the client's
-// half-close; and ReadEntries and TailEntries raw, so that an undecodable
-// request is INVALID_ARGUMENT, not gRPC's UNIMPLEMENTED (raw_stream.h).
+// The generated callback service with every method registered raw (bytes
+// both ways; the handlers parse and serialize). AddEntries, so that an
+// undecodable message ends its stream with INVALID_ARGUMENT instead of
+// looking like the client's half-close; the others, so that an undecodable
+// request is INVALID_ARGUMENT, not gRPC's UNIMPLEMENTED (raw_stream.h,
+// raw_unary.h).
 using BookieServiceBase = proto::Bookie::WithRawCallbackMethod_AddEntries<
-    proto::Bookie::WithCallbackMethod_ReadEntry<
+    proto::Bookie::WithRawCallbackMethod_ReadEntry<
         proto::Bookie::WithRawCallbackMethod_ReadEntries<
             proto::Bookie::WithRawCallbackMethod_TailEntries<
-                proto::Bookie::WithCallbackMethod_ReadLac<
-                    proto::Bookie::WithCallbackMethod_WriteLac<
-                        proto::Bookie::WithCallbackMethod_ForceLedger<
+                proto::Bookie::WithRawCallbackMethod_ReadLac<
+                    proto::Bookie::WithRawCallbackMethod_WriteLac<
+                        proto::Bookie::WithRawCallbackMethod_ForceLedger<
                             proto::Bookie::
-                                WithCallbackMethod_GetListOfEntriesOfLedger<
+                                WithRawCallbackMethod_GetListOfEntriesOfLedger<
                                     proto::Bookie::
-                                        WithCallbackMethod_GetBookieInfo<
+                                        WithRawCallbackMethod_GetBookieInfo<
                                             proto::Bookie::Service>>>>>>>>>;
 
 class BookieServiceImpl final : public BookieServiceBase {
@@ -142,8 +143,8 @@ class BookieServiceImpl final : public BookieServiceBase {
   grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>* AddEntries(
       grpc::CallbackServerContext* ctx) override;
   grpc::ServerUnaryReactor* ReadEntry(grpc::CallbackServerContext* ctx,
-                                      const proto::ReadEntryRequest* req,
-                                      proto::ReadEntryResponse* resp) override;
+                                      const grpc::ByteBuffer* request,
+                                      grpc::ByteBuffer* response) override;
   // range_read.cc: a ReadEntriesRequest in, ReadEntryResponse messages out.
   grpc::ServerWriteReactor<grpc::ByteBuffer>* ReadEntries(
       grpc::CallbackServerContext* ctx,
@@ -153,21 +154,20 @@ class BookieServiceImpl final : public BookieServiceBase {
       grpc::CallbackServerContext* ctx,
       const grpc::ByteBuffer* request) override;
   grpc::ServerUnaryReactor* ReadLac(grpc::CallbackServerContext* ctx,
-                                    const proto::ReadLacRequest* req,
-                                    proto::ReadLacResponse* resp) override;
+                                    const grpc::ByteBuffer* request,
+                                    grpc::ByteBuffer* response) override;
   grpc::ServerUnaryReactor* WriteLac(grpc::CallbackServerContext* ctx,
-                                     const proto::WriteLacRequest* req,
-                                     proto::WriteLacResponse* resp) override;
-  grpc::ServerUnaryReactor* ForceLedger(
-      grpc::CallbackServerContext* ctx, const proto::ForceLedgerRequest* req,
-      proto::ForceLedgerResponse* resp) override;
+                                     const grpc::ByteBuffer* request,
+                                     grpc::ByteBuffer* response) override;
+  grpc::ServerUnaryReactor* ForceLedger(grpc::CallbackServerContext* ctx,
+                                        const grpc::ByteBuffer* request,
+                                        grpc::ByteBuffer* response) override;
   grpc::ServerUnaryReactor* GetListOfEntriesOfLedger(
-      grpc::CallbackServerContext* ctx,
-      const proto::GetListOfEntriesRequest* req,
-      proto::GetListOfEntriesResponse* resp) override;
-  grpc::ServerUnaryReactor* GetBookieInfo(
-      grpc::CallbackServerContext* ctx, const proto::GetBookieInfoRequest* req,
-      proto::GetBookieInfoResponse* resp) override;
+      grpc::CallbackServerContext* ctx, const grpc::ByteBuffer* request,
+      grpc::ByteBuffer* response) override;
+  grpc::ServerUnaryReactor* GetBookieInfo(grpc::CallbackServerContext* ctx,
+                                          const grpc::ByteBuffer* request,
+                                          grpc::ByteBuffer* response) override;
 
   int64_t adds_in_flight() const { return add_permits_.in_use(); }
   // p99 add latency over the last latency_window_seconds, ms; -1 if no adds.
@@ -208,9 +208,9 @@ class BookieServiceImpl final : public BookieServiceBase {
 
  private:
   // A long poll (long_poll.cc): parked in the store with no read permit.
-  grpc::ServerUnaryReactor* LongPoll(grpc::CallbackServerContext* ctx,
-                                     const proto::ReadEntryRequest* req,
-                                     proto::ReadEntryResponse* resp);
+  // `response` is the call's raw answer buffer.
+  grpc::ServerUnaryReactor* LongPoll(const proto::ReadEntryRequest& req,
+                                     grpc::ByteBuffer* response);
 
   // Constant after construction.
   BookieStore* const store_;

@@ -9,6 +9,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
 #include "bookie/service/bookie_service.h"
+#include "bookie/service/raw_unary.h"
 #include "proto/status_codes.h"
 
 namespace bk::bookie {
@@ -25,15 +26,16 @@ double SecondsSince(std::chrono::steady_clock::time_point start) {
 // (OnCancel takes the waiter out of the list at once). The store calls
 // Answer exactly once; Answer finishes the call. Holds one long-poll
 // permit, never a read permit, from construction to OnDone.
-class LongPollReactor final : public grpc::ServerUnaryReactor {
+class LongPollReactor final
+    : public RawUnaryCall<proto::ReadEntryRequest, proto::ReadEntryResponse> {
  public:
+  // `out`: the call's raw answer buffer (raw_unary.h).
   LongPollReactor(BookieServiceImpl* service,
-                  const proto::ReadEntryRequest& req,
-                  proto::ReadEntryResponse* resp)
-      : service_(service),
+                  const proto::ReadEntryRequest& req, grpc::ByteBuffer* out)
+      : RawUnaryCall(out),
+        service_(service),
         ledger_(req.ledger_id()),
         entry_(req.entry_id()),
-        resp_(resp),
         start_(std::chrono::steady_clock::now()) {}
 
   // REQUIRES: called once, from the handler (so OnDone cannot run before
@@ -74,25 +76,24 @@ class LongPollReactor final : public grpc::ServerUnaryReactor {
       return;
     }
     if (!lac.ok()) {
-      resp_->set_ledger_id(ledger_);
-      resp_->set_status(ToWire(lac.status()));
-      resp_->set_max_lac(-1);
+      response.set_ledger_id(ledger_);
+      response.set_status(ToWire(lac.status()));
+      response.set_max_lac(-1);
     } else {
       // Serve the entry asked for, or the one at the new LAC.
-      service_->FillRead(ledger_, entry_ >= 0 ? entry_ : *lac, resp_);
-      resp_->set_max_lac(*lac);
-      if (*lac < 0) resp_->set_status(proto::BK_ENOENTRY);
+      service_->FillRead(ledger_, entry_ >= 0 ? entry_ : *lac, &response);
+      response.set_max_lac(*lac);
+      if (*lac < 0) response.set_status(proto::BK_ENOENTRY);
     }
     if (auto* p = service_->probe()) {
-      p->ReadDone(SecondsSince(start_), resp_->status());
+      p->ReadDone(SecondsSince(start_), response.status());
     }
-    Finish(grpc::Status::OK);
+    Reply();
   }
 
   BookieServiceImpl* const service_;
   const uint64_t ledger_;
   const int64_t entry_;
-  proto::ReadEntryResponse* const resp_;
   const std::chrono::steady_clock::time_point start_;
 
   absl::Mutex mu_;
@@ -103,22 +104,23 @@ class LongPollReactor final : public grpc::ServerUnaryReactor {
 }  // namespace
 
 grpc::ServerUnaryReactor* BookieServiceImpl::LongPoll(
-    grpc::CallbackServerContext* ctx, const proto::ReadEntryRequest* req,
-    proto::ReadEntryResponse* resp) {
+    const proto::ReadEntryRequest& req, grpc::ByteBuffer* response) {
   if (!long_poll_permits_.TryAcquire()) {
-    auto* reactor = ctx->DefaultReactor();
+    auto* call =
+        new RawUnaryCall<proto::ReadEntryRequest, proto::ReadEntryResponse>(
+            response);
     if (probe_) probe_->Rejected(proto::BK_ETOOMANYREQUESTS);
-    resp->set_status(proto::BK_ETOOMANYREQUESTS);
-    resp->set_ledger_id(req->ledger_id());
-    resp->set_entry_id(req->entry_id());
-    resp->set_max_lac(-1);
-    reactor->Finish(grpc::Status::OK);
-    return reactor;
+    call->response.set_status(proto::BK_ETOOMANYREQUESTS);
+    call->response.set_ledger_id(req.ledger_id());
+    call->response.set_entry_id(req.entry_id());
+    call->response.set_max_lac(-1);
+    call->Reply();
+    return call;
   }
-  auto* reactor = new LongPollReactor(this, *req, resp);
+  auto* reactor = new LongPollReactor(this, req, response);
   reactor->Start(
-      req->previous_lac(),
-      std::min(absl::Milliseconds(req->timeout_ms()), options_.max_long_poll));
+      req.previous_lac(),
+      std::min(absl::Milliseconds(req.timeout_ms()), options_.max_long_poll));
   return reactor;
 }
 
