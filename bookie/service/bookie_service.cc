@@ -83,6 +83,16 @@ void BookieServiceImpl::FillRead(uint64_t ledger_id, int64_t entry_id,
   resp->set_max_lac(lac.ok() ? *lac : -1);
 }
 
+void BookieServiceImpl::FillRefusedRead(const proto::ReadEntryRequest& req,
+                                        proto::StatusCode code,
+                                        proto::ReadEntryResponse* resp) {
+  if (probe_) probe_->Rejected(code);
+  resp->set_status(code);
+  resp->set_ledger_id(req.ledger_id());
+  resp->set_entry_id(req.entry_id());
+  resp->set_max_lac(-1);
+}
+
 grpc::ServerUnaryReactor* BookieServiceImpl::ReadEntry(
     grpc::CallbackServerContext* /*ctx*/, const grpc::ByteBuffer* request,
     grpc::ByteBuffer* response) {
@@ -103,21 +113,13 @@ grpc::ServerUnaryReactor* BookieServiceImpl::ReadEntry(
   proto::ReadEntryResponse* resp = &call->response;
   if (r.entry_id() < -1) {
     // -1 alone means "the last entry"; anything below is malformed.
-    if (probe_) probe_->Rejected(proto::BK_EBADREQ);
-    resp->set_status(proto::BK_EBADREQ);
-    resp->set_ledger_id(r.ledger_id());
-    resp->set_entry_id(r.entry_id());
-    resp->set_max_lac(-1);
+    FillRefusedRead(r, proto::BK_EBADREQ, resp);
     call->Reply();
     return call;
   }
   Permits* permits = priority ? &priority_read_permits_ : &read_permits_;
   if (!permits->TryAcquire()) {
-    if (probe_) probe_->Rejected(proto::BK_ETOOMANYREQUESTS);
-    resp->set_status(proto::BK_ETOOMANYREQUESTS);
-    resp->set_ledger_id(r.ledger_id());
-    resp->set_entry_id(r.entry_id());
-    resp->set_max_lac(-1);  // unknown: 0 would claim entry 0 is confirmed
+    FillRefusedRead(r, proto::BK_ETOOMANYREQUESTS, resp);
     call->Reply();
     return call;
   }

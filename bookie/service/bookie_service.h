@@ -199,6 +199,11 @@ class BookieServiceImpl final : public BookieServiceBase {
   // Runs a range read's next message: inline, or on the range-read thread
   // when rangeReadNice is set.
   void RunRangeRead(absl::AnyInvocable<void()> step);
+  // Fills `resp` for a read refused with `code` before the store saw it
+  // (counted as rejected); max_lac -1: unknown, as 0 would claim entry 0 is
+  // confirmed.
+  void FillRefusedRead(const proto::ReadEntryRequest& req,
+                       proto::StatusCode code, proto::ReadEntryResponse* resp);
   // Fills `resp` with the entry (or the error) for a plain read.
   void FillRead(uint64_t ledger_id, int64_t entry_id,
                 proto::ReadEntryResponse* resp);

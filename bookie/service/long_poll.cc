@@ -109,11 +109,7 @@ grpc::ServerUnaryReactor* BookieServiceImpl::LongPoll(
     auto* call =
         new RawUnaryCall<proto::ReadEntryRequest, proto::ReadEntryResponse>(
             response);
-    if (probe_) probe_->Rejected(proto::BK_ETOOMANYREQUESTS);
-    call->response.set_status(proto::BK_ETOOMANYREQUESTS);
-    call->response.set_ledger_id(req.ledger_id());
-    call->response.set_entry_id(req.entry_id());
-    call->response.set_max_lac(-1);
+    FillRefusedRead(req, proto::BK_ETOOMANYREQUESTS, &call->response);
     call->Reply();
     return call;
   }

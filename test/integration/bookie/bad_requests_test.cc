@@ -89,6 +89,23 @@ grpc::Status RawAddStream(const std::string& target,
   return status;
 }
 
+// Field 1, a varint that never ends: no request of the Bookie service
+// parses from it. (Typed, gRPC answered such a request UNIMPLEMENTED, the
+// status for a method the bookie does not have.)
+const std::string kUndecodable("\x08\xff\xff\xff", 4);
+
+// Sends kUndecodable to `method`: the call ends INVALID_ARGUMENT with no
+// answer. Returns its status for further checks.
+grpc::Status SendUndecodable(const std::string& target,
+                             const std::string& method) {
+  std::vector<std::string> answers;
+  grpc::Status s = RawStream(target, method, {kUndecodable}, &answers);
+  INFO(method << ": " << s.error_message());
+  CHECK(s.error_code() == grpc::StatusCode::INVALID_ARGUMENT);
+  CHECK(answers.empty());
+  return s;
+}
+
 // One well-formed `request` to the unary `method` by the raw path: the call
 // is OK and its one answer parses into `answer`.
 void RawUnary(const std::string& target, const std::string& method,
@@ -162,18 +179,12 @@ TEST_CASE(
   }
   const std::string method = "/bk.proto.Bookie/ReadEntries";
 
-  std::vector<std::string> answers;
-  // Field 1 (ledger_id), a varint that never ends. (Typed, gRPC answered
-  // UNIMPLEMENTED, the status for a method the bookie does not have.)
-  const std::string garbage("\x08\xff\xff\xff", 4);
   for (const std::string& m :
        {method, std::string("/bk.proto.Bookie/TailEntries")}) {
-    INFO(m);
-    grpc::Status s = RawStream(b->grpc_target(), m, {garbage}, &answers);
-    INFO(s.error_message());
-    CHECK(s.error_code() == grpc::StatusCode::INVALID_ARGUMENT);
-    CHECK(answers.empty());
+    SendUndecodable(b->grpc_target(), m);
   }
+
+  std::vector<std::string> answers;
 
   proto::ReadEntriesRequest req;
   req.set_ledger_id(41);
@@ -212,10 +223,6 @@ TEST_CASE(
   auto stub = Connect(b->grpc_target());
   REQUIRE(AddOne(stub.get(), MakeAdd(42, 0)) == proto::BK_EOK);
 
-  // Field 1 (a varint in every one of these requests) that never ends.
-  // (Typed, gRPC answered UNIMPLEMENTED with no message, the status for a
-  // method the bookie does not have.)
-  const std::string garbage("\x08\xff\xff\xff", 4);
   const std::vector<std::pair<std::string, std::string>> methods = {
       {"ReadEntry", "ReadEntryRequest"},
       {"ReadLac", "ReadLacRequest"},
@@ -223,15 +230,11 @@ TEST_CASE(
       {"ForceLedger", "ForceLedgerRequest"},
       {"GetListOfEntriesOfLedger", "GetListOfEntriesRequest"},
       {"GetBookieInfo", "GetBookieInfoRequest"}};
-  std::vector<std::string> answers;
   for (const auto& [method, message] : methods) {
-    INFO(method);
-    grpc::Status s = RawStream(b->grpc_target(), "/bk.proto.Bookie/" + method,
-                               {garbage}, &answers);
-    INFO(s.error_message());
-    CHECK(s.error_code() == grpc::StatusCode::INVALID_ARGUMENT);
+    grpc::Status s =
+        SendUndecodable(b->grpc_target(), "/bk.proto.Bookie/" + method);
+    INFO(method << ": " << s.error_message());
     CHECK(s.error_message().find(message) != std::string::npos);
-    CHECK(answers.empty());
   }
 
   // Well-formed requests on the same raw path get their typed answers.
