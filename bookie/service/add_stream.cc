@@ -30,8 +30,10 @@ double SecondsSince(std::chrono::steady_clock::time_point start) {
 // stream stops reading (`read_paused_`) and the write that brings it down
 // to half the limit reads again, so answers the client does not take
 // cannot pile up. Finish is called once the client has half-closed (or the
-// stream is cancelled), every add handed to the store has called back, the
-// answers are written (or writing failed), and no thread is between
+// stream is cancelled), no read is in flight (a cancel does not wait for
+// one; a read's reaction holds the stream open from its first step, see
+// OnReadDone), every add handed to the store has called back, the answers
+// are written (or writing failed), and no thread is between
 // releasing mu_ and its last use of the reactor (`busy_`). gRPC then calls
 // OnDone, which deletes the reactor. Whoever finishes calls Finish as its
 // very last use of `this`.
@@ -40,45 +42,55 @@ class AddStreamReactor final
  public:
   explicit AddStreamReactor(BookieServiceImpl* service)
       : service_(service), arena_(service->options().entry_blocks) {
+    service_->AddStreamOpen(true);
+    {
+      absl::MutexLock l(&mu_);
+      read_in_flight_ = true;
+    }
     StartRead(&request_bytes_);
   }
 
   void OnReadDone(bool ok) override {
-    if (ok) {
-      message_bytes_ = request_bytes_.Length();
-      grpc::Status parsed =
-          grpc::SerializationTraits<proto::AddRequest>::Deserialize(
-              &request_bytes_, &request_);
-      if (!parsed.ok()) {
-        // Undecodable or cut short: no more reads; the stream ends with
-        // an error once what was handed out is answered.
-        {
-          absl::MutexLock l(&mu_);
-          reads_done_ = true;
-          final_status_ = grpc::Status(
-              grpc::StatusCode::INVALID_ARGUMENT,
-              "undecodable AddRequest message: " + parsed.error_message());
-          ++busy_;
-        }
-        if (auto* p = service_->probe()) p->Rejected(proto::BK_EBADREQ);
-        Release();
-        return;
-      }
+    bool cancelled;
+    {
+      // In the same step as the read stops counting: from here until its
+      // Release this thread holds the stream open (busy_). Taking it any
+      // later lets a cancel, and the write of the last answers, finish the
+      // stream while this read's batch is parsed, and the batch then reaches
+      // the store with a deleted reactor to call back.
+      absl::MutexLock l(&mu_);
+      read_in_flight_ = false;
+      ++busy_;
+      cancelled = reads_done_;
     }
-    if (!ok) {
+    if (!ok || cancelled) {
+      // The client half-closed or went away, or the stream was cancelled
+      // while this read was in flight (gRPC may run OnCancel before the
+      // read's reaction): nobody takes the answers to a batch now.
       {
         absl::MutexLock l(&mu_);
         reads_done_ = true;
-        ++busy_;
       }
       Release();
       return;
     }
-    {
-      // A cancel may come while the batch is handed out; the stream must
-      // not finish under us.
-      absl::MutexLock l(&mu_);
-      ++busy_;
+    message_bytes_ = request_bytes_.Length();
+    grpc::Status parsed =
+        grpc::SerializationTraits<proto::AddRequest>::Deserialize(
+            &request_bytes_, &request_);
+    if (!parsed.ok()) {
+      // Undecodable or cut short: no more reads; the stream ends with an
+      // error once what was handed out is answered.
+      {
+        absl::MutexLock l(&mu_);
+        reads_done_ = true;
+        final_status_ = grpc::Status(
+            grpc::StatusCode::INVALID_ARGUMENT,
+            "undecodable AddRequest message: " + parsed.error_message());
+      }
+      if (auto* p = service_->probe()) p->Rejected(proto::BK_EBADREQ);
+      Release();
+      return;
     }
     HandleBatch();
     request_.Clear();
@@ -90,7 +102,10 @@ class AddStreamReactor final
         read = false;
         read_paused_ = true;
         service_->AddStreamPaused(true);
+      } else if (reads_done_) {
+        read = false;  // cancelled while the batch was handed out
       }
+      read_in_flight_ = read;
     }
     if (read) StartRead(&request_bytes_);
     Release();
@@ -113,6 +128,7 @@ class AddStreamReactor final
                service_->options().max_adds_in_progress_per_stream / 2)) {
         read_paused_ = false;
         resume = true;
+        read_in_flight_ = true;
         service_->AddStreamPaused(false);
       }
       ++busy_;
@@ -136,7 +152,10 @@ class AddStreamReactor final
     Release();
   }
 
-  void OnDone() override { delete this; }
+  void OnDone() override {
+    service_->AddStreamOpen(false);
+    delete this;
+  }
 
  private:
   void HandleBatch() {
@@ -256,8 +275,8 @@ class AddStreamReactor final
     {
       absl::MutexLock l(&mu_);
       --busy_;
-      if (finished_ || busy_ > 0 || !reads_done_ || pending_ > 0 ||
-          write_in_flight_) {
+      if (finished_ || busy_ > 0 || !reads_done_ || read_in_flight_ ||
+          pending_ > 0 || write_in_flight_) {
         return;
       }
       if (!write_failed_ && outgoing_.results_size() > 0) return;
@@ -300,6 +319,9 @@ class AddStreamReactor final
   // Finish); the stream is never finished while one is.
   int busy_ ABSL_GUARDED_BY(mu_) = 0;
   bool reads_done_ ABSL_GUARDED_BY(mu_) = false;
+  // A read was started and its OnReadDone has not run yet. The stream is
+  // finished after that reaction, never beside it.
+  bool read_in_flight_ ABSL_GUARDED_BY(mu_) = false;
   bool write_in_flight_ ABSL_GUARDED_BY(mu_) = false;
   bool write_failed_ ABSL_GUARDED_BY(mu_) = false;
   bool finished_ ABSL_GUARDED_BY(mu_) = false;

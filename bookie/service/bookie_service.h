@@ -187,6 +187,12 @@ class BookieServiceImpl final : public BookieServiceBase {
   int64_t add_streams_paused() const {
     return add_streams_paused_.load(std::memory_order_relaxed);
   }
+  // Add streams whose reactor is alive (created, OnDone not yet run). A
+  // stream lives at least until every add it handed to the store has
+  // called back.
+  int64_t add_streams_open() const {
+    return add_streams_open_.load(std::memory_order_relaxed);
+  }
 
   // Internal to the service's reactors.
   BookieStore* store() const { return store_; }
@@ -210,6 +216,9 @@ class BookieServiceImpl final : public BookieServiceBase {
   void AddStreamPaused(bool paused) {
     add_streams_paused_.fetch_add(paused ? 1 : -1, std::memory_order_relaxed);
   }
+  void AddStreamOpen(bool open) {
+    add_streams_open_.fetch_add(open ? 1 : -1, std::memory_order_relaxed);
+  }
 
  private:
   // A long poll (long_poll.cc): parked in the store with no read permit.
@@ -230,6 +239,7 @@ class BookieServiceImpl final : public BookieServiceBase {
   Permits priority_read_permits_;
   Permits long_poll_permits_;
   std::atomic<int64_t> add_streams_paused_{0};
+  std::atomic<int64_t> add_streams_open_{0};
   DeadlineTimer timer_;  // range-read deadlines
   // The range-read thread, when rangeReadNice > 0.
   std::unique_ptr<Executor> range_reads_;

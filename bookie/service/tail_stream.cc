@@ -4,6 +4,8 @@
 #include <grpcpp/grpcpp.h>
 
 #include <algorithm>
+#include <optional>
+#include <utility>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
@@ -23,8 +25,10 @@ constexpr size_t kMaxMessageBytes = 1 << 20;
 // steps again) or parks in the store's waiter list of the ledger (its
 // answer steps again). Only OnCancel runs beside a step: it takes a parked
 // wait out of the list, whose answer (Cancelled) finishes; a write in
-// flight fails instead and OnWriteDone finishes. Holds one long-poll permit
-// from construction to OnDone when `permitted`. Registered raw
+// flight fails instead and OnWriteDone finishes. A wait answered before
+// Park has recorded it (inline, or at once on a store thread) is answered
+// by Park itself, so the stream never ends while Park still uses it. Holds one
+// long-poll permit from construction to OnDone when `permitted`. Registered raw
 // (raw_stream.h): each message is serialized here.
 class TailReactor final
     : public SerializingWriteReactor<proto::ReadEntryResponse> {
@@ -131,38 +135,58 @@ class TailReactor final
   }
 
   void Park(int64_t previous) {
-    uint64_t answers;
+    BookieStore* const store = service_->store();
+    const uint64_t ledger = ledger_;
     {
       absl::MutexLock l(&mu_);
       if (cancelled_) {
         Finish(grpc::Status::CANCELLED);
         return;
       }
-      answers = answers_;
+      parking_ = true;
     }
-    const uint64_t id = service_->store()->WaitForLacUpdate(
-        ledger_, previous, idle_,
-        [this, previous](absl::StatusOr<int64_t> lac) {
-          Answer(lac, previous);
+    const uint64_t id = store->WaitForLacUpdate(
+        ledger, previous, idle_, [this, previous](absl::StatusOr<int64_t> lac) {
+          OnLac(std::move(lac), previous);
         });
+    // An answer that came while parking (inline, or on a store thread) was
+    // left to this thread: until it answers, nothing else can end the
+    // stream under it.
+    std::optional<absl::StatusOr<int64_t>> early;
     bool cancel = false;
     {
       absl::MutexLock l(&mu_);
-      // Unless the wait was answered already (maybe inline).
-      if (id != 0 && answers_ == answers) {
+      parking_ = false;
+      if (early_.has_value()) {
+        early.swap(early_);
+      } else {
         wait_id_ = id;
         cancel = cancelled_;
       }
     }
-    if (cancel) service_->store()->CancelLacWait(ledger_, id);
+    if (early.has_value()) {
+      Answer(*early, previous);
+      return;
+    }
+    // From here the wait's answer may end the stream at any moment: no
+    // member is touched.
+    if (cancel) store->CancelLacWait(ledger, id);
+  }
+
+  // The store's answer to a parked wait.
+  void OnLac(absl::StatusOr<int64_t> lac, int64_t previous) {
+    {
+      absl::MutexLock l(&mu_);
+      wait_id_ = 0;
+      if (parking_) {
+        early_ = std::move(lac);
+        return;
+      }
+    }
+    Answer(lac, previous);
   }
 
   void Answer(const absl::StatusOr<int64_t>& lac, int64_t previous) {
-    {
-      absl::MutexLock l(&mu_);
-      ++answers_;
-      wait_id_ = 0;
-    }
     if (absl::IsCancelled(lac.status())) {
       Finish(grpc::Status::CANCELLED);
     } else if (!lac.ok()) {
@@ -186,7 +210,10 @@ class TailReactor final
 
   absl::Mutex mu_;
   uint64_t wait_id_ ABSL_GUARDED_BY(mu_) = 0;  // 0: not parked
-  uint64_t answers_ ABSL_GUARDED_BY(mu_) = 0;  // waits answered so far
+  // Park is between asking the store to wait and recording the wait.
+  bool parking_ ABSL_GUARDED_BY(mu_) = false;
+  // The wait's answer when it came while parking_.
+  std::optional<absl::StatusOr<int64_t>> early_ ABSL_GUARDED_BY(mu_);
   bool cancelled_ ABSL_GUARDED_BY(mu_) = false;
 };
 

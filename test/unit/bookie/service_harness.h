@@ -8,6 +8,7 @@
 #include <grpcpp/grpcpp.h>
 
 #include <catch2/catch.hpp>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -21,14 +22,21 @@
 namespace bk::bookie::testing {
 
 // A store, the service over it and a gRPC server on a free loopback port.
+// `decorate`, when given, wraps the store the service sees (a test's
+// decorator over the real store).
 class ServiceHarness {
  public:
-  explicit ServiceHarness(ServiceOptions so = {}, Env* env = Env::Default()) {
+  using Decorator =
+      std::function<std::unique_ptr<BookieStore>(BookieStore* real)>;
+
+  explicit ServiceHarness(ServiceOptions so = {}, Env* env = Env::Default(),
+                          const Decorator& decorate = nullptr) {
     auto store = BookieStoreImpl::Open(env, testing::OptionsIn(dir_));
     REQUIRE(store.ok());
     store_ = std::move(*store);
+    if (decorate) decorated_ = decorate(store_.get());
     service_ = std::make_unique<BookieServiceImpl>(
-        store_.get(), so,
+        decorated_ != nullptr ? decorated_.get() : store_.get(), so,
         [](uint64_t requested) {
           proto::GetBookieInfoResponse r;
           if (requested & proto::FREE_DISK_SPACE) r.set_free_disk_space(77);
@@ -50,11 +58,13 @@ class ServiceHarness {
 
   proto::Bookie::Stub* stub() { return stub_.get(); }
   BookieStoreImpl* store() { return store_.get(); }
+  BookieServiceImpl* service() { return service_.get(); }
   int port() const { return server_->port(); }
 
  private:
   bk::testing::TempDir dir_;
   std::unique_ptr<BookieStoreImpl> store_;
+  std::unique_ptr<BookieStore> decorated_;  // over store_, if any
   std::unique_ptr<BookieServiceImpl> service_;
   std::unique_ptr<GrpcServer> server_;
   std::unique_ptr<proto::Bookie::Stub> stub_;

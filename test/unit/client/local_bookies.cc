@@ -37,14 +37,14 @@ void FaultyStore::AddEntry(const bookie::AddArgs& args,
     done(absl::InternalError("injected add failure"));
     return;
   }
-  target_->AddEntry(args, std::move(body), std::move(done));
+  ForwardingBookieStore::AddEntry(args, std::move(body), std::move(done));
 }
 
 absl::StatusOr<bookie::EntryBuffer> FaultyStore::ReadEntry(uint64_t ledger_id,
                                                            int64_t entry_id) {
   reads.fetch_add(1);
   if (hang_reads.load()) reads_released_.WaitForNotification();
-  auto r = target_->ReadEntry(ledger_id, entry_id);
+  auto r = ForwardingBookieStore::ReadEntry(ledger_id, entry_id);
   if (!r.ok() || !corrupt_reads.load()) return r;
   std::string copy(**r);
   if (copy.size() > entry::kHeaderSize) {

@@ -31,14 +31,16 @@
 #include "bookie/service/bookie_service.h"
 #include "bookie/service/grpc_server.h"
 #include "metadata/metadata_store.h"
+#include "test/support/forwarding_bookie_store.h"
 #include "test/support/temp_dir.h"
 
 namespace bk::client::testing {
 
 // A BookieStore decorator with switchable faults.
-class FaultyStore : public bookie::BookieStore {
+class FaultyStore : public bk::testing::ForwardingBookieStore {
  public:
-  explicit FaultyStore(bookie::BookieStore* target) : target_(target) {}
+  explicit FaultyStore(bookie::BookieStore* target)
+      : ForwardingBookieStore(target) {}
 
   std::atomic<bool> corrupt_reads{false};
   // Reads block until ReleaseReads() (a bookie that hangs on reads).
@@ -54,43 +56,13 @@ class FaultyStore : public bookie::BookieStore {
 
   void AddEntry(const bookie::AddArgs& args, bookie::EntryBuffer body,
                 bookie::StatusCallback done) override;
+  // One AddEntry per add, so that every add of a batch meets the faults.
+  void AddEntries(absl::Span<bookie::AddEntryRequest> adds,
+                  bookie::AddBatchCallback done) override {
+    bookie::BookieStore::AddEntries(adds, std::move(done));
+  }
   absl::StatusOr<bookie::EntryBuffer> ReadEntry(uint64_t ledger_id,
                                                 int64_t entry_id) override;
-  void Fence(uint64_t ledger_id, const std::string& master_key,
-             bookie::StatusCallback done) override {
-    target_->Fence(ledger_id, master_key, std::move(done));
-  }
-  absl::StatusOr<int64_t> LastAddConfirmed(uint64_t ledger_id) override {
-    return target_->LastAddConfirmed(ledger_id);
-  }
-  uint64_t WaitForLacUpdate(
-      uint64_t ledger_id, int64_t previous_lac, absl::Duration timeout,
-      std::function<void(absl::StatusOr<int64_t>)> done) override {
-    return target_->WaitForLacUpdate(ledger_id, previous_lac, timeout,
-                                     std::move(done));
-  }
-  void CancelLacWait(uint64_t ledger_id, uint64_t wait_id) override {
-    target_->CancelLacWait(ledger_id, wait_id);
-  }
-  void WriteLac(uint64_t ledger_id, int64_t lac, const std::string& key,
-                bookie::StatusCallback done) override {
-    target_->WriteLac(ledger_id, lac, key, std::move(done));
-  }
-  absl::StatusOr<int64_t> ExplicitLac(uint64_t ledger_id) override {
-    return target_->ExplicitLac(ledger_id);
-  }
-  void ForceLedger(uint64_t ledger_id, const std::string& key,
-                   bookie::StatusCallback done) override {
-    target_->ForceLedger(ledger_id, key, std::move(done));
-  }
-  absl::StatusOr<std::vector<int64_t>> ListEntries(
-      uint64_t ledger_id, int64_t first_entry_id, size_t max_entries) override {
-    return target_->ListEntries(ledger_id, first_entry_id, max_entries);
-  }
-  bookie::StoreStats Stats() override { return target_->Stats(); }
-  void SetReadOnly(bool read_only, const std::string& reason) override {
-    target_->SetReadOnly(read_only, reason);
-  }
 
   // Answers every swallowed add (with EIO) so streams can finish, and lets
   // hung reads go.
@@ -100,7 +72,6 @@ class FaultyStore : public bookie::BookieStore {
   }
 
  private:
-  bookie::BookieStore* const target_;
   absl::Mutex mu_;
   absl::Notification reads_released_;
 };
