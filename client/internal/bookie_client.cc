@@ -272,10 +272,16 @@ BookieClient::BookieClient(std::string bookie_id, std::string endpoint,
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(64 << 20);
   args.SetMaxSendMessageSize(64 << 20);
-  // A restarted bookie is found again quickly.
+  // A restarted bookie is found again quickly: the next connection attempt
+  // after a failed one starts 100 ms later, backing off to 1 s.
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
-  args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
+  // gRPC gives each connection attempt this long to finish its TCP, TLS and
+  // HTTP/2 handshakes (the "minimum backoff" is its connect timeout). At
+  // 100 ms a bookie slow to answer (a loaded machine, a round trip across
+  // regions) failed its first attempts, and the failed adds could
+  // quarantine it; 1 s is what the backoff reaches anyway.
+  args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 1000);
   // One channel per bookie per client: do not share subchannels with other
   // clients of this process, so each behaves as its own process would.
   args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);

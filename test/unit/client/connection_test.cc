@@ -33,22 +33,25 @@
 namespace bk::client::internal {
 namespace {
 
-// A loopback port nobody listens on (bound, not listening: connections
-// are refused) for as long as the object lives.
-class RefusingPort {
+// A loopback port bound for as long as the object lives. Not listening,
+// connections to it are refused. Listening, the kernel accepts them and
+// nobody ever says a word: a connection attempt waits for the HTTP/2
+// handshake until gRPC gives up on it.
+class LoopbackPort {
  public:
-  RefusingPort() {
+  explicit LoopbackPort(bool listening = false) {
     fd_ = socket(AF_INET, SOCK_STREAM, 0);
     sockaddr_in a{};
     a.sin_family = AF_INET;
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     a.sin_port = 0;
     REQUIRE(bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0);
+    if (listening) REQUIRE(listen(fd_, 16) == 0);
     socklen_t len = sizeof(a);
     REQUIRE(getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len) == 0);
     port_ = ntohs(a.sin_port);
   }
-  ~RefusingPort() { close(fd_); }
+  ~LoopbackPort() { close(fd_); }
   std::string endpoint() const { return "127.0.0.1:" + std::to_string(port_); }
 
  private:
@@ -86,7 +89,7 @@ TEST_CASE(
     "a connection's destructor returns only after its callbacks and what "
     "they hold are gone",
     "[client]") {
-  RefusingPort port;
+  LoopbackPort port;
   std::atomic<bool> gone{false};
   std::atomic<int> late{0};
   std::atomic<int> finished{0};  // witnesses destroyed
@@ -122,8 +125,35 @@ TEST_CASE(
   CHECK(late.load() == 0);
 }
 
+// gRPC's connect timeout is the channel's "minimum reconnect backoff". At
+// 100 ms a bookie slow to complete a handshake (a loaded machine, a round
+// trip across regions) failed its calls, and enough of them quarantined it.
+TEST_CASE(
+    "a call to a bookie that does not answer a new connection fails only "
+    "after the connection attempt has had a second",
+    "[client]") {
+  LoopbackPort port(/*listening=*/true);
+  BookieClient conn("b0", port.endpoint(), ChannelConfig{});
+  absl::Notification answered;
+  absl::Status status;
+  const absl::Time start = absl::Now();
+  absl::Time end;
+  conn.GetBookieInfo(0, absl::Seconds(30),
+                     [&](absl::StatusOr<proto::GetBookieInfoResponse> r) {
+                       status = r.status();
+                       end = absl::Now();
+                       answered.Notify();
+                     });
+  REQUIRE(answered.WaitForNotificationWithTimeout(absl::Seconds(30)));
+  INFO(status.ToString() << " after " << absl::FormatDuration(end - start));
+  // Failed by the connection attempt's timeout, not the call's deadline.
+  CHECK(absl::IsUnavailable(status));
+  // A lower bound only: a busy machine makes it later, never sooner.
+  CHECK(end - start >= absl::Milliseconds(900));
+}
+
 TEST_CASE("a shut-down connection refuses calls inline", "[client]") {
-  RefusingPort port;
+  LoopbackPort port;
   BookieClient conn("b0", port.endpoint(), ChannelConfig{});
   conn.Shutdown();
   bool info_done = false, add_done = false;
@@ -145,7 +175,7 @@ TEST_CASE(
     "a connection held past the pool's Close is shut down there but "
     "destroyed only with the pool",
     "[client]") {
-  RefusingPort port;
+  LoopbackPort port;
   ClientOptions options;
   ClusterView cluster(options, /*seed=*/1, /*probe=*/nullptr);
   metadata::BookieSet set;
