@@ -56,7 +56,8 @@ void AddTimeouts(ConfigTable<ClientOptions>& t) {
 void AddHealthAndPolling(ConfigTable<ClientOptions>& t) {
   t.Value("bookieErrorThresholdPerInterval",
           BK_FIELD(bookie_error_threshold_per_interval), "errors", {0, 1e9},
-          "errors within the health-check interval that quarantine a bookie");
+          "errors within the health-check interval that quarantine a bookie "
+          "(a failing connection counts once until the bookie answers again)");
   t.SecondsReal("bookieHealthCheckIntervalSeconds",
                 BK_FIELD(bookie_health_check_interval), {0.001, 1e7},
                 "window the errors are counted in");

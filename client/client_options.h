@@ -117,7 +117,12 @@ struct ClientOptions {
   int64_t max_add_batch_bytes = 1 << 20;
 
   // bookieErrorThresholdPerInterval: failures of one bookie within
-  // bookie_health_check_interval that put it in quarantine.
+  // bookie_health_check_interval that put it in quarantine. A failure is a
+  // request the bookie answered with an error (fencing aside) or left
+  // unanswered past its timeout, a failed GetBookieInfo, or a spell in
+  // which its connection failed: that counts once, however many requests
+  // it failed, until the bookie answers again (BookKeeper does not count a
+  // lost channel's requests at all).
   int64_t bookie_error_threshold_per_interval = 5;
   // bookieHealthCheckIntervalSeconds: the window errors are counted in.
   absl::Duration bookie_health_check_interval = absl::Seconds(60);

@@ -54,8 +54,8 @@ void BookieClient::Deliver(const std::string& bookie,
           b.waiter.sink.owner_before(sink)) {
         break;
       }
-      run.push_back(
-          {b.entry_id, b.waiter.tag, b.waiter.sent, std::move(b.status)});
+      run.push_back({b.entry_id, b.waiter.tag, b.waiter.sent,
+                     std::move(b.status), b.stream_ended});
     }
     if (auto s = sink.lock()) s->OnAddAnswers(bookie, run);
     i = j;
@@ -166,6 +166,7 @@ class BookieClient::AddStream final
     }
     owner_->adds_in_flight_.fetch_sub(static_cast<int64_t>(answered.size()),
                                       std::memory_order_relaxed);
+    owner_->Reachable();
     Deliver(owner_->id_, &answered);
     response_.Clear();
     StartRead(&response_);
@@ -192,8 +193,12 @@ class BookieClient::AddStream final
            absl::UnavailableError(absl::StrCat(
                "bookie ", owner_->id_, " add of ledger ", ledger, " entry ",
                entry, ": add stream ended (",
-               transport.ok() ? "closed" : transport.ToString(), ")"))});
+               transport.ok() ? "closed" : transport.ToString(), ")")),
+           /*stream_ended=*/true});
     });
+    // One failure of the connection, however many adds it fails; told
+    // before the adds, so that whoever replaces the bookie knows it.
+    if (!answered.empty()) owner_->Unreachable();
     Deliver(owner_->id_, &answered);
     // Go first, then tell the owner. The call's ClientContext holds a
     // reference to the channel; dropped here, it is never the last one,
@@ -268,6 +273,7 @@ BookieClient::BookieClient(std::string bookie_id, std::string endpoint,
     : id_(std::move(bookie_id)),
       endpoint_(std::move(endpoint)),
       max_batch_bytes_(config.max_batch_bytes),
+      on_unreachable_(config.on_unreachable),
       shared_(std::make_shared<Shared>()) {
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(64 << 20);
@@ -332,6 +338,15 @@ bool BookieClient::IdleLocked() const {
 void BookieClient::StreamDone() {
   absl::MutexLock l(&mu_);
   --live_streams_;
+}
+
+void BookieClient::Unreachable() {
+  {
+    absl::MutexLock l(&mu_);
+    if (closing_) return;  // our own cancel, not the bookie's failure
+  }
+  if (unreachable_.exchange(true, std::memory_order_relaxed)) return;
+  if (on_unreachable_) on_unreachable_(id_);
 }
 
 void BookieClient::Add(uint64_t ledger_id, int64_t entry_id,

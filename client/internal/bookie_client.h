@@ -11,6 +11,12 @@
 // still waiting for an answer completes with kUnavailable naming the
 // bookie; the next Add opens a new stream.
 //
+// Unreachable: a stream that ends with adds waiting, or a unary call that
+// fails kUnavailable, is one failure of the connection, however many calls
+// it fails. The first such failure since the bookie last answered anything
+// is reported once, to ChannelConfig::on_unreachable; later ones are not
+// until an answer comes again. Not when this client closed the connection.
+//
 // Threads: every method may be called from any thread. Callbacks run on
 // gRPC threads (or inline on the caller's thread when the call fails before
 // reaching gRPC), never under this object's lock; they must be short and
@@ -31,6 +37,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <set>
 #include <string>
@@ -61,6 +68,9 @@ struct AddAnswer {
   int tag = 0;      // the sender's own, given to Add (e.g. an ensemble slot)
   absl::Time sent;  // given to Add
   absl::Status status;
+  // The add failed because its stream ended, not because the bookie
+  // answered so: the connection reported that once (on_unreachable).
+  bool stream_ended = false;
 };
 
 // Where the answers to adds sent with a sink go. A connection hands a sink
@@ -82,6 +92,9 @@ struct ChannelConfig {
   std::shared_ptr<grpc::ChannelCredentials> credentials;  // null: insecure
   std::string server_name_override;
   int64_t max_batch_bytes = 1 << 20;
+  // Told the bookie's id once per spell of unreachability (see Unreachable
+  // above); on a gRPC thread, under no lock of the connection. May be empty.
+  std::function<void(const std::string& bookie)> on_unreachable;
 };
 
 class BookieClient {
@@ -203,6 +216,7 @@ class BookieClient {
     int64_t entry_id;
     Waiter waiter;
     absl::Status status;
+    bool stream_ended = false;
   };
   static void Deliver(const std::string& bookie,
                       std::vector<Answered>* answered);
@@ -228,6 +242,15 @@ class BookieClient {
 
   // Called by a stream at the very end of its OnDone, once it is gone.
   void StreamDone();
+  // The connection failed calls (see Unreachable above): reports the first
+  // failure since the last answer, unless this client is closing.
+  void Unreachable();
+  // An answer came: the next failure is reported again.
+  void Reachable() {
+    if (unreachable_.load(std::memory_order_relaxed)) {
+      unreachable_.store(false, std::memory_order_relaxed);
+    }
+  }
   bool IdleLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   template <typename Req, typename Resp, typename Method>
   void Unary(const Req& request, absl::Duration timeout, Method method,
@@ -237,6 +260,7 @@ class BookieClient {
   const std::string id_;
   const std::string endpoint_;
   const int64_t max_batch_bytes_;
+  const std::function<void(const std::string&)> on_unreachable_;
   std::shared_ptr<Shared> shared_;  // channel and stub, kept by calls too
 
   mutable absl::Mutex mu_;
@@ -249,6 +273,7 @@ class BookieClient {
 
   // Own synchronisation.
   std::atomic<int64_t> adds_in_flight_{0};
+  std::atomic<bool> unreachable_{false};  // reported; no answer since
 };
 
 }  // namespace bk::client::internal

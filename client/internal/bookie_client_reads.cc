@@ -171,6 +171,11 @@ void BookieClient::Unary(const Req& request, absl::Duration timeout,
                s.ok() ? absl::StatusOr<Resp>(std::move(call->response))
                       : absl::StatusOr<Resp>(FromGrpc(s));
            Done<Resp> d = std::move(call->done);
+           if (s.ok()) {
+             Reachable();
+           } else if (s.error_code() == grpc::StatusCode::UNAVAILABLE) {
+             Unreachable();
+           }
            {
              // From here on Shutdown neither cancels the call nor returns.
              absl::MutexLock l(&mu_);

@@ -122,6 +122,12 @@ absl::StatusOr<std::shared_ptr<ClientContext>> ClientContext::Create(
   c.probe_ = std::make_unique<ClientProbe>(registry);
   c.cluster_ =
       std::make_unique<ClusterView>(c.options_, c.seed_, c.probe_.get());
+  // A connection that fails is one error of its bookie, however many
+  // calls it failed. The pool closes before the view and `c` go.
+  channel->on_unreachable = [cluster = c.cluster_.get(),
+                             self = &c](const std::string& id) {
+    cluster->OnBookieUnreachable(id, self->Now());
+  };
   c.pool_ = std::make_unique<BookiePool>(*channel, c.cluster_.get());
   auto bookies = c.store_->ListBookies();
   if (!bookies.ok()) return bookies.status();

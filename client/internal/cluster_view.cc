@@ -405,6 +405,12 @@ void ClusterView::OnBookieError(const std::string& id, int64_t entry_id,
   }
 }
 
+void ClusterView::OnEntryFailed(const std::string& id, int64_t entry_id) {
+  absl::MutexLock l(&mu_);
+  Health& h = health_[id];
+  h.last_failed_entry = std::max(h.last_failed_entry, entry_id);
+}
+
 void ClusterView::OnReadStarted(const std::string& id) {
   absl::MutexLock l(&mu_);
   ++health_[id].pending_reads;

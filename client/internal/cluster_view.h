@@ -151,6 +151,14 @@ class ClusterView {
                       absl::Span<const absl::Duration> latencies);
   // A failed request to `id` (add or read): counts towards quarantine.
   void OnBookieError(const std::string& id, int64_t entry_id, absl::Time at);
+  // `id` could not be reached (BookieClient's on_unreachable: once for all
+  // the calls one connection failure failed): one error.
+  void OnBookieUnreachable(const std::string& id, absl::Time at) {
+    OnBookieError(id, -1, at);
+  }
+  // Requests to `id` failed with its connection, up to `entry_id`: kept for
+  // read ordering, not counted (OnBookieUnreachable counted the failure).
+  void OnEntryFailed(const std::string& id, int64_t entry_id);
   void OnReadStarted(const std::string& id);
   void OnReadFinished(const std::string& id);
   void MarkSlow(const std::string& id);

@@ -105,7 +105,11 @@ class ReadOp : public std::enable_shared_from_this<ReadOp> {
         result = std::move(rr);
       }
     }
-    if (!result.ok() && !missing) {
+    if (!r.ok() && absl::IsUnavailable(r.status())) {
+      // The connection failed, not the bookie's answer: counted once for
+      // all the calls it failed (BookieClient's on_unreachable).
+      ctx_->cluster()->OnEntryFailed(bookie, o_.entry_id);
+    } else if (!result.ok() && !missing) {
       ctx_->cluster()->OnBookieError(bookie, o_.entry_id, ctx_->Now());
     }
     bool finish = false, next = false;

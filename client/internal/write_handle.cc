@@ -184,15 +184,21 @@ void WriteHandle::OnAddAnswers(const std::string& bookie,
   const absl::Time now = ctx_->Now();
   // The bookie's health first, without our lock: latencies of the answered
   // adds, errors other than fencing (which says nothing of the bookie).
+  // Adds a broken stream failed are not errors one by one: the connection
+  // counted its failure once (BookieClient's on_unreachable).
   absl::InlinedVector<absl::Duration, 64> latencies;
+  int64_t lost_up_to = -1;
   for (const AddAnswer& a : answers) {
     if (a.status.ok()) {
       latencies.push_back(now - a.sent);
+    } else if (a.stream_ended) {
+      lost_up_to = std::max(lost_up_to, a.entry_id);
     } else if (!absl::IsFailedPrecondition(a.status)) {
       ctx_->cluster()->OnBookieError(bookie, a.entry_id, now);
     }
   }
   if (!latencies.empty()) ctx_->cluster()->OnAddsAnswered(bookie, latencies);
+  if (lost_up_to >= 0) ctx_->cluster()->OnEntryFailed(bookie, lost_up_to);
   {
     absl::MutexLock l(&mu_);
     bool acked = false;

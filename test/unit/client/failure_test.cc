@@ -10,16 +10,6 @@
 namespace bk::client::testing {
 namespace {
 
-void ExpectAllConfirmed(std::vector<std::future<absl::StatusOr<int64_t>>>& fs,
-                        int first) {
-  for (size_t i = 0; i < fs.size(); ++i) {
-    auto r = Get(fs[i]);
-    INFO(r.status().ToString());
-    REQUIRE(r.ok());
-    REQUIRE(*r == first + static_cast<int64_t>(i));
-  }
-}
-
 TEST_CASE("AQ < WQ: a silent bookie does not hold up confirmations",
           "[client]") {
   LocalBookies bookies(3);

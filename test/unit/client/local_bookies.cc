@@ -53,6 +53,11 @@ absl::StatusOr<bookie::EntryBuffer> FaultyStore::ReadEntry(uint64_t ledger_id,
   return bookie::MakeEntryBuffer(std::move(copy));
 }
 
+size_t FaultyStore::swallowed_count() {
+  absl::MutexLock l(&mu_);
+  return swallowed.size();
+}
+
 void FaultyStore::ReleaseSwallowed() {
   std::vector<bookie::StatusCallback> cbs;
   {
@@ -65,7 +70,11 @@ void FaultyStore::ReleaseSwallowed() {
 LocalBookies::LocalBookies(int n, int racks, const std::string& tls_cert,
                            const std::string& tls_key,
                            const std::string& tls_trust,
-                           const bookie::ServiceOptions& service) {
+                           const bookie::ServiceOptions& service)
+    : tls_cert_(tls_cert),
+      tls_key_(tls_key),
+      tls_trust_(tls_trust),
+      service_options_(service) {
   uri_ = "mem://client-test-" + std::to_string(getpid()) + "-" +
          std::to_string(cluster_counter++);
   auto store = metadata::Open(uri_);
@@ -77,42 +86,47 @@ LocalBookies::LocalBookies(int n, int racks, const std::string& tls_cert,
     REQUIRE(s.ok());
     b->store = std::move(*s);
     b->faulty = std::make_unique<FaultyStore>(b->store.get());
-    b->service = std::make_unique<bookie::BookieServiceImpl>(
-        b->faulty.get(), service,
-        [i, faulty = b->faulty.get()](uint64_t) {
-          proto::GetBookieInfoResponse r;
-          r.set_total_disk_capacity(100 << 20);
-          r.set_free_disk_space((50 + i) << 20);
-          r.set_journal_io_util(faulty->reported_journal_util.load());
-          r.set_ledger_io_util(-1);
-          r.set_cpu_used_rate(-1);
-          r.set_write_bytes_per_second(1000);
-          return r;
-        },
-        nullptr);
-    bookie::GrpcServerOptions go;
-    go.address = "127.0.0.1:0";
-    if (!tls_cert.empty()) {
-      bookie::TlsOptions tls;
-      tls.certificate_path = tls_cert;
-      tls.key_path = tls_key;
-      tls.trust_path = tls_trust;
-      tls.require_client_auth = !tls_trust.empty();
-      auto creds = bookie::MakeServerCredentials(Env::Default(), tls);
-      REQUIRE(creds.ok());
-      go.credentials = *creds;
-    }
-    auto server = bookie::GrpcServer::Start(b->service.get(), go);
-    REQUIRE(server.ok());
-    b->server = std::move(*server);
-    b->endpoint = "127.0.0.1:" + std::to_string(b->server->port());
+    bookies_.push_back(std::move(b));
+    Serve(i, "127.0.0.1:0");
     proto::BookieServiceInfo info;
     info.set_bookie_id(id(i));
-    info.set_grpc_endpoint(b->endpoint);
+    info.set_grpc_endpoint(bookies_[i]->endpoint);
     info.set_network_location("/r/rack" + std::to_string(i % racks));
     REQUIRE(registrar_->RegisterBookie(info).ok());
-    bookies_.push_back(std::move(b));
   }
+}
+
+void LocalBookies::Serve(int i, const std::string& address) {
+  Bookie* b = bookies_[i].get();
+  b->service = std::make_unique<bookie::BookieServiceImpl>(
+      b->faulty.get(), service_options_,
+      [i, faulty = b->faulty.get()](uint64_t) {
+        proto::GetBookieInfoResponse r;
+        r.set_total_disk_capacity(100 << 20);
+        r.set_free_disk_space((50 + i) << 20);
+        r.set_journal_io_util(faulty->reported_journal_util.load());
+        r.set_ledger_io_util(-1);
+        r.set_cpu_used_rate(-1);
+        r.set_write_bytes_per_second(1000);
+        return r;
+      },
+      nullptr);
+  bookie::GrpcServerOptions go;
+  go.address = address;
+  if (!tls_cert_.empty()) {
+    bookie::TlsOptions tls;
+    tls.certificate_path = tls_cert_;
+    tls.key_path = tls_key_;
+    tls.trust_path = tls_trust_;
+    tls.require_client_auth = !tls_trust_.empty();
+    auto creds = bookie::MakeServerCredentials(Env::Default(), tls);
+    REQUIRE(creds.ok());
+    go.credentials = *creds;
+  }
+  auto server = bookie::GrpcServer::Start(b->service.get(), go);
+  REQUIRE(server.ok());
+  b->server = std::move(*server);
+  b->endpoint = "127.0.0.1:" + std::to_string(b->server->port());
 }
 
 LocalBookies::~LocalBookies() {
@@ -127,10 +141,15 @@ LocalBookies::~LocalBookies() {
   registrar_.reset();
 }
 
-void LocalBookies::Stop(int i) {
-  bookies_[i]->faulty->ReleaseSwallowed();
+void LocalBookies::Stop(int i, bool answer_swallowed) {
+  if (answer_swallowed) bookies_[i]->faulty->ReleaseSwallowed();
   bookies_[i]->server->Shutdown(absl::ZeroDuration());
   bookies_[i]->server.reset();
+}
+
+void LocalBookies::Restart(int i) {
+  REQUIRE(bookies_[i]->server == nullptr);
+  Serve(i, bookies_[i]->endpoint);
 }
 
 void LocalBookies::Unregister(int i) {

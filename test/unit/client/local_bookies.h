@@ -67,6 +67,7 @@ class FaultyStore : public bk::testing::ForwardingBookieStore {
   // Answers every swallowed add (with EIO) so streams can finish, and lets
   // hung reads go.
   void ReleaseSwallowed();
+  size_t swallowed_count();
   void ReleaseReads() {
     if (!reads_released_.HasBeenNotified()) reads_released_.Notify();
   }
@@ -98,7 +99,16 @@ class LocalBookies {
   const std::string& endpoint(int i) const { return bookies_[i]->endpoint; }
   int IndexOf(const std::string& id) const { return std::stoi(id.substr(1)); }
 
-  void Stop(int i);
+  // Shuts bookie i's server down (its endpoint stays bound to nothing).
+  // Unless `answer_swallowed` is false, its swallowed adds are answered
+  // first (with an error). False: its streams are cut with them unanswered,
+  // as when a bookie's process dies; Stop then returns only once another
+  // thread has released them (FaultyStore::ReleaseSwallowed), since the
+  // server waits for every add its streams handed to the store.
+  void Stop(int i, bool answer_swallowed = true);
+  // Serves bookie i again, with a new service over the same store, at the
+  // endpoint it had. REQUIRES: stopped.
+  void Restart(int i);
   // Answers every swallowed add (with an error). Call it while the client
   // is still connected: the bookie service must not be left owing answers
   // on a stream its client has closed.
@@ -119,6 +129,11 @@ class LocalBookies {
     std::unique_ptr<bookie::GrpcServer> server;
     std::string endpoint;
   };
+  // Starts bookie i's service and server at `address`.
+  void Serve(int i, const std::string& address);
+
+  const std::string tls_cert_, tls_key_, tls_trust_;
+  const bookie::ServiceOptions service_options_;
   std::string uri_;
   std::unique_ptr<metadata::MetadataStore> registrar_;
   std::vector<std::unique_ptr<Bookie>> bookies_;

@@ -71,6 +71,17 @@ inline std::vector<std::future<absl::StatusOr<int64_t>>> AppendAll(
   return fs;
 }
 
+// Waits for AppendAll's futures: each confirmed as first, first + 1, ...
+inline void ExpectAllConfirmed(
+    std::vector<std::future<absl::StatusOr<int64_t>>>& fs, int first) {
+  for (size_t i = 0; i < fs.size(); ++i) {
+    auto r = Get(fs[i]);
+    INFO(r.status().ToString());
+    REQUIRE(r.ok());
+    REQUIRE(*r == first + static_cast<int64_t>(i));
+  }
+}
+
 // Appends entries first..last one at a time, so that each entry carries
 // the LAC of the one before, and checks each is confirmed as itself.
 inline void AppendConfirmed(LedgerWriter* w, int first, int last) {
