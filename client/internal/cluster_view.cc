@@ -92,10 +92,10 @@ bool ClusterView::IsQuarantinedLocked(const std::string& id) const {
   return it != health_.end() && it->second.quarantined_until > now_;
 }
 
-placement::BookieSet ClusterView::QuarantinedSetLocked() const {
+placement::BookieSet ClusterView::KeptOutSetLocked() const {
   placement::BookieSet out;
   for (const auto& [id, h] : health_) {
-    if (h.quarantined_until > now_) out.insert(id);
+    if (h.quarantined_until > now_ || h.unreachable) out.insert(id);
   }
   return out;
 }
@@ -175,7 +175,7 @@ std::vector<std::string> ClusterView::ProbeCandidates(
   absl::MutexLock l(&mu_);
   AdvanceLocked(options_.env->Now());
   return policy_.ProbeCandidates(ensemble_size, write_quorum, ensemble_size,
-                                 QuarantinedSetLocked(), hints);
+                                 KeptOutSetLocked(), hints);
 }
 
 absl::StatusOr<Placement> ClusterView::NewEnsemble(
@@ -188,11 +188,12 @@ absl::StatusOr<Placement> ClusterView::NewEnsemble(
   // Why bookies may not compete, as of this choice (before it counts).
   const absl::flat_hash_map<std::string, std::string> left_out =
       policy_.LeftOut(hints, ensemble_size, write_quorum);
-  const placement::BookieSet quarantined = QuarantinedSetLocked();
+  const placement::BookieSet kept_out = KeptOutSetLocked();
   auto r = policy_.NewEnsemble(ensemble_size, write_quorum, ack_quorum,
-                               quarantined, hints);
+                               kept_out, hints);
   if (!r.ok() && placement::IsNotEnoughBookies(r.status())) {
-    // Quarantine is best effort: use quarantined bookies rather than fail.
+    // Best effort: use quarantined and unreachable bookies rather than
+    // fail.
     r = policy_.NewEnsemble(ensemble_size, write_quorum, ack_quorum, {}, hints);
   }
   if (!r.ok()) return r.status();
@@ -202,8 +203,12 @@ absl::StatusOr<Placement> ClusterView::NewEnsemble(
   // The left out, by id, at most kMaxLeftOutNotes: what `placement
   // explain` shows beside the members.
   std::map<std::string, std::string> why(left_out.begin(), left_out.end());
-  for (const auto& id : quarantined) {
-    why.emplace(id, "quarantined after errors from this client");
+  for (const auto& id : kept_out) {
+    auto h = health_.find(id);
+    why.emplace(id, h != health_.end() && h->second.quarantined_until > now_
+                        ? "quarantined after errors from this client"
+                        : "unreachable: its connection failed and it has "
+                          "not answered since");
   }
   size_t noted = 0;
   for (const auto& [id, reason] : why) {
@@ -223,7 +228,7 @@ std::vector<std::string> ClusterView::ReplaceProbeCandidates(
     const placement::LedgerHints& hints) {
   absl::MutexLock l(&mu_);
   AdvanceLocked(options_.env->Now());
-  placement::BookieSet ex = QuarantinedSetLocked();
+  placement::BookieSet ex = KeptOutSetLocked();
   ex.insert(excluded.begin(), excluded.end());
   ex.insert(ensemble.begin(), ensemble.end());  // never a replacement
   return policy_.ProbeCandidates(static_cast<int>(ensemble.size()),
@@ -240,7 +245,7 @@ absl::StatusOr<Placement> ClusterView::ReplaceBookie(
   TakeProbesLocked(answers);
   placement::BookieSet ex(excluded.begin(), excluded.end());
   placement::BookieSet with_quarantine = ex;
-  for (const auto& q : QuarantinedSetLocked()) with_quarantine.insert(q);
+  for (const auto& q : KeptOutSetLocked()) with_quarantine.insert(q);
   auto r = policy_.ReplaceBookie(ensemble, index, write_quorum, ack_quorum,
                                  with_quarantine, hints);
   if (!r.ok() && placement::IsNotEnoughBookies(r.status())) {
@@ -332,6 +337,7 @@ void ClusterView::OnBookieInfo(const std::string& id,
   Health& h = health_[id];
   h.info = pi;
   h.info_at = received_at;
+  h.unreachable = false;  // it answered
   if (h.quarantined_until > now_) {
     const bool healthy =
         info.status() == proto::BK_EOK && !info.read_only() &&
@@ -365,6 +371,7 @@ void ClusterView::OnAddsAnswered(const std::string& id,
                                  absl::Span<const absl::Duration> latencies) {
   absl::MutexLock l(&mu_);
   Health& h = health_[id];
+  h.unreachable = false;  // it answered
   for (const absl::Duration latency : latencies) {
     const double ms = absl::ToDoubleMilliseconds(latency);
     h.add_latency_ms =
@@ -403,6 +410,12 @@ void ClusterView::OnBookieError(const std::string& id, int64_t entry_id,
         absl::FormatDuration(options_.bookie_quarantine_time),
         options_.bookie_error_threshold_per_interval);
   }
+}
+
+void ClusterView::OnBookieUnreachable(const std::string& id, absl::Time at) {
+  OnBookieError(id, -1, at);
+  absl::MutexLock l(&mu_);
+  health_[id].unreachable = true;
 }
 
 void ClusterView::OnEntryFailed(const std::string& id, int64_t entry_id) {

@@ -152,10 +152,10 @@ class ClusterView {
   // A failed request to `id` (add or read): counts towards quarantine.
   void OnBookieError(const std::string& id, int64_t entry_id, absl::Time at);
   // `id` could not be reached (BookieClient's on_unreachable: once for all
-  // the calls one connection failure failed): one error.
-  void OnBookieUnreachable(const std::string& id, absl::Time at) {
-    OnBookieError(id, -1, at);
-  }
+  // the calls one connection failure failed): one error, and the bookie is
+  // kept out of new ensembles and replacements, as a quarantined one is,
+  // until it answers again (an add answered, a GetBookieInfo report).
+  void OnBookieUnreachable(const std::string& id, absl::Time at);
   // Requests to `id` failed with its connection, up to `entry_id`: kept for
   // read ordering, not counted (OnBookieUnreachable counted the failure).
   void OnEntryFailed(const std::string& id, int64_t entry_id);
@@ -184,6 +184,7 @@ class ClusterView {
     absl::Time quarantined_until = absl::InfinitePast();
     int healthy_reports = 0;  // in a row, while quarantined
     int64_t last_failed_entry = -1;
+    bool unreachable = false;  // connection failed, no answer since
     int64_t pending_reads = 0;
     bool slow = false;
     double add_latency_ms = 0;  // moving average
@@ -200,7 +201,9 @@ class ClusterView {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool IsQuarantinedLocked(const std::string& id) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  placement::BookieSet QuarantinedSetLocked() const
+  // The bookies placement leaves out while it can: quarantined or
+  // unreachable.
+  placement::BookieSet KeptOutSetLocked() const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   proto::PlacementNote NoteLocked(const std::string& id) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

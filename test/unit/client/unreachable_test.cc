@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/types/span.h"
@@ -27,6 +28,7 @@
 namespace bk::client::internal {
 namespace {
 
+using bk::client::Client;
 using bk::client::testing::AppendAll;
 using bk::client::testing::ExpectAllConfirmed;
 using bk::client::testing::FastOptions;
@@ -211,6 +213,60 @@ TEST_CASE(
   CHECK(std::find(q.begin(), q.end(), victim_id) == q.end());
   CHECK(Metric(*client, "bk_client_quarantines_total") == 0);
   REQUIRE((*w)->Close().ok());
+
+  // Not quarantined, but not placed on while it cannot be reached.
+  for (int i = 0; i < 5; ++i) {
+    auto next = client->CreateLedger({.ensemble_size = 3,
+                                      .write_quorum = 3,
+                                      .ack_quorum = 2,
+                                      .password = "p"});
+    REQUIRE(next.ok());
+    const auto md = ReadMetadata(bookies, (*next)->ledger_id());
+    for (const auto& b : md.segments(0).bookies()) CHECK(b != victim_id);
+    REQUIRE(md.placement_notes().contains(victim_id));
+    CHECK(absl::StrContains(md.placement_notes().at(victim_id).left_out(),
+                            "unreachable"));
+  }
+}
+
+// What the notes of a ledger created now say of `id`: its left_out, or ""
+// when it has no note.
+std::string LeftOutNow(Client* client, const LocalBookies& bookies,
+                       const std::string& id) {
+  auto w = client->CreateLedger({.ensemble_size = 3,
+                                 .write_quorum = 3,
+                                 .ack_quorum = 2,
+                                 .password = "p"});
+  REQUIRE(w.ok());
+  const auto md = ReadMetadata(bookies, (*w)->ledger_id());
+  auto it = md.placement_notes().find(id);
+  return it == md.placement_notes().end() ? "" : it->second.left_out();
+}
+
+TEST_CASE(
+    "a bookie found unreachable is left out of new ensembles until it "
+    "answers again",
+    "[client]") {
+  LocalBookies bookies(4);
+  ClientOptions o = FastOptions(bookies);  // GetBookieInfo every 200 ms
+  // Quarantine out of the way: its polls' failures are errors too.
+  o.bookie_error_threshold_per_interval = 1000000;
+  auto client = MakeClient(o);
+  const std::string id = bookies.id(2);
+  bookies.Stop(2);
+  // A poll fails to connect: the connection reports it.
+  REQUIRE(PollUntil([&] {
+    return absl::StrContains(LeftOutNow(client.get(), bookies, id),
+                             "unreachable");
+  }));
+  bookies.Restart(2);
+  // A poll is answered (the pool's connection reconnects within its 1 s
+  // backoff).
+  REQUIRE(PollUntil([&] {
+    return !absl::StrContains(LeftOutNow(client.get(), bookies, id),
+                              "unreachable");
+  }));
+  CHECK(client->QuarantinedBookies().empty());
 }
 
 }  // namespace
