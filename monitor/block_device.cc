@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <iterator>
+#include <optional>
 #include <system_error>
 
 #include "absl/strings/str_cat.h"
@@ -82,6 +84,53 @@ absl::StatusOr<std::vector<std::string>> DisksOfPath(
   absl::StatusOr<DeviceNumber> dev = DeviceNumberOf(path);
   if (!dev.ok()) return dev.status();
   return DisksOfDevice(sys_root, *dev);
+}
+
+bool DevicesShareDisk(const std::string& sys_root, DeviceNumber a,
+                      DeviceNumber b) {
+  if (a.major == b.major && a.minor == b.minor) return true;
+  auto disks_a = DisksOfDevice(sys_root, a);
+  auto disks_b = DisksOfDevice(sys_root, b);
+  if (!disks_a.ok() || !disks_b.ok()) return true;
+  // No disk behind one of them, and not the same device: apart.
+  if (disks_a->empty() || disks_b->empty()) return false;
+  // Both sorted.
+  std::vector<std::string> both;
+  std::set_intersection(disks_a->begin(), disks_a->end(), disks_b->begin(),
+                        disks_b->end(), std::back_inserter(both));
+  return !both.empty();
+}
+
+namespace {
+
+// The device of `path`, or of its nearest existing parent.
+std::optional<DeviceNumber> NearestDevice(std::string path) {
+  for (int depth = 0; depth < 256; ++depth) {
+    absl::StatusOr<DeviceNumber> dev =
+        DeviceNumberOf(path.empty() ? "." : path);
+    if (dev.ok()) return *dev;
+    if (!absl::IsNotFound(dev.status()) || path.empty() || path == "/") break;
+    const size_t slash = path.find_last_of('/');
+    path = slash == std::string::npos ? ""
+           : slash == 0               ? "/"
+                                      : path.substr(0, slash);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+bool PathSharesDisk(const std::string& sys_root, const std::string& path,
+                    const std::vector<std::string>& others) {
+  const std::optional<DeviceNumber> mine = NearestDevice(path);
+  if (!mine.has_value()) return true;
+  for (const std::string& other : others) {
+    const std::optional<DeviceNumber> theirs = NearestDevice(other);
+    if (!theirs.has_value() || DevicesShareDisk(sys_root, *mine, *theirs)) {
+      return true;
+    }
+  }
+  return false;
 }
 
 }  // namespace bk::monitor

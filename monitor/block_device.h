@@ -46,6 +46,19 @@ absl::StatusOr<std::vector<std::string>> DisksOfDevice(
 absl::StatusOr<std::vector<std::string>> DisksOfPath(
     const std::string& sys_root, const std::string& path);
 
+// Whether the filesystems on devices `a` and `b` share a disk: their disks
+// meet (partitions of one disk, device-mapper over it). Where either has no
+// disk (tmpfs, overlay, btrfs), whether they are the same device. An error
+// resolving either counts as sharing.
+bool DevicesShareDisk(const std::string& sys_root, DeviceNumber a,
+                      DeviceNumber b);
+
+// Whether `path` shares a disk with any of `others` (DevicesShareDisk). A
+// path that does not exist yet is taken at its nearest existing parent; one
+// that cannot be resolved at all counts as sharing.
+bool PathSharesDisk(const std::string& sys_root, const std::string& path,
+                    const std::vector<std::string>& others);
+
 }  // namespace bk::monitor
 
 #endif  // BK_MONITOR_BLOCK_DEVICE_H_

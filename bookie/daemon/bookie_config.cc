@@ -143,10 +143,11 @@ void AddLedgerStorage(ConfigTable<DaemonOptions>& t) {
           "bytes", {},
           "a write-cache flush writes the entry log in steps of this many "
           "bytes, so no big write holds up the journals on the same disk: "
-          "on a journal's filesystem each step is synced before the next "
-          "is copied; on a filesystem of its own each is written behind "
-          "(sync_file_range) while the next is copied, and the log synced "
-          "once at the end; 0 = all of it at the end");
+          "on a journal's disk (partitions of one disk are one disk) each "
+          "step is synced before the next is copied; on a disk of its own "
+          "each is written behind (sync_file_range) while the next is "
+          "copied, and the log synced once at the end; 0 = all of it at the "
+          "end");
   t.Value("entryLogRemoveFromPageCache",
           BK_FIELD(store.storage.entry_log_remove_from_page_cache), "-", {},
           "after each entry-log sync of a flush, drop from the page cache "

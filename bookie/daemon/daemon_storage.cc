@@ -2,6 +2,7 @@
 
 #include "bookie/daemon/daemon_wiring.h"
 #include "metadata/uri.h"
+#include "monitor/block_device.h"
 
 namespace bk::bookie {
 
@@ -39,6 +40,13 @@ absl::Status OpenStorage(const DaemonOptions& options, DaemonParts& p) {
       std::make_unique<ServiceProbe>(*p.registry, options.bookie_id);
   StoreOptions so = options.store;
   so.journal.observer = p.journal_probe.get();
+  // A ledger directory writes its flushes behind only on a disk no journal
+  // is on; partitions of one disk are that disk.
+  so.storage.shares_journal_disk =
+      [sys_root = options.monitor.sys_root,
+       journals = so.journal.dirs](const std::string& dir) {
+        return monitor::PathSharesDisk(sys_root, dir, journals);
+      };
   StartupReport report;
   auto store = BookieStoreImpl::Open(p.env, so, &report);
   if (!store.ok()) return store.status();

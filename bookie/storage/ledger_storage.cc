@@ -91,7 +91,9 @@ absl::StatusOr<std::unique_ptr<LedgerStorage>> LedgerStorage::Open(
     o.read_ahead_batch_size = options.read_ahead_batch_size;
     o.entry_log_size_limit = options.entry_log_size_limit;
     o.flush_entry_log_bytes = options.flush_entry_log_bytes;
-    o.write_behind = ApartFromJournals(env, dir, options.journal_dirs);
+    o.write_behind = options.shares_journal_disk
+                         ? !options.shares_journal_disk(dir)
+                         : ApartFromJournals(env, dir, options.journal_dirs);
     o.remove_from_page_cache = options.entry_log_remove_from_page_cache;
     o.page_cache_keep_bytes = options.entry_log_page_cache_keep_bytes;
     o.direct_io = options.entry_log_direct_io;

@@ -5,6 +5,7 @@
 #define BK_BOOKIE_STORAGE_STORAGE_OPTIONS_H_
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -16,9 +17,14 @@ struct LedgerStorageOptions {
   // ledgerDirectories: one per disk; ledgers are spread over them by id.
   std::vector<std::string> ledger_dirs;
   // The journals' directories (journalDirectories; the store fills them
-  // in). A ledger directory on a filesystem no journal is on writes its
-  // flushes behind (flush_entry_log_bytes).
+  // in). A ledger directory on a disk no journal is on writes its flushes
+  // behind (flush_entry_log_bytes).
   std::vector<std::string> journal_dirs;
+  // Whether `ledger_dir` shares a disk with a journal, told by whoever can
+  // see the disks behind the filesystems (the daemon: partitions of one
+  // disk are one disk; monitor/block_device.h). Unset: by the filesystems'
+  // device numbers (st_dev), which tell a disk's partitions apart.
+  std::function<bool(const std::string& ledger_dir)> shares_journal_disk;
 
   // dbStorage_writeCacheMaxSizeMb (both halves, all dirs): 64 MiB.
   uint64_t write_cache_bytes = 64ull << 20;
@@ -38,9 +44,9 @@ struct LedgerStorageOptions {
   // (fdatasync) waits for every write queued ahead of it, from any
   // process; one 16 MiB entry-log sync made every journal on the same disk
   // wait for those 16 MiB (measured: cluster-wide add stalls of 100-500 ms
-  // on a disk shared by 9 bookies). On a journal's filesystem each step is
+  // on a disk shared by 9 bookies). On a journal's disk each step is
   // synced before the next is copied, which leaves the disk to the
-  // journals between steps. On a filesystem of its own each step is
+  // journals between steps. On a disk of its own each step is
   // written behind (EntryLogWriter::WriteBehind: the disk writes it while
   // the next is copied) and the log synced once, at the end: no journal
   // waits behind it, and the flush ends sooner. (Writing behind on a

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -91,11 +92,15 @@ TEST_CASE(
 
 // Adds and flushes kEntries with flush steps of 4 KiB, the journals in
 // `journal_dirs`; checks every entry reads back.
-void FlushWithJournalsIn(SyncSpanEnv* env, const std::string& dir,
-                         std::vector<std::string> journal_dirs) {
+// `shares_journal_disk`, when given, is the options' own.
+void FlushWithJournalsIn(
+    SyncSpanEnv* env, const std::string& dir,
+    std::vector<std::string> journal_dirs,
+    std::function<bool(const std::string&)> shares_journal_disk = nullptr) {
   auto options = SmallOptions(dir);
   options.flush_entry_log_bytes = 4 << 10;
   options.journal_dirs = std::move(journal_dirs);
+  options.shares_journal_disk = std::move(shares_journal_disk);
   auto storage = LedgerStorage::Open(env, options);
   REQUIRE(storage.ok());
   for (int64_t e = 0; e < kEntries; ++e) {
@@ -142,6 +147,38 @@ TEST_CASE("a ledger directory apart from every journal writes its flush behind",
   // The header's sync, then one for the whole flush when written behind.
   if (apart) CHECK(env.spans().size() == 2);
   if (!apart) CHECK(env.spans().size() > 2);
+}
+
+// The daemon tells whether a ledger directory shares a journal's disk from
+// the disks behind them (partitions of one disk are one disk), which
+// st_dev cannot: its answer decides, both ways.
+TEST_CASE(
+    "a ledger directory said to share a journal's disk syncs each step, and "
+    "one said to be apart writes behind, whatever their filesystems",
+    "[storage]") {
+  TempDir dir(TempDir::Where::kDisk);
+  std::vector<std::string> asked;
+  auto says = [&asked](bool shares) {
+    return [&asked, shares](const std::string& ledger_dir) {
+      asked.push_back(ledger_dir);
+      return shares;
+    };
+  };
+  SECTION("one filesystem, said to be apart") {
+    SyncSpanEnv env(Env::Default());
+    FlushWithJournalsIn(&env, dir.Sub("ledgers"), {dir.Sub("journal")},
+                        says(false));
+    CHECK_FALSE(env.writebacks().empty());
+    CHECK(env.spans().size() == 2);
+  }
+  SECTION("a filesystem of its own, said to share the disk") {
+    TempDir journal(TempDir::Where::kMemory);
+    SyncSpanEnv env(Env::Default());
+    FlushWithJournalsIn(&env, dir.Sub("ledgers"), {journal.path()}, says(true));
+    CHECK(env.writebacks().empty());
+    CHECK(env.spans().size() > 2);
+  }
+  CHECK(asked == std::vector<std::string>{dir.Sub("ledgers")});
 }
 
 // Appends `n` entries of kEntryBytes as one batch.
