@@ -86,17 +86,30 @@ absl::StatusOr<std::string> FourLetterWord(int port, const std::string& word,
 absl::Status ExpireZkSession(const std::string& hosts, const clientid_t& id,
                              absl::Duration timeout);
 
+// Starts a server for the whole test process; a failed start prints why and
+// aborts (no test can run).
+inline std::unique_ptr<ZkServer> StartOrAbort(ZkServer::Options options) {
+  auto s = ZkServer::Start(options);
+  if (!s.ok()) {
+    std::fprintf(stderr, "%s\n", s.status().ToString().c_str());
+    std::abort();
+  }
+  return *std::move(s);
+}
+
 // The one ZooKeeper server of this test process, started on first use and
-// stopped at exit; a failed start prints why and aborts (no test can run).
+// stopped at exit. Its tickTime is 100 ms, and ZooKeeper grants no session
+// more than 20 ticks: a session lasts at most 2 s, whatever is asked.
 inline ZkServer& SharedZkServer() {
-  static std::unique_ptr<ZkServer> server = [] {
-    auto s = ZkServer::Start();
-    if (!s.ok()) {
-      std::fprintf(stderr, "%s\n", s.status().ToString().c_str());
-      std::abort();
-    }
-    return *std::move(s);
-  }();
+  static std::unique_ptr<ZkServer> server = StartOrAbort({});
+  return *server;
+}
+
+// The same with a tickTime of 3 s: sessions of 6 to 60 s, so that a
+// suspended process with a long session stays registered.
+inline ZkServer& LongSessionZkServer() {
+  static std::unique_ptr<ZkServer> server =
+      StartOrAbort({.tick_time_ms = 3000});
   return *server;
 }
 

@@ -17,6 +17,7 @@
 #include "prometheus/registry.h"
 #include "test/support/bookie_cluster.h"
 #include "test/support/labelled_counter.h"
+#include "test/support/poll_until.h"
 #include "test/support/test_seed.h"
 #include "test/support/zk_server.h"
 
@@ -26,8 +27,8 @@ namespace {
 uint64_t Seed() { return bk::testing::TestSeed(); }
 
 // Four real bookies under `uri`, racks assigned round robin (none: one
-// rack). A long session: a suspended bookie stays registered (and
-// eligible).
+// rack). A long session (on a server that grants one): a suspended bookie
+// stays registered (and eligible).
 test::BookieCluster::Options FourBookies(const std::string& uri,
                                          std::vector<std::string> racks) {
   test::BookieCluster::Options co;
@@ -79,7 +80,7 @@ TEST_CASE(
     "[integration][client]") {
   INFO("seed " << Seed());
   const std::string uri =
-      "zk://" + test::SharedZkServer().hosts() + "/client-it/probe";
+      "zk://" + test::LongSessionZkServer().hosts() + "/client-it/probe";
   auto cluster = test::BookieCluster::Start(
       FourBookies(uri, {"/region/rack0", "/region/rack1"}));
   INFO(cluster.status().ToString());
@@ -172,8 +173,8 @@ TEST_CASE(
     "candidates and does not choose one that does not answer",
     "[integration][client]") {
   INFO("seed " << Seed());
-  const std::string uri =
-      "zk://" + test::SharedZkServer().hosts() + "/client-it/probe-replace";
+  const std::string uri = "zk://" + test::LongSessionZkServer().hosts() +
+                          "/client-it/probe-replace";
   // One rack: every bookie may replace any other.
   auto cluster = test::BookieCluster::Start(FourBookies(uri, {}));
   INFO(cluster.status().ToString());
@@ -191,6 +192,15 @@ TEST_CASE(
   // made, so that createLedger's probes keep them on bk0-bk2; then bk0
   // dies. A ledger on bk0 and another healthy bookie has two candidates
   // for its replacement: the third healthy bookie and bk3.
+  // The client is connected to bk3 first (its first poll answered), so bk3
+  // hangs on a live connection: its calls time out. Had the client first
+  // connected after the suspension, the handshake would fail and the
+  // client would leave bk3 out as unreachable without probing it.
+  REQUIRE(bk::testing::PollUntil([&] {
+    return bk::testing::LabelledCounter(*(*client)->metrics_registry(),
+                                        "bk_client_bookie_info_polls_total",
+                                        "result", "ok") >= 4;
+  }));
   const std::string bad = (*cluster)->id(3);
   const std::string victim = (*cluster)->id(0);
   REQUIRE((*cluster)->Suspend(3).ok());
