@@ -11,11 +11,12 @@
 // still waiting for an answer completes with kUnavailable naming the
 // bookie; the next Add opens a new stream.
 //
-// Unreachable: a stream that ends with adds waiting, or a unary call that
-// fails kUnavailable, is one failure of the connection, however many calls
-// it fails. The first such failure since the bookie last answered anything
-// is reported once, to ChannelConfig::on_unreachable; later ones are not
-// until an answer comes again. Not when this client closed the connection.
+// Unreachable: an add stream that ends with adds waiting, or a unary call
+// or read stream that fails kUnavailable, is one failure of the
+// connection, however many calls it fails. The first such failure since the
+// bookie last answered anything is reported once, to
+// ChannelConfig::on_unreachable; later ones are not until an answer comes
+// again. Not when this client closed the connection.
 //
 // Threads: every method may be called from any thread. Callbacks run on
 // gRPC threads (or inline on the caller's thread when the call fails before

@@ -50,6 +50,7 @@ class BookieClient::StreamCall final
 
   void OnReadDone(bool ok) override {
     if (!ok) return;  // OnDone follows
+    owner_->Reachable();
     on_entry_(std::move(response_));
     response_.Clear();
     StartRead(&response_);
@@ -61,6 +62,10 @@ class BookieClient::StreamCall final
     if (canceller_ != nullptr) {
       absl::MutexLock l(&canceller_->mu_);
       canceller_->ctx_ = nullptr;
+    }
+    // Still among live_calls_: Shutdown waits for the report.
+    if (status.error_code() == grpc::StatusCode::UNAVAILABLE) {
+      owner->Unreachable();
     }
     {
       absl::MutexLock l(&owner->mu_);

@@ -56,6 +56,16 @@ class Answers final : public AddSink {
   std::vector<AddAnswer> got_ ABSL_GUARDED_BY(mu_);
 };
 
+// A connection's settings that count its reports of bookie b0 in *reports.
+ChannelConfig Counting(std::atomic<int>* reports) {
+  ChannelConfig config;
+  config.on_unreachable = [reports](const std::string& id) {
+    CHECK(id == "b0");
+    reports->fetch_add(1);
+  };
+  return config;
+}
+
 // Entry `entry` of ledger 1, packaged as a writer would.
 EntryBytes Body(int64_t entry) {
   entry::EntryHeader h;
@@ -91,12 +101,7 @@ TEST_CASE(
     "[client]") {
   LocalBookies bookies(1);
   std::atomic<int> reports{0};
-  ChannelConfig config;
-  config.on_unreachable = [&reports](const std::string& id) {
-    CHECK(id == "b0");
-    reports.fetch_add(1);
-  };
-  BookieClient conn("b0", bookies.endpoint(0), config);
+  BookieClient conn("b0", bookies.endpoint(0), Counting(&reports));
   REQUIRE(AddOne(conn, 0).ok());
 
   // Adds held by the bookie when its server goes: the stream ends with
@@ -136,17 +141,54 @@ TEST_CASE(
   CHECK(reports.load() == 2);
 }
 
+// Streams entries 0..last of ledger 1 (ReadEntries); the transport status.
+absl::Status ReadRange(BookieClient& conn, int64_t last, int* entries) {
+  proto::ReadEntriesRequest request;
+  request.set_ledger_id(1);
+  request.set_first_entry_id(0);
+  request.set_last_entry_id(last);
+  std::promise<absl::Status> p;
+  auto f = p.get_future();
+  conn.ReadEntries(
+      request, absl::Seconds(10),
+      [entries](proto::ReadEntryResponse&&) { ++*entries; },
+      [&p](absl::Status s) { p.set_value(std::move(s)); });
+  REQUIRE(f.wait_for(std::chrono::seconds(30)) == std::future_status::ready);
+  return f.get();
+}
+
+TEST_CASE(
+    "a read stream that cannot reach its bookie is the connection's failure, "
+    "and one that delivers is its answer",
+    "[client]") {
+  LocalBookies bookies(1);
+  std::atomic<int> reports{0};
+  BookieClient conn("b0", bookies.endpoint(0), Counting(&reports));
+  for (int64_t e = 0; e < 3; ++e) REQUIRE(AddOne(conn, e).ok());
+  bookies.Stop(0);
+  int entries = 0;
+  CHECK(absl::IsUnavailable(ReadRange(conn, 2, &entries)));
+  CHECK(reports.load() == 1);
+
+  bookies.Restart(0);
+  conn.ResetConnectBackoff();
+  REQUIRE(PollUntil([&] {
+    entries = 0;
+    return ReadRange(conn, 2, &entries).ok() && entries == 3;
+  }));
+  bookies.Stop(0);
+  CHECK(absl::IsUnavailable(ReadRange(conn, 2, &entries)));
+  CHECK(reports.load() == 2);
+}
+
 TEST_CASE(
     "a bookie's answer of an error is not the connection's failure, and a "
     "connection this client closes is not either",
     "[client]") {
   LocalBookies bookies(1);
   std::atomic<int> reports{0};
-  ChannelConfig config;
-  config.on_unreachable = [&reports](const std::string&) {
-    reports.fetch_add(1);
-  };
-  auto conn = std::make_unique<BookieClient>("b0", bookies.endpoint(0), config);
+  auto conn = std::make_unique<BookieClient>("b0", bookies.endpoint(0),
+                                             Counting(&reports));
   bookies.faults(0)->fail_adds_from = 0;
   auto sink = std::make_shared<Answers>();
   for (int64_t e = 0; e < 5; ++e) {
