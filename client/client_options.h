@@ -121,8 +121,9 @@ struct ClientOptions {
   // request the bookie answered with an error (fencing aside) or left
   // unanswered past its timeout, a failed GetBookieInfo, or a spell in
   // which its connection failed: that counts once, however many requests
-  // it failed, until the bookie answers again (BookKeeper does not count a
-  // lost channel's requests at all).
+  // it failed (a poll that found the connection failing included), until
+  // the bookie answers again (BookKeeper does not count a lost channel's
+  // requests at all).
   int64_t bookie_error_threshold_per_interval = 5;
   // bookieHealthCheckIntervalSeconds: the window errors are counted in.
   absl::Duration bookie_health_check_interval = absl::Seconds(60);

@@ -4,6 +4,7 @@
 
 #include <random>
 
+#include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "client/internal/channel_config.h"
 #include "client/internal/write_handle.h"
@@ -261,7 +262,8 @@ void ClientContext::PollLoop() {
             if (r.ok() && r->status() == proto::BK_EOK) {
               cluster->OnBookieInfo(id, *r, clock->Now());
             } else {
-              cluster->OnBookieInfoFailed(id, clock->Now());
+              cluster->OnBookieInfoFailed(
+                  id, clock->Now(), !r.ok() && absl::IsUnavailable(r.status()));
             }
           });
     }

@@ -338,6 +338,7 @@ void ClusterView::OnBookieInfo(const std::string& id,
   h.info = pi;
   h.info_at = received_at;
   h.unreachable = false;  // it answered
+  h.report_covers_poll = false;
   if (h.quarantined_until > now_) {
     const bool healthy =
         info.status() == proto::BK_EOK && !info.read_only() &&
@@ -357,10 +358,19 @@ void ClusterView::OnBookieInfo(const std::string& id,
   }
 }
 
-void ClusterView::OnBookieInfoFailed(const std::string& id, absl::Time at) {
-  if (probe_) probe_->InfoPoll(false);
+void ClusterView::OnBookieInfoFailed(const std::string& id, absl::Time at,
+                                     bool unavailable) {
+  bool counted_by_report = false;
+  if (unavailable) {
+    absl::MutexLock l(&mu_);
+    Health& h = health_[id];
+    counted_by_report = h.report_covers_poll;
+    h.report_covers_poll = false;
+  }
   // A probe that fails is an error of the bookie like a failed request.
-  OnBookieError(id, -1, at);
+  if (!counted_by_report) OnBookieError(id, -1, at);
+  // Counted last, so that whoever sees the poll counted sees its error.
+  if (probe_) probe_->InfoPoll(false);
 }
 
 void ClusterView::OnAddAnswered(const std::string& id, absl::Duration latency) {
@@ -372,6 +382,7 @@ void ClusterView::OnAddsAnswered(const std::string& id,
   absl::MutexLock l(&mu_);
   Health& h = health_[id];
   h.unreachable = false;  // it answered
+  h.report_covers_poll = false;
   for (const absl::Duration latency : latencies) {
     const double ms = absl::ToDoubleMilliseconds(latency);
     h.add_latency_ms =
@@ -415,7 +426,9 @@ void ClusterView::OnBookieError(const std::string& id, int64_t entry_id,
 void ClusterView::OnBookieUnreachable(const std::string& id, absl::Time at) {
   OnBookieError(id, -1, at);
   absl::MutexLock l(&mu_);
-  health_[id].unreachable = true;
+  Health& h = health_[id];
+  h.unreachable = true;
+  h.report_covers_poll = true;
 }
 
 void ClusterView::OnEntryFailed(const std::string& id, int64_t entry_id) {

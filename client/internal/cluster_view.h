@@ -143,8 +143,12 @@ class ClusterView {
   void OnBookieInfo(const std::string& id,
                     const proto::GetBookieInfoResponse& info,
                     absl::Time received_at);
-  // A failed or timed-out GetBookieInfo; counts as an error of the bookie.
-  void OnBookieInfoFailed(const std::string& id, absl::Time at);
+  // A failed or timed-out GetBookieInfo; counts as an error of the bookie,
+  // except the first that fails `unavailable` (the connection could not
+  // reach the bookie) after OnBookieUnreachable: the connection's report
+  // counted that failure already.
+  void OnBookieInfoFailed(const std::string& id, absl::Time at,
+                          bool unavailable);
   void OnAddAnswered(const std::string& id, absl::Duration latency);
   // The same for several adds answered at once, in the order they came.
   void OnAddsAnswered(const std::string& id,
@@ -185,6 +189,9 @@ class ClusterView {
     int healthy_reports = 0;  // in a row, while quarantined
     int64_t last_failed_entry = -1;
     bool unreachable = false;  // connection failed, no answer since
+    // Set with `unreachable`: the next poll that fails unavailable is the
+    // failure the connection reported (or one of its spell), not counted.
+    bool report_covers_poll = false;
     int64_t pending_reads = 0;
     bool slow = false;
     double add_latency_ms = 0;  // moving average
