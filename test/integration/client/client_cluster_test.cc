@@ -146,9 +146,11 @@ TEST_CASE("10,000 entries on E3/WQ3/AQ2 survive a SIGKILLed bookie",
 TEST_CASE("a quarantined bookie is avoided, then re-admitted when healthy",
           "[integration][client]") {
   INFO("seed " << Seed());
-  const std::string uri = Uri("quarantine");
-  // A long session: the suspended bookie stays registered, so it is the
-  // quarantine that keeps it out.
+  // A long session, on the server that grants one (the shared server's
+  // 100 ms tick caps sessions at 2 s): the suspended bookie stays
+  // registered, so it is the quarantine that keeps it out.
+  const std::string uri =
+      "zk://" + test::LongSessionZkServer().hosts() + "/client-it/quarantine";
   auto cluster = StartCluster(uri, 4, 20000);
   ClientOptions o = Options(uri);
   o.bookie_error_threshold_per_interval = 2;
