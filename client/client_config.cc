@@ -51,6 +51,11 @@ void AddTimeouts(ConfigTable<ClientOptions>& t) {
            "how long Append waits for room before RESOURCE_EXHAUSTED");
   t.Bytes("maxAddBatchBytes", BK_FIELD(max_add_batch_bytes), "bytes", {},
           "largest batched add message sent to one bookie");
+  t.Micros("addFlushIntervalMicros", BK_FIELD(add_flush_interval), {0, 1e6},
+           "a connection starts a write of adds at most once per this "
+           "interval: adds queued sooner after the last write wait for the "
+           "rest of it (unless a batch is full), so fast adds go in fewer, "
+           "larger messages; 0 = write as soon as the last write is done");
 }
 
 void AddHealthAndPolling(ConfigTable<ClientOptions>& t) {

@@ -40,6 +40,10 @@ absl::Status Validate(const ClientOptions& o) {
   if (o.read_window_bytes < 1) {
     return Bad("read_window_bytes", "must be >= 1");
   }
+  if (o.add_flush_interval < absl::ZeroDuration() ||
+      o.add_flush_interval > absl::Seconds(1)) {
+    return Bad("add_flush_interval", "must be within [0, 1 s]");
+  }
   if (o.max_add_batch_bytes < 1) {
     return Bad("max_add_batch_bytes", "must be >= 1");
   }

@@ -159,6 +159,10 @@ class ConfigTable {
   }
 
   template <typename F>
+  ConfigTable& Micros(const char* key, F field, Range range, const char* help) {
+    return Duration(key, field, absl::Microseconds(1), "us", range, help);
+  }
+  template <typename F>
   ConfigTable& Millis(const char* key, F field, Range range, const char* help) {
     return Duration(key, field, absl::Milliseconds(1), "ms", range, help);
   }

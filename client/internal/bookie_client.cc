@@ -1,7 +1,9 @@
 #include "client/internal/bookie_client.h"
 
+#include <grpcpp/alarm.h>
 #include <grpcpp/grpcpp.h>
 
+#include <chrono>
 #include <deque>
 #include <map>
 #include <optional>
@@ -230,9 +232,29 @@ class BookieClient::AddStream final
   }
 
  private:
-  bool TakeBatchLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(owner_->mu_) {
-    if (!started_ || write_in_flight_ || broken_ || queue_.empty()) {
+  // `alarm`: called from the flush alarm, which never sets itself again
+  // (its callback is running), so the batch goes now.
+  bool TakeBatchLocked(bool alarm = false)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(owner_->mu_) {
+    if (!started_ || write_in_flight_ || broken_ || queue_.empty() ||
+        flush_pending_) {
       return false;
+    }
+    const int64_t interval = owner_->add_flush_interval_ns_;
+    if (interval > 0) {
+      const int64_t now = NowNanos();
+      const int64_t due = last_write_ns_ + interval;
+      // A full batch goes at once; so does one after a quiet spell. gRPC's
+      // timers fire on whole milliseconds, so a held batch goes once the
+      // interval has passed and up to about a millisecond later.
+      if (!alarm && now < due && queue_.size() == 1) {
+        flush_pending_ = true;
+        alarm_.Set(gpr_time_add(gpr_now(GPR_CLOCK_MONOTONIC),
+                                gpr_time_from_nanos(due - now, GPR_TIMESPAN)),
+                   [this](bool) { OnFlushDue(); });
+        return false;
+      }
+      last_write_ns_ = now;
     }
     writing_ = queue_.front().Finish();
     spare_ = std::move(queue_.front());
@@ -244,15 +266,37 @@ class BookieClient::AddStream final
   // The hold goes once the stream is broken with no write in flight, and
   // never before Start() has returned (the starter still uses the stream).
   bool ReleaseHoldLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(owner_->mu_) {
-    if (!started_ || !broken_ || write_in_flight_ || hold_released_) {
+    if (!started_ || !broken_ || write_in_flight_ || flush_pending_ ||
+        hold_released_) {
       return false;
     }
     hold_released_ = true;
     return true;
   }
 
+  static int64_t NowNanos() {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+  }
+
+  // The alarm of a write held back by the flush interval. The stream's hold
+  // stays while it is pending (ReleaseHoldLocked), so OnDone waits for it.
+  void OnFlushDue() {
+    bool write = false, release = false;
+    {
+      absl::MutexLock l(&owner_->mu_);
+      flush_pending_ = false;
+      write = TakeBatchLocked(/*alarm=*/true);
+      release = ReleaseHoldLocked();
+    }
+    if (write) Flush();
+    if (release) RemoveHold();
+  }
+
   BookieClient* const owner_;
   grpc::ClientContext ctx_;
+  grpc::Alarm alarm_;            // set only while flush_pending_
   proto::AddResponse response_;  // touched by the read callback only
   grpc::ByteBuffer writing_;     // owned by the write in flight
 
@@ -266,6 +310,8 @@ class BookieClient::AddStream final
   bool write_in_flight_ ABSL_GUARDED_BY(owner_->mu_) = false;
   bool broken_ ABSL_GUARDED_BY(owner_->mu_) = false;
   bool hold_released_ ABSL_GUARDED_BY(owner_->mu_) = false;
+  bool flush_pending_ ABSL_GUARDED_BY(owner_->mu_) = false;
+  int64_t last_write_ns_ ABSL_GUARDED_BY(owner_->mu_) = 0;  // NowNanos
 };
 
 BookieClient::BookieClient(std::string bookie_id, std::string endpoint,
@@ -273,6 +319,8 @@ BookieClient::BookieClient(std::string bookie_id, std::string endpoint,
     : id_(std::move(bookie_id)),
       endpoint_(std::move(endpoint)),
       max_batch_bytes_(config.max_batch_bytes),
+      add_flush_interval_ns_(
+          absl::ToInt64Nanoseconds(config.add_flush_interval)),
       on_unreachable_(config.on_unreachable),
       shared_(std::make_shared<Shared>()) {
   grpc::ChannelArguments args;

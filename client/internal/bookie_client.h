@@ -93,6 +93,11 @@ struct ChannelConfig {
   std::shared_ptr<grpc::ChannelCredentials> credentials;  // null: insecure
   std::string server_name_override;
   int64_t max_batch_bytes = 1 << 20;
+  // ClientOptions::add_flush_interval: the add stream starts a write at
+  // most once per this interval; adds queued sooner wait for the rest of it
+  // (a gRPC alarm) unless a batch is full. Zero: a write starts as soon as
+  // the previous one is on the wire.
+  absl::Duration add_flush_interval = absl::ZeroDuration();
   // Told the bookie's id once per spell of unreachability (see Unreachable
   // above); on a gRPC thread, under no lock of the connection. May be empty.
   std::function<void(const std::string& bookie)> on_unreachable;
@@ -261,6 +266,7 @@ class BookieClient {
   const std::string id_;
   const std::string endpoint_;
   const int64_t max_batch_bytes_;
+  const int64_t add_flush_interval_ns_;
   const std::function<void(const std::string&)> on_unreachable_;
   std::shared_ptr<Shared> shared_;  // channel and stub, kept by calls too
 

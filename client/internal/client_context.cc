@@ -97,6 +97,7 @@ absl::StatusOr<std::shared_ptr<ClientContext>> ClientContext::Create(
   if (absl::Status s = Validate(options); !s.ok()) return s;
   auto channel = MakeChannelConfig(options.tls, options.max_add_batch_bytes);
   if (!channel.ok()) return channel.status();
+  channel->add_flush_interval = options.add_flush_interval;
   std::shared_ptr<ClientContext> ctx(new ClientContext(std::move(options)));
   ClientContext& c = *ctx;
   c.seed_ = c.options_.seed != 0 ? c.options_.seed : std::random_device()();

@@ -49,7 +49,8 @@ class FaultyStore : public bk::testing::ForwardingBookieStore {
   // The journal utilisation (%) the bookie's GetBookieInfo reports.
   std::atomic<int> reported_journal_util{10};
   std::atomic<int64_t> fail_adds_from{-1};
-  std::atomic<int64_t> reads{0};  // ReadEntry calls (single and ranges)
+  std::atomic<int64_t> reads{0};        // ReadEntry calls (single and ranges)
+  std::atomic<int64_t> add_batches{0};  // AddEntries calls: add messages
   // Adds swallowed (never answered); their callbacks are kept so that the
   // service's stream can be torn down at the end.
   std::vector<bookie::StatusCallback> swallowed;
@@ -59,6 +60,7 @@ class FaultyStore : public bk::testing::ForwardingBookieStore {
   // One AddEntry per add, so that every add of a batch meets the faults.
   void AddEntries(absl::Span<bookie::AddEntryRequest> adds,
                   bookie::AddBatchCallback done) override {
+    add_batches.fetch_add(1);
     bookie::BookieStore::AddEntries(adds, std::move(done));
   }
   absl::StatusOr<bookie::EntryBuffer> ReadEntry(uint64_t ledger_id,
