@@ -37,6 +37,16 @@ ClientOptions WithInterval(const LocalBookies& bookies,
   return o;
 }
 
+// A writer on the one bookie whose stream has written once: entry 0,
+// confirmed.
+std::unique_ptr<LedgerWriter> WroteOnce(Client* client) {
+  auto w = client->CreateLedger(OneBookie());
+  REQUIRE(w.ok());
+  auto first = AppendAll(w->get(), 0, 0);
+  ExpectAllConfirmed(first, 0);
+  return std::move(*w);
+}
+
 // The add messages all bookies received.
 int64_t Messages(LocalBookies& bookies) {
   int64_t n = 0;
@@ -50,14 +60,11 @@ TEST_CASE("adds issued within the flush interval of a write go in one message",
           "[client]") {
   LocalBookies bookies(1);
   auto client = MakeClient(WithInterval(bookies, absl::Seconds(1)));
-  auto w = client->CreateLedger(OneBookie());
-  REQUIRE(w.ok());
   // The first add finds no write for a second: it goes at once.
-  auto first = AppendAll(w->get(), 0, 0);
-  ExpectAllConfirmed(first, 0);
+  auto w = WroteOnce(client.get());
   REQUIRE(Messages(bookies) == 1);
   // Twenty more at once, well within the second: held, then one message.
-  auto rest = AppendAll(w->get(), 1, 20);
+  auto rest = AppendAll(w.get(), 1, 20);
   ExpectAllConfirmed(rest, 1);
   CHECK(Messages(bookies) == 2);
 }
@@ -65,11 +72,8 @@ TEST_CASE("adds issued within the flush interval of a write go in one message",
 TEST_CASE("without a flush interval the next add goes at once", "[client]") {
   LocalBookies bookies(1);
   auto client = MakeClient(WithInterval(bookies, absl::ZeroDuration()));
-  auto w = client->CreateLedger(OneBookie());
-  REQUIRE(w.ok());
-  auto first = AppendAll(w->get(), 0, 0);
-  ExpectAllConfirmed(first, 0);
-  auto rest = AppendAll(w->get(), 1, 20);
+  auto w = WroteOnce(client.get());
+  auto rest = AppendAll(w.get(), 1, 20);
   ExpectAllConfirmed(rest, 1);
   // Entry 1 went alone as soon as it was issued, the rest after it.
   CHECK(Messages(bookies) >= 3);
@@ -79,14 +83,11 @@ TEST_CASE("a client shut down while a write is held answers its adds",
           "[client]") {
   LocalBookies bookies(1);
   auto client = MakeClient(WithInterval(bookies, absl::Seconds(1)));
-  auto w = client->CreateLedger(OneBookie());
-  REQUIRE(w.ok());
-  auto first = AppendAll(w->get(), 0, 0);
-  ExpectAllConfirmed(first, 0);
-  auto held = AppendAll(w->get(), 1, 5);
+  auto w = WroteOnce(client.get());
+  auto held = AppendAll(w.get(), 1, 5);
   // Shut down with the write held: each add is answered (confirmed, or
   // failed with the stream) rather than left waiting.
-  w->reset();
+  w.reset();
   client.reset();
   for (auto& f : held) {
     auto r = Get(f);
