@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "bookie/echo/echo_service.h"
@@ -13,7 +14,8 @@ namespace bk::bkbench {
 
 absl::StatusOr<EchoCeiling> MeasureEchoCeiling(WriteLoadOptions load,
                                                absl::Duration duration,
-                                               AllocCounters counters) {
+                                               AllocCounters counters,
+                                               client::ClientOptions client) {
   static std::atomic<int> runs{0};
   const std::string uri =
       absl::StrCat("mem://bkbench-echo-", getpid(), "-", runs++);
@@ -33,8 +35,10 @@ absl::StatusOr<EchoCeiling> MeasureEchoCeiling(WriteLoadOptions load,
   EchoCeiling c;
   c.bookies = load.ensemble;
   {
-    client::ClientOptions co;
+    client::ClientOptions co = std::move(client);
     co.metadata_service_uri = uri;
+    co.tls = client::TlsClientOptions();
+    co.zk_digest_file.clear();
     auto client = client::Client::Create(co);
     if (!client.ok()) return client.status();
     load.rate = 0;

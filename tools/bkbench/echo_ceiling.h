@@ -12,6 +12,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "client/client_options.h"
 #include "tools/bkbench/write_load.h"
 
 namespace bk::bkbench {
@@ -40,10 +41,13 @@ struct AllocCounters {
 };
 
 // Runs `load` (its rate ignored: as fast as the window allows) for
-// `duration` against `ensemble` echo bookies.
-absl::StatusOr<EchoCeiling> MeasureEchoCeiling(WriteLoadOptions load,
-                                               absl::Duration duration,
-                                               AllocCounters counters = {});
+// `duration` against `ensemble` echo bookies, with a client of `client`'s
+// options (the run's, so that a client setting moves the ceiling as it
+// moves the run) but for its cluster and TLS: the echo bookies' own
+// cluster, plaintext.
+absl::StatusOr<EchoCeiling> MeasureEchoCeiling(
+    WriteLoadOptions load, absl::Duration duration, AllocCounters counters = {},
+    client::ClientOptions client = {});
 
 }  // namespace bk::bkbench
 

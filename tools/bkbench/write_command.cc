@@ -130,7 +130,7 @@ int WriteCommand(const std::vector<std::string>& raw) {
   auto measure_echo = [&](const char* when) {
     EchoCeiling c;
     if (*echo_s == 0) return c;
-    auto ec = MeasureEchoCeiling(wo, absl::Seconds(*echo_s));
+    auto ec = MeasureEchoCeiling(wo, absl::Seconds(*echo_s), {}, co);
     if (!ec.ok()) {
       std::cerr << "bkbench write: echo ceiling " << when
                 << " the run: " << ec.status().message() << "\n";
