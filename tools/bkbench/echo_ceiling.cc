@@ -15,7 +15,7 @@ namespace bk::bkbench {
 absl::StatusOr<EchoCeiling> MeasureEchoCeiling(WriteLoadOptions load,
                                                absl::Duration duration,
                                                AllocCounters counters,
-                                               client::ClientOptions client) {
+                                               client::ClientOptions options) {
   static std::atomic<int> runs{0};
   const std::string uri =
       absl::StrCat("mem://bkbench-echo-", getpid(), "-", runs++);
@@ -35,7 +35,7 @@ absl::StatusOr<EchoCeiling> MeasureEchoCeiling(WriteLoadOptions load,
   EchoCeiling c;
   c.bookies = load.ensemble;
   {
-    client::ClientOptions co = std::move(client);
+    client::ClientOptions co = std::move(options);
     co.metadata_service_uri = uri;
     co.tls = client::TlsClientOptions();
     co.zk_digest_file.clear();

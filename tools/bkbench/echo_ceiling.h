@@ -41,13 +41,13 @@ struct AllocCounters {
 };
 
 // Runs `load` (its rate ignored: as fast as the window allows) for
-// `duration` against `ensemble` echo bookies, with a client of `client`'s
-// options (the run's, so that a client setting moves the ceiling as it
-// moves the run) but for its cluster and TLS: the echo bookies' own
-// cluster, plaintext.
+// `duration` against `ensemble` echo bookies, with a client of `options`
+// (the run's, so that a client setting moves the ceiling as it moves the
+// run) but for its cluster and TLS: the echo bookies' own cluster,
+// plaintext.
 absl::StatusOr<EchoCeiling> MeasureEchoCeiling(
     WriteLoadOptions load, absl::Duration duration, AllocCounters counters = {},
-    client::ClientOptions client = {});
+    client::ClientOptions options = {});
 
 }  // namespace bk::bkbench
 
